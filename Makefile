@@ -1,0 +1,108 @@
+# simtarget - top-level build.
+#   make            build libomptarget.so, the simdevice plugin, its server and device runtime
+#   make check      unit tests, ABI tests, clang-compiled programs on simdevice
+#   make demo       build, then run a bundled offload program with its mapping trace
+#   make install PREFIX=/usr/local
+#   make clean
+# Outputs go under build/.
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -std=gnu11 -Wall -Wextra -Werror
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
+PREFIX   ?= /usr/local
+B        := build
+
+# libomptarget answers to every SONAME clang binaries need (clang-abi.md 11.1).
+SONAMES  := libomptarget.so.15 libomptarget.so.16 libomptarget.so.19.1 libomptarget.so.22.1
+
+CORE_SRC := $(wildcard src/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
+PLUG_SRC := $(wildcard simdevice/plugin/*.c)
+PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/obj/%.o)
+SERV_SRC := $(wildcard simdevice/server/*.c)
+SERV_OBJ := $(SERV_SRC:%.c=$(B)/obj/%.o)
+RT_SRC   := $(wildcard simdevice/runtime/*.c)
+RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
+
+LIB      := $(B)/lib/libomptarget.so
+PLUGIN   := $(B)/lib/libomptarget.rtl.simdevice.so
+SERVER   := $(B)/lib/simdevice/simdevice-server
+DEVRT    := $(B)/lib/simdevice/libomp.so.5
+# The device process stands these in for the libomptarget.so.N names that
+# 15+ device images list as NEEDED (they import nothing from it).
+DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so)
+
+ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS)
+
+.PHONY: all check demo install clean unit abi programs bench deps
+all: $(ALL)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(LIB): $(CORE_OBJ) src/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libomptarget.so -Wl,--version-script=src/exports.map \
+	  -Wl,--no-undefined -o $@ $(CORE_OBJ) -ldl -lpthread
+
+$(addprefix $(B)/lib/,$(SONAMES)): $(LIB)
+	ln -sf libomptarget.so $@
+
+# The core objects again as an archive, so unit tests reach hidden functions.
+$(B)/libcore.a: $(CORE_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(PLUGIN): $(PLUG_OBJ) simdevice/plugin/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--version-script=simdevice/plugin/exports.map -Wl,--no-undefined \
+	  -o $@ $(PLUG_OBJ) -lelf -ldl -lpthread
+
+$(SERVER): $(SERV_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $(SERV_OBJ) -ldl -lpthread
+
+$(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libomp.so.5 -Wl,--version-script=simdevice/runtime/exports.map \
+	  -Wl,--no-undefined -o $@ $(RT_OBJ) -lpthread
+
+$(B)/lib/simdevice/libomptarget.so%: simdevice/server/stub.c.in
+	@mkdir -p $(dir $@)
+	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
+
+-include $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
+
+# ---------------------------------------------------------------- tests
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
+ABI_SRC   := $(wildcard tests/abi/test_*.c)
+ABI_BIN   := $(ABI_SRC:tests/abi/%.c=$(B)/tests/abi/%)
+
+$(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -ldl -lpthread
+
+$(B)/tests/abi/%: tests/abi/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -Wl,-rpath,'$$ORIGIN/../../lib'
+
+check: all $(UNIT_BIN) $(ABI_BIN)
+	@tests/run_tests.sh
+
+deps:
+	@tests/deps.sh
+
+demo: all
+	@tutorials/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(LIB) $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/
+	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
+	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
+	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,296 @@
+/*
+ * omptarget.h - the public ABI of simtarget's libomptarget.so: what compilers
+ * emit calls to (clang 13 to 22) and what programs may call directly.
+ *
+ * Layouts follow what real clang binaries contain (../shared/reference/
+ * clang-abi.md sections 2-5). Where the design document (seed 000) and real
+ * compilers disagree, real compilers win:
+ *   - the seed's synchronous calls (__tgt_target, __tgt_target_data_begin...)
+ *     take `int32_t device_id` and `int32_t *args_maptype` in the seed; every
+ *     LLVM runtime exports them with `int64_t device_id` and
+ *     `int64_t *arg_types`, and map types need 64 bits (MEMBER_OF is bits
+ *     48-63). simtarget follows LLVM.
+ * Every symbol here is exported under the version node VERS1.0.
+ */
+#ifndef SIMTARGET_OMPTARGET_H
+#define SIMTARGET_OMPTARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Map-type bits (seed 000, clang-abi.md section 7). */
+enum tgt_map_type {
+  OMP_TGT_MAPTYPE_NONE = 0x000,
+  OMP_TGT_MAPTYPE_TO = 0x001,
+  OMP_TGT_MAPTYPE_FROM = 0x002,
+  OMP_TGT_MAPTYPE_ALWAYS = 0x004,
+  OMP_TGT_MAPTYPE_DELETE = 0x008,
+  OMP_TGT_MAPTYPE_PTR_AND_OBJ = 0x010,
+  OMP_TGT_MAPTYPE_TARGET_PARAM = 0x020,
+  OMP_TGT_MAPTYPE_RETURN_PARAM = 0x040,
+  OMP_TGT_MAPTYPE_PRIVATE = 0x080,
+  OMP_TGT_MAPTYPE_LITERAL = 0x100,
+  OMP_TGT_MAPTYPE_IMPLICIT = 0x200,
+  OMP_TGT_MAPTYPE_CLOSE = 0x400,
+  OMP_TGT_MAPTYPE_XLC_RESERVED = 0x800,
+  OMP_TGT_MAPTYPE_PRESENT = 0x1000,
+  OMP_TGT_MAPTYPE_OMPX_HOLD = 0x2000,
+  OMP_TGT_MAPTYPE_ATTACH = 0x4000, /* LLVM 22 */
+  OMP_TGT_MAPTYPE_NON_CONTIG = 0x100000000000LL,
+  OMP_TGT_MAPTYPE_MEMBER_OF = (int64_t)0xffff000000000000ULL,
+};
+#define OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT 48
+/* Every bit a compiler may legitimately set; anything else is rejected. */
+#define OMP_TGT_MAPTYPE_KNOWN_BITS                                             \
+  ((int64_t)(0x7fffULL | 0x100000000000ULL | 0xffff000000000000ULL))
+
+/* Offload entry flags (clang-abi.md section 4). */
+enum tgt_entry_flags {
+  OMP_ENTRY_KERNEL_OR_TO = 0x0,
+  OMP_DECLARE_TARGET_LINK = 0x1,
+  OMP_DECLARE_TARGET_CTOR = 0x2,
+  OMP_DECLARE_TARGET_DTOR = 0x4,
+  OMP_DECLARE_TARGET_INDIRECT = 0x8,
+  OMP_REGISTER_REQUIRES = 0x10,
+  OMP_DECLARE_TARGET_INDIRECT_VTABLE = 0x20,
+};
+
+/* `requires` flags passed to __tgt_register_requires or in a requires entry. */
+enum tgt_requires_flags {
+  OMP_REQ_UNDEFINED = 0x000,
+  OMP_REQ_NONE = 0x001,
+  OMP_REQ_REVERSE_OFFLOAD = 0x002,
+  OMP_REQ_UNIFIED_ADDRESS = 0x004,
+  OMP_REQ_UNIFIED_SHARED_MEMORY = 0x008,
+  OMP_REQ_DYNAMIC_ALLOCATORS = 0x010,
+};
+
+/* Legacy offload entry (clang 13-19), 32 bytes; unaligned in 13-19 images. */
+typedef struct __tgt_offload_entry {
+  void *addr;
+  char *name;
+  size_t size;
+  int32_t flags;
+  int32_t reserved; /* clang 19: requires flags for a requires entry */
+} __tgt_offload_entry;
+
+/* New offload entry (clang 22), 56 bytes. */
+typedef struct __tgt_offload_entry_v1 {
+  uint64_t reserved; /* always 0 */
+  uint16_t version;  /* 1 */
+  uint16_t kind;     /* 1 = OpenMP */
+  uint32_t flags;
+  void *address;
+  char *symbol_name;
+  uint64_t size;
+  uint64_t data; /* requires flags for a requires entry */
+  void *aux_addr;
+} __tgt_offload_entry_v1;
+
+typedef struct __tgt_device_image {
+  void *ImageStart; /* raw ELF, or an OffloadBinary container (10 FF 10 AD) */
+  void *ImageEnd;
+  void *EntriesBegin; /* legacy or new entries; see above */
+  void *EntriesEnd;
+} __tgt_device_image;
+
+typedef struct __tgt_bin_desc {
+  int32_t NumDeviceImages;
+  __tgt_device_image *DeviceImages;
+  void *HostEntriesBegin;
+  void *HostEntriesEnd;
+} __tgt_bin_desc;
+
+/* What a plugin's load_binary returns: one legacy entry per host entry, in
+ * host order, with `addr` the device address (NULL when the image lacks it). */
+typedef struct __tgt_target_table {
+  __tgt_offload_entry *EntriesBegin;
+  __tgt_offload_entry *EntriesEnd;
+} __tgt_target_table;
+
+/* libomp's source-location struct; psource is ";file;function;line;col;;". */
+typedef struct ident_t {
+  int32_t reserved_1;
+  int32_t flags;
+  int32_t reserved_2;
+  int32_t reserved_3;
+  const char *psource;
+} ident_t;
+
+/* Kernel launch arguments of __tgt_target_kernel (clang 15: version 1,
+ * 16: version 2, 19 and 22: version 3). Version 1 ends after Tripcount. */
+typedef struct __tgt_kernel_arguments {
+  uint32_t Version;
+  uint32_t NumArgs;
+  void **ArgBasePtrs;
+  void **ArgPtrs;
+  int64_t *ArgSizes;
+  int64_t *ArgTypes;
+  void **ArgNames;
+  void **ArgMappers;
+  uint64_t Tripcount;
+  /* version 2 and later */
+  uint64_t Flags; /* bit 0: nowait */
+  uint32_t NumTeams[3];
+  uint32_t ThreadLimit[3];
+  uint32_t DynCGroupMem;
+} __tgt_kernel_arguments;
+#define TGT_KERNEL_ARGS_V1_SIZE 64
+/* From version 3 on, kernels take a leading `dyn_ptr` parameter. */
+#define TGT_KERNEL_ARGS_MIN_VERSION_WITH_DYN_PTR 3
+
+/* Reserved device ids (seed 000). */
+#define OFFLOAD_DEVICE_DEFAULT (-1)
+#define OFFLOAD_DEVICE_ALL_PENDING (-2) /* all devices, lazily (C++ ctors) */
+#define OFFLOAD_DEVICE_ALL_USED (-3)    /* all devices ever used (dtors)  */
+
+/* Return codes of the __tgt_target* launch calls. */
+#define OFFLOAD_SUCCESS 0
+#define OFFLOAD_FAIL (~0)
+
+/* ---- registration -------------------------------------------------- */
+void __tgt_register_lib(__tgt_bin_desc *desc);
+void __tgt_unregister_lib(__tgt_bin_desc *desc);
+void __tgt_register_requires(int64_t flags);
+void __tgt_init_all_rtls(void);
+
+/* ---- the seed's synchronous interface (no ident_t, no mappers) ------ */
+void __tgt_target_data_begin(int64_t device_id, int32_t arg_num,
+                             void **args_base, void **args, int64_t *arg_sizes,
+                             int64_t *arg_types);
+void __tgt_target_data_end(int64_t device_id, int32_t arg_num,
+                           void **args_base, void **args, int64_t *arg_sizes,
+                           int64_t *arg_types);
+void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
+                              void **args_base, void **args,
+                              int64_t *arg_sizes, int64_t *arg_types);
+int32_t __tgt_target(int64_t device_id, void *host_ptr, int32_t arg_num,
+                     void **args_base, void **args, int64_t *arg_sizes,
+                     int64_t *arg_types);
+int32_t __tgt_target_teams(int64_t device_id, void *host_ptr, int32_t arg_num,
+                           void **args_base, void **args, int64_t *arg_sizes,
+                           int64_t *arg_types, int32_t num_teams,
+                           int32_t thread_limit);
+
+/* ---- what clang 13-22 emit ----------------------------------------- */
+void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
+                                    int32_t arg_num, void **args_base,
+                                    void **args, int64_t *arg_sizes,
+                                    int64_t *arg_types, void **arg_names,
+                                    void **arg_mappers);
+void __tgt_target_data_end_mapper(ident_t *loc, int64_t device_id,
+                                  int32_t arg_num, void **args_base,
+                                  void **args, int64_t *arg_sizes,
+                                  int64_t *arg_types, void **arg_names,
+                                  void **arg_mappers);
+void __tgt_target_data_update_mapper(ident_t *loc, int64_t device_id,
+                                     int32_t arg_num, void **args_base,
+                                     void **args, int64_t *arg_sizes,
+                                     int64_t *arg_types, void **arg_names,
+                                     void **arg_mappers);
+/* clang 13-16 pass only the first nine arguments: the dependence parameters
+ * are never read. */
+void __tgt_target_data_begin_nowait_mapper(
+    ident_t *loc, int64_t device_id, int32_t arg_num, void **args_base,
+    void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
+    void **arg_mappers, int32_t dep_num, void *dep_list,
+    int32_t noalias_dep_num, void *noalias_dep_list);
+void __tgt_target_data_end_nowait_mapper(
+    ident_t *loc, int64_t device_id, int32_t arg_num, void **args_base,
+    void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
+    void **arg_mappers, int32_t dep_num, void *dep_list,
+    int32_t noalias_dep_num, void *noalias_dep_list);
+void __tgt_target_data_update_nowait_mapper(
+    ident_t *loc, int64_t device_id, int32_t arg_num, void **args_base,
+    void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
+    void **arg_mappers, int32_t dep_num, void *dep_list,
+    int32_t noalias_dep_num, void *noalias_dep_list);
+
+int32_t __tgt_target_mapper(ident_t *loc, int64_t device_id, void *host_ptr,
+                            int32_t arg_num, void **args_base, void **args,
+                            int64_t *arg_sizes, int64_t *arg_types,
+                            void **arg_names, void **arg_mappers);
+int32_t __tgt_target_nowait_mapper(ident_t *loc, int64_t device_id,
+                                   void *host_ptr, int32_t arg_num,
+                                   void **args_base, void **args,
+                                   int64_t *arg_sizes, int64_t *arg_types,
+                                   void **arg_names, void **arg_mappers,
+                                   int32_t dep_num, void *dep_list,
+                                   int32_t noalias_dep_num,
+                                   void *noalias_dep_list);
+int32_t __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
+                                  void *host_ptr, int32_t arg_num,
+                                  void **args_base, void **args,
+                                  int64_t *arg_sizes, int64_t *arg_types,
+                                  void **arg_names, void **arg_mappers,
+                                  int32_t num_teams, int32_t thread_limit);
+int32_t __tgt_target_teams_nowait_mapper(
+    ident_t *loc, int64_t device_id, void *host_ptr, int32_t arg_num,
+    void **args_base, void **args, int64_t *arg_sizes, int64_t *arg_types,
+    void **arg_names, void **arg_mappers, int32_t num_teams,
+    int32_t thread_limit, int32_t dep_num, void *dep_list,
+    int32_t noalias_dep_num, void *noalias_dep_list);
+void __kmpc_push_target_tripcount_mapper(ident_t *loc, int64_t device_id,
+                                         uint64_t loop_tripcount);
+void __kmpc_push_target_tripcount(int64_t device_id, uint64_t loop_tripcount);
+int32_t __tgt_target_kernel(ident_t *loc, int64_t device_id, int32_t num_teams,
+                            int32_t thread_limit, void *host_ptr,
+                            __tgt_kernel_arguments *args);
+int32_t __tgt_target_kernel_nowait(ident_t *loc, int64_t device_id,
+                                   int32_t num_teams, int32_t thread_limit,
+                                   void *host_ptr,
+                                   __tgt_kernel_arguments *args,
+                                   int32_t dep_num, void *dep_list,
+                                   int32_t noalias_dep_num,
+                                   void *noalias_dep_list);
+
+/* User-defined mappers: a mapper function is
+ *   void mapper(void *handle, void *base, void *begin, int64_t size,
+ *               int64_t type, void *name);
+ * and reports its components through these two calls. */
+int64_t __tgt_mapper_num_components(void *rt_mapper_handle);
+void __tgt_push_mapper_component(void *rt_mapper_handle, void *base,
+                                 void *begin, int64_t size, int64_t type,
+                                 void *name);
+
+/* libomp finds us through this (dlsym(RTLD_DEFAULT)). */
+int __tgt_get_num_devices(void);
+/* Info flags at run time (LIBOMPTARGET_INFO bits). */
+void __tgt_set_info_flag(uint32_t flags);
+
+/* ---- OpenMP user routines (also provided by libomp) ---------------- */
+int omp_get_num_devices(void);
+int omp_get_initial_device(void);
+int omp_is_initial_device(void);
+int omp_get_device_num(void);
+void omp_set_default_device(int device_num);
+int omp_get_default_device(void);
+
+/* ---- device memory routines ----------------------------------------- */
+void *omp_target_alloc(size_t size, int device_num);
+void omp_target_free(void *device_ptr, int device_num);
+int omp_target_is_present(const void *ptr, int device_num);
+int omp_target_memcpy(void *dst, const void *src, size_t length,
+                      size_t dst_offset, size_t src_offset, int dst_device,
+                      int src_device);
+int omp_target_memcpy_rect(void *dst, const void *src, size_t element_size,
+                           int num_dims, const size_t *volume,
+                           const size_t *dst_offsets, const size_t *src_offsets,
+                           const size_t *dst_dimensions,
+                           const size_t *src_dimensions, int dst_device,
+                           int src_device);
+int omp_target_associate_ptr(const void *host_ptr, const void *device_ptr,
+                             size_t size, size_t device_offset,
+                             int device_num);
+int omp_target_disassociate_ptr(const void *host_ptr, int device_num);
+void *omp_get_mapped_ptr(const void *ptr, int device_num);
+void *omp_target_memset(void *ptr, int value, size_t count, int device_num);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIMTARGET_OMPTARGET_H */

@@ -1,0 +1,137 @@
+/*
+ * omptarget_plugin.h - the __tgt_rtl_* interface every simtarget plugin
+ * exports, as ONE table.
+ *
+ * TGT_RTL_INTERFACE(X) lists every function once. The loader (dlsym and the
+ * compliance check), the fault injector and the call tracer are all generated
+ * from it, so they cannot disagree. Each row is
+ *
+ *   X(required, return_type, name, (parameters), (arguments), failure_value)
+ *
+ * `required` is 1 when a plugin lacking the function is rejected, 0 when
+ * libomptarget has a fallback (documented next to the row). `failure_value`
+ * is what the function returns on failure; the fault injector returns it.
+ *
+ * Versioning: a plugin must export __tgt_rtl_abi_version() returning
+ * SIMTARGET_PLUGIN_ABI_VERSION. LLVM has no such handshake and its
+ * signatures drifted between releases (data_delete gained a kind, 17 replaced
+ * run_* with launch_kernel); a plugin built against another revision of this
+ * header is refused with a message instead of being called with the wrong
+ * arguments.
+ *
+ * Plugins are found by name: libomptarget.rtl.<name>.so beside
+ * libomptarget.so (see src/plugins.c).
+ */
+#ifndef SIMTARGET_OMPTARGET_PLUGIN_H
+#define SIMTARGET_OMPTARGET_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omptarget.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SIMTARGET_PLUGIN_ABI_VERSION 1
+
+/* Kinds for data_alloc (LLVM's TargetAllocTy). */
+enum tgt_alloc_kind {
+  TARGET_ALLOC_DEVICE = 0,
+  TARGET_ALLOC_HOST = 1,
+  TARGET_ALLOC_SHARED = 2,
+  TARGET_ALLOC_DEFAULT = 3,
+};
+
+/* One row of the declare-target-indirect table (seed 003), sorted by host. */
+typedef struct __tgt_fptr_map {
+  uint64_t host_ptr;
+  uint64_t device_ptr;
+} __tgt_fptr_map;
+
+/* What a plugin reports about its last failure on a device (optional). */
+typedef struct __tgt_rtl_error {
+  char message[512];   /* the cause, in words; "" when unknown       */
+  uint64_t fault_addr; /* a faulting device-side address, or 0       */
+  int32_t fault_kind;  /* 0 none, 1 read, 2 write, 3 execute          */
+  int32_t device_lost; /* 1 when the device died and will restart     */
+} __tgt_rtl_error;
+
+#define TGT_RTL_INTERFACE(X)                                                   \
+  /* ---- required ---- */                                                    \
+  X(1, int32_t, abi_version, (void), (), 0)                                    \
+  X(1, int32_t, number_of_devices, (void), (), 0)                              \
+  /* 1 when the image can run on this plugin's devices, else 0. */            \
+  X(1, int32_t, is_valid_binary, (__tgt_device_image * image), (image), 0)     \
+  X(1, int32_t, init_device, (int32_t device_id), (device_id), OFFLOAD_FAIL)   \
+  /* Load an image; the table has one entry per host entry, same order. */    \
+  X(1, __tgt_target_table *, load_binary,                                      \
+    (int32_t device_id, __tgt_device_image * image), (device_id, image), NULL) \
+  X(1, void *, data_alloc,                                                     \
+    (int32_t device_id, int64_t size, void *hst_ptr, int32_t kind),            \
+    (device_id, size, hst_ptr, kind), NULL)                                    \
+  X(1, int32_t, data_submit,                                                   \
+    (int32_t device_id, void *tgt_ptr, void *hst_ptr, int64_t size),           \
+    (device_id, tgt_ptr, hst_ptr, size), OFFLOAD_FAIL)                         \
+  X(1, int32_t, data_retrieve,                                                 \
+    (int32_t device_id, void *hst_ptr, void *tgt_ptr, int64_t size),           \
+    (device_id, hst_ptr, tgt_ptr, size), OFFLOAD_FAIL)                         \
+  X(1, int32_t, data_delete, (int32_t device_id, void *tgt_ptr),               \
+    (device_id, tgt_ptr), OFFLOAD_FAIL)                                        \
+  /* tgt_args[i] + tgt_offsets[i] is kernel parameter i (64-bit each).   */   \
+  X(1, int32_t, run_target_team_region,                                        \
+    (int32_t device_id, void *tgt_entry_ptr, void **tgt_args,                  \
+     ptrdiff_t *tgt_offsets, int32_t arg_num, int32_t num_teams,               \
+     int32_t thread_limit, uint64_t loop_tripcount),                           \
+    (device_id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num, num_teams,      \
+     thread_limit, loop_tripcount),                                            \
+    OFFLOAD_FAIL)                                                              \
+  /* ---- optional (fallback when absent) ---- */                             \
+  /* absent: nothing to initialise */                                         \
+  X(0, int32_t, init_plugin, (void), (), OFFLOAD_FAIL)                         \
+  /* absent: nothing to release */                                            \
+  X(0, int32_t, deinit_plugin, (void), (), OFFLOAD_FAIL)                       \
+  /* absent: the device is released with the plugin */                        \
+  X(0, int32_t, deinit_device, (int32_t device_id), (device_id), OFFLOAD_FAIL) \
+  /* absent: requires flags are accepted as they are */                       \
+  X(0, int64_t, init_requires, (int64_t requires_flags), (requires_flags),     \
+    OFFLOAD_FAIL)                                                              \
+  /* absent: images stay loaded until the device is released */               \
+  X(0, int32_t, unload_binary, (int32_t device_id, __tgt_device_image * image),\
+    (device_id, image), OFFLOAD_FAIL)                                          \
+  /* absent: run_target_team_region(..., 1, 1, 0) */                          \
+  X(0, int32_t, run_target_region,                                             \
+    (int32_t device_id, void *tgt_entry_ptr, void **tgt_args,                  \
+     ptrdiff_t *tgt_offsets, int32_t arg_num),                                 \
+    (device_id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num), OFFLOAD_FAIL) \
+  /* absent: never exchangeable; copies go through a host buffer */           \
+  X(0, int32_t, is_data_exchangable, (int32_t src_id, int32_t dst_id),         \
+    (src_id, dst_id), 0)                                                       \
+  X(0, int32_t, data_exchange,                                                 \
+    (int32_t src_id, void *src_ptr, int32_t dst_id, void *dst_ptr,             \
+     int64_t size),                                                            \
+    (src_id, src_ptr, dst_id, dst_ptr, size), OFFLOAD_FAIL)                    \
+  /* absent: indirect calls keep host addresses (seed 003) */                 \
+  X(0, int32_t, set_function_ptr_map,                                          \
+    (int32_t device_id, uint64_t size, const __tgt_fptr_map *table),           \
+    (device_id, size, table), OFFLOAD_FAIL)                                    \
+  /* absent: failures are reported without a plugin-specific cause */         \
+  X(0, int32_t, get_last_error, (int32_t device_id, __tgt_rtl_error * err),    \
+    (device_id, err), OFFLOAD_FAIL)                                            \
+  /* absent: the plugin prints nothing of its own */                          \
+  X(0, int32_t, set_info_flag, (uint32_t flags), (flags), OFFLOAD_FAIL)        \
+  /* absent: "no details" is printed */                                       \
+  X(0, int32_t, print_device_info, (int32_t device_id), (device_id),           \
+    OFFLOAD_FAIL)
+
+/* Prototypes, generated from the table. */
+#define TGT_RTL_DECLARE(req, ret, name, params, args, fail)                    \
+  ret __tgt_rtl_##name params;
+TGT_RTL_INTERFACE(TGT_RTL_DECLARE)
+#undef TGT_RTL_DECLARE
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIMTARGET_OMPTARGET_PLUGIN_H */

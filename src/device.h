@@ -1,0 +1,89 @@
+/*
+ * device.h - one offload device: lazy initialisation, the images loaded on
+ * it, the host-entry -> device-entry table, and thin wrappers around the
+ * plugin's data and launch functions (so every plugin call goes through one
+ * place, which the fault injector and the call tracer hook later).
+ *
+ * Thread safety: `lock` guards state, images and entries; the mapping table
+ * has its own lock (mapping.h). The devices array itself is created once
+ * (pthread_once) and never shrinks while the library is loaded.
+ */
+#ifndef SIMTARGET_DEVICE_H
+#define SIMTARGET_DEVICE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mapping.h"
+#include "plugins.h"
+#include "registry.h"
+
+enum device_state { DEVICE_NEW = 0, DEVICE_READY, DEVICE_FAILED };
+
+/* A host entry resolved on this device. */
+struct device_entry {
+  void *host_addr;  /* key: region id or host global */
+  void *tgt_addr;   /* kernel function / global address on the device */
+  const char *name;
+  uint64_t size;
+  int32_t flags;
+};
+
+struct device_image {
+  struct registered_lib *lib;
+  int32_t image_index;
+  __tgt_target_table *table;
+  struct device_image *next;
+};
+
+struct device {
+  int32_t id;           /* global id */
+  struct plugin *plugin;
+  int32_t rtl_id;       /* the plugin's own id for this device */
+  pthread_mutex_t lock; /* guards everything below but `map` */
+  enum device_state state;
+  char failure[512];    /* why init failed, for later calls */
+  uint64_t loaded_generation; /* libraries up to this one are loaded */
+  struct device_image *images;
+  struct device_entry *entries; /* sorted by host_addr */
+  size_t num_entries, cap_entries;
+  bool used;            /* a construct ran here (for device id -3) */
+  struct mapping_table map;
+};
+
+/* Number of devices (loads the plugins on first use). */
+HIDDEN int devices_count(void);
+/* Device `id` (already resolved: not -1/-2/-3), or NULL when out of range. */
+HIDDEN struct device *device_get(int64_t id);
+/* Initialise the device if needed and load every registered library's image
+ * that it accepts. 0 on success; -1 with report_error_set() otherwise. */
+HIDDEN int device_ready(struct device *dev);
+/* Translate a host entry (kernel region id or global) to the device. Returns
+ * 0 and fills *out, or -1 (with report_error_set) when the entry is unknown. */
+HIDDEN int device_lookup_entry(struct device *dev, const void *host_addr,
+                               struct device_entry *out);
+/* Unload one library from every device that loaded it (dtors first). */
+HIDDEN void devices_unload_lib(struct registered_lib *lib);
+/* Release all devices at library exit. */
+HIDDEN void devices_release_all(void);
+/* For unit tests: set up `dev` as a ready device backed by `plugin`. */
+HIDDEN void device_init_for_test(struct device *dev, struct plugin *plugin,
+                                 int32_t rtl_id);
+
+/* Plugin wrappers (src/device_ops.c). Each returns the plugin's result; on failure it records a
+ * cause with report_error_set() naming the operation, the size and address. */
+HIDDEN void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
+                          int32_t kind);
+HIDDEN int device_delete(struct device *dev, void *tgt_ptr);
+HIDDEN int device_submit(struct device *dev, void *tgt_ptr, void *hst_ptr,
+                         int64_t size);
+HIDDEN int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
+                           int64_t size);
+HIDDEN int device_launch(struct device *dev, const struct device_entry *kernel,
+                         void **args, ptrdiff_t *offsets, int32_t num_args,
+                         int32_t num_teams, int32_t thread_limit,
+                         uint64_t tripcount);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * mapping.h - the host -> device mapping table of one device: an
+ * interval-keyed balanced tree (O(log n) lookup by any address inside an
+ * entry), reference counts, and shadow pointers.
+ *
+ * Thread safety: every function here requires table->lock to be held by the
+ * caller (maps.c and api.c take it around a whole construct's lookups).
+ */
+#ifndef SIMTARGET_MAPPING_H
+#define SIMTARGET_MAPPING_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+
+#define MAPPING_REFCOUNT_INFINITE UINT64_MAX
+
+/* A pointer inside mapped host memory whose device copy was redirected to a
+ * device pointee (PTR_AND_OBJ / ATTACH). */
+struct shadow_ptr {
+  uintptr_t hst_ptr_addr;  /* where the host pointer lives */
+  uintptr_t hst_ptr_value; /* its host value, restored after FROM copies */
+  uintptr_t tgt_ptr_addr;  /* the device copy of the pointer */
+  uintptr_t tgt_ptr_value; /* the device pointee address written there */
+  struct shadow_ptr *next;
+};
+
+struct mapping_entry {
+  uintptr_t hst_begin, hst_end; /* [begin, end) on the host */
+  uintptr_t tgt_begin;          /* device address of hst_begin */
+  uint64_t dyn_refcount;        /* MAPPING_REFCOUNT_INFINITE: never removed */
+  uint64_t hold_refcount;       /* ompx_hold */
+  bool owned;                   /* tgt memory allocated by us (freed on removal) */
+  char name[96];                /* "x[0:16]" when the compiler gave names */
+  struct shadow_ptr *shadows;
+  /* tree links, private to mapping.c */
+  struct mapping_entry *left, *right;
+  int height;
+};
+
+struct mapping_table {
+  pthread_mutex_t lock;
+  struct mapping_entry *root;
+  size_t count;
+};
+
+enum mapping_overlap {
+  MAPPING_ABSENT = 0,  /* no entry overlaps [begin, begin+size) */
+  MAPPING_CONTAINED,   /* one entry contains the whole range */
+  MAPPING_EXTENDS,     /* overlaps an entry but is not contained in it */
+};
+
+HIDDEN void mapping_table_init(struct mapping_table *t);
+/* Frees the entries (not device memory). */
+HIDDEN void mapping_table_destroy(struct mapping_table *t);
+/* Find the entry overlapping [begin, begin+size) (size 0: containing begin,
+ * or the entry starting exactly at begin). */
+HIDDEN enum mapping_overlap mapping_lookup(struct mapping_table *t,
+                                           uintptr_t begin, uint64_t size,
+                                           struct mapping_entry **entry);
+/* The entry containing host address `addr`, or NULL. */
+HIDDEN struct mapping_entry *mapping_find(struct mapping_table *t,
+                                          uintptr_t addr);
+/* The entry whose device range contains device address `addr`, or NULL
+ * (linear; for diagnostics and omp_target_is_present of device pointers). */
+HIDDEN struct mapping_entry *mapping_find_device(struct mapping_table *t,
+                                                 uintptr_t addr);
+/* Insert a new entry (the range must not overlap an existing one). Returns
+ * the entry or NULL on allocation failure. */
+HIDDEN struct mapping_entry *mapping_insert(struct mapping_table *t,
+                                            uintptr_t hst_begin,
+                                            uintptr_t hst_end,
+                                            uintptr_t tgt_begin,
+                                            const char *name);
+/* Unlink and free an entry and its shadows (not the device memory). */
+HIDDEN void mapping_remove(struct mapping_table *t, struct mapping_entry *e);
+/* Visit entries in host-address order; stop when fn returns non-zero. */
+HIDDEN void mapping_foreach(struct mapping_table *t,
+                            int (*fn)(struct mapping_entry *, void *),
+                            void *arg);
+/* Print the table ("host begin..end -> device begin, refcounts, name"). */
+HIDDEN void mapping_dump(struct mapping_table *t, FILE *out, const char *title);
+
+#endif

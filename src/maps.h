@@ -1,0 +1,52 @@
+/*
+ * maps.h - what each map-type bit does: target data begin / end / update,
+ * the argument translation of a target region, and user-defined mappers.
+ *
+ * Every function returns 0 on success and -1 on failure after recording the
+ * cause with report_error_set() (naming the construct rule that was broken,
+ * the variable and the address ranges). Nothing here prints an error or
+ * exits: report_offload_failure() decides.
+ *
+ * Thread safety: each call takes dev->map.lock for its table work.
+ */
+#ifndef SIMTARGET_MAPS_H
+#define SIMTARGET_MAPS_H
+
+#include <stdint.h>
+
+#include "device.h"
+
+/* The arrays of one construct, as the compiler passed them. */
+struct map_args {
+  int32_t num;
+  void **base;      /* args_base */
+  void **begin;     /* args */
+  int64_t *sizes;
+  int64_t *types;
+  void **names;     /* may be NULL */
+  void **mappers;   /* may be NULL; mappers[i] may be NULL */
+};
+
+/* Check the arrays (NULL arrays with num > 0, negative sizes, unknown bits,
+ * MEMBER_OF pointing forward or out of range). */
+HIDDEN int maps_check_args(const struct map_args *a, const char *construct);
+
+/* `target data` / `target enter data` / the begin of a `target`.
+ * RETURN_PARAM entries get the device address written to base[i]. */
+HIDDEN int maps_data_begin(struct device *dev, const struct map_args *a);
+/* `target data` end / `target exit data` / the end of a `target`. */
+HIDDEN int maps_data_end(struct device *dev, const struct map_args *a);
+/* `target update`. */
+HIDDEN int maps_data_update(struct device *dev, const struct map_args *a);
+
+/* The kernel-parameter value of a TARGET_PARAM entry that is neither LITERAL
+ * nor PRIVATE, after maps_data_begin: device begin - (begin - base). An
+ * unmapped zero-size entry keeps its host value (base). */
+HIDDEN int maps_kernel_arg(struct device *dev, void *base, void *begin,
+                           int64_t size, int64_t type, void **value);
+
+/* Printable name of a map entry from the compiler's names array, or "". */
+HIDDEN const char *maps_var_name(const struct map_args *a, int32_t i,
+                                 char *buf, size_t len);
+
+#endif
