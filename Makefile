@@ -44,7 +44,7 @@ $(B)/obj/%.o: %.c
 
 $(LIB): $(CORE_OBJ) src/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libomptarget.so -Wl,--version-script=src/exports.map \
+	$(CC) -shared -Wl,-soname,libomptarget.so -Wl,--version-script=src/exports.map -Wl,-Bsymbolic \
 	  -Wl,--no-undefined -o $@ $(CORE_OBJ) -ldl -lpthread
 
 $(addprefix $(B)/lib/,$(SONAMES)): $(LIB)

@@ -81,6 +81,12 @@ HIDDEN int device_submit(struct device *dev, void *tgt_ptr, void *hst_ptr,
                          int64_t size);
 HIDDEN int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
                            int64_t size);
+/* The same copies, naming the mapped variable in the INFO 0x20 trace. */
+HIDDEN int device_submit_named(struct device *dev, void *tgt_ptr,
+                               void *hst_ptr, int64_t size, const char *name);
+HIDDEN int device_retrieve_named(struct device *dev, void *hst_ptr,
+                                 void *tgt_ptr, int64_t size,
+                                 const char *name);
 HIDDEN int device_launch(struct device *dev, const struct device_entry *kernel,
                          void **args, ptrdiff_t *offsets, int32_t num_args,
                          int32_t num_teams, int32_t thread_limit,

@@ -73,5 +73,10 @@ HIDDEN void registry_unlock(void);
 HIDDEN struct registered_lib *registry_first(void); /* under registry_lock */
 HIDDEN void registry_add_requires(int64_t flags);
 HIDDEN int64_t registry_requires(void);
+/* "" or, after two libraries registered disagreeing requires flags, a
+ * sentence saying which (the lead reports it). */
+HIDDEN const char *registry_requires_conflict(void);
+/* For unit tests: forget the requires flags recorded so far. */
+HIDDEN void registry_reset_requires_for_test(void);
 
 #endif

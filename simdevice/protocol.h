@@ -1,0 +1,138 @@
+/*
+ * protocol.h - the command area shared by the simdevice plugin (host side)
+ * and simdevice-server (the device process). Both sides include this file;
+ * the layout is the protocol.
+ *
+ * Two shared mappings per device, both memfds the host creates and the server
+ * inherits:
+ *   fd SIMDEV_FD_CONTROL: struct simdev_control (header, fault record, one
+ *       command slot) followed by the bounce area (SIMDEV_BOUNCE_SIZE bytes)
+ *       that carries images, entry names and copies of image globals.
+ *   fd SIMDEV_FD_MEMORY: device memory. The server maps it at the fixed
+ *       address dev_base, so device pointers are real addresses there; the
+ *       host maps it elsewhere and copies with memcpy.
+ *
+ * Handshake of the slot (futex word `state`):
+ *   host: fill cmd/operands, state = REQUEST, wake the server if it sleeps;
+ *   server: run it, fill status/results, state = DONE, wake the host if it
+ *       sleeps; host reads the results and sets state = IDLE.
+ *   A fault in the device process sets state = FAULT before it exits.
+ * Each side spins briefly, then announces that it sleeps (the *_sleeping
+ * flags) and futex-waits, so the other side only pays a futex_wake syscall
+ * when someone really sleeps. Locking: one host thread at a time owns the
+ * slot (the plugin's per-device channel lock); the server has one thread
+ * serving it.
+ */
+#ifndef SIMDEVICE_PROTOCOL_H
+#define SIMDEVICE_PROTOCOL_H
+
+#include <stdint.h>
+
+#define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
+#define SIMDEV_PROTO_VERSION 1
+
+/* File descriptors the server finds already open at start. */
+#define SIMDEV_FD_CONTROL 3
+#define SIMDEV_FD_MEMORY 4
+
+/* Largest number of kernel parameters (matches SIMDEV_MAX_ARGS of the
+ * device runtime, simdevice/runtime/simdev_rt.h). */
+#define SIMDEV_PROTO_MAX_ARGS 256
+/* Protection changes that travel with one command. */
+#define SIMDEV_PROTO_MAX_PROT 64
+/* Bytes of the bounce area after the control block. */
+#define SIMDEV_BOUNCE_SIZE (1u << 20)
+#define SIMDEV_MESSAGE_SIZE 512
+#define SIMDEV_KERNEL_NAME_SIZE 256
+
+/* Device memory of device d sits at SIMDEV_DEVICE_BASE + d * stride. */
+#define SIMDEV_DEVICE_BASE 0x600000000000ull
+#define SIMDEV_DEVICE_STRIDE (1ull << 40)
+
+enum simdev_slot_state {
+  SIMDEV_SLOT_IDLE = 0,    /* free for the host to fill */
+  SIMDEV_SLOT_REQUEST = 1, /* host wrote a command */
+  SIMDEV_SLOT_DONE = 2,    /* server wrote the reply */
+  SIMDEV_SLOT_FAULT = 3,   /* the device process faulted and is exiting */
+};
+
+enum simdev_command {
+  SIMDEV_CMD_NOP = 0,     /* only applies the protection changes */
+  SIMDEV_CMD_STAGE = 1,   /* append bounce[0, a[0]) to the staged image; a[1]=1 starts a new one */
+  SIMDEV_CMD_LOAD = 2,    /* dlopen the staged image; bounce holds a[0] names (NUL-separated);
+                             reply: a[0] = image id, bounce = u64 address per name */
+  SIMDEV_CMD_UNLOAD = 3,  /* dlclose image a[0] */
+  SIMDEV_CMD_RUN = 4,     /* call a[0] with args[0, a[1]); a[2]=num_teams, a[3]=thread_limit */
+  SIMDEV_CMD_READ = 5,    /* copy a[1] bytes at device address a[0] into the bounce */
+  SIMDEV_CMD_WRITE = 6,   /* copy a[1] bytes from the bounce to device address a[0] */
+  SIMDEV_CMD_EXIT = 7,    /* reply, then exit(0) */
+};
+
+/* Status in the reply: 0 success, else failure with `message`. */
+#define SIMDEV_STATUS_OK 0
+#define SIMDEV_STATUS_FAIL 1
+
+/* One change of protection in the device process's view of device memory. */
+struct simdev_prot_change {
+  uint64_t offset; /* from dev_base, page aligned */
+  uint64_t length; /* bytes, page multiple */
+  uint32_t access; /* 1: read+write, 0: no access */
+  uint32_t pad;
+};
+
+/* Fault kinds (the same values as __tgt_rtl_error.fault_kind). */
+enum simdev_fault_kind {
+  SIMDEV_FAULT_NONE = 0,
+  SIMDEV_FAULT_READ = 1,
+  SIMDEV_FAULT_WRITE = 2,
+  SIMDEV_FAULT_EXEC = 3,
+};
+
+/* Written by the server's signal handler before it exits. */
+struct simdev_fault_record {
+  uint32_t valid;     /* 1 once the fields below are written */
+  int32_t signal;     /* SIGSEGV, SIGBUS, SIGILL or SIGFPE */
+  uint64_t address;   /* si_addr */
+  uint64_t kernel;    /* device address of the running kernel, 0 if none */
+  int32_t kind;       /* enum simdev_fault_kind */
+  int32_t in_kernel;  /* 1 when a kernel was running */
+  char kernel_name[SIMDEV_KERNEL_NAME_SIZE]; /* host entry name, "" if unknown */
+};
+
+struct simdev_slot {
+  _Atomic uint32_t state;         /* enum simdev_slot_state; the futex word */
+  _Atomic uint32_t host_sleeping; /* 1 while the host futex-waits on state */
+  uint32_t command;               /* enum simdev_command */
+  int32_t status;                 /* reply: SIMDEV_STATUS_* */
+  uint32_t prot_count;            /* valid entries in prot[] */
+  uint32_t pad;
+  struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
+  uint64_t a[8];                          /* command operands / results */
+  uint64_t args[SIMDEV_PROTO_MAX_ARGS];   /* kernel parameters (RUN) */
+  char message[SIMDEV_MESSAGE_SIZE];      /* reply: why it failed */
+};
+
+struct simdev_control {
+  uint32_t magic;      /* SIMDEV_PROTO_MAGIC, written by the host */
+  uint32_t version;    /* SIMDEV_PROTO_VERSION */
+  int32_t device_id;   /* which device this process is */
+  uint32_t guard;      /* 1: device memory starts inaccessible (guard pages) */
+  uint64_t dev_base;   /* where the server maps device memory */
+  uint64_t capacity;   /* bytes of device memory */
+  uint64_t bounce_offset; /* bounce area offset from the start of this struct */
+  uint64_t bounce_size;   /* SIMDEV_BOUNCE_SIZE */
+  _Atomic uint32_t server_ready;    /* server: 1 once it serves commands, 2 if setup failed */
+  _Atomic uint32_t server_sleeping; /* 1 while the server futex-waits on state */
+  char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */
+  struct simdev_fault_record fault;
+  struct simdev_slot slot;
+};
+
+/* Total bytes of the control mapping. */
+#define SIMDEV_CONTROL_BYTES                                                   \
+  ((((uint64_t)sizeof(struct simdev_control) + 4095u) & ~4095ull) +           \
+   SIMDEV_BOUNCE_SIZE)
+#define SIMDEV_BOUNCE_OFFSET                                                   \
+  (((uint64_t)sizeof(struct simdev_control) + 4095u) & ~4095ull)
+
+#endif /* SIMDEVICE_PROTOCOL_H */

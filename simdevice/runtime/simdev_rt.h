@@ -1,0 +1,23 @@
+/*
+ * simdev_rt.h - the private launch API of the simdevice device runtime
+ * (build/lib/simdevice/libomp.so.5), exported under version node SIMDEVICE_1.
+ * The device server calls a kernel as
+ *   simdev_rt_kernel_begin(nt, tl); simdev_call(kernel, n, args); simdev_rt_kernel_end();
+ * on one of its own threads. Several launches may run at once on different
+ * server threads; all per-launch state is thread-local or per team.
+ */
+#ifndef SIMDEVICE_RT_H
+#define SIMDEVICE_RT_H
+
+#include <stdint.h>
+
+#define SIMDEV_MAX_ARGS 256
+int simdev_call(void *fn, int nargs, const uint64_t *args);  /* -1 if nargs out of range */
+/* Make the calling thread the initial thread of a new device launch. num_teams: clang's value
+ * (<=0: runtime default), thread_limit likewise; both clamped to the caps. */
+int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit);
+void simdev_rt_kernel_end(void);
+/* Caps in force (after env and clamping), for the plugin's device info. */
+void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * faults.c - turns a crash of device code into a report the host can read.
+ *
+ * A process-wide handler for SIGSEGV, SIGBUS, SIGILL and SIGFPE writes the
+ * signal, the faulting address, the access kind and the running kernel into
+ * the shared fault record, marks the command slot FAULT, wakes the host and
+ * _exits. It runs on an alternate stack for the server thread, so a kernel
+ * that overflows its stack is reported too.
+ *
+ * Locking: none. `running_kernel` is an atomic written by the server thread;
+ * the handler only reads it and the image table (stable while kernels run).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "server.h"
+
+static struct simdev_control *fault_control;
+static _Atomic uint64_t running_kernel;
+static _Atomic int fault_taken;
+
+void faults_set_running_kernel(uint64_t fn) {
+  atomic_store_explicit(&running_kernel, fn, memory_order_relaxed);
+}
+
+/* x86-64 page-fault error code: bit 1 write, bit 4 instruction fetch. */
+static int access_kind(int sig, siginfo_t *info, void *uctx) {
+  if (sig == SIGILL)
+    return SIMDEV_FAULT_EXEC;
+  if (sig == SIGFPE)
+    return SIMDEV_FAULT_NONE;
+#if defined(__x86_64__)
+  ucontext_t *uc = uctx;
+  if (uc != NULL && uc->uc_mcontext.gregs[REG_TRAPNO] == 14) {
+    unsigned long err = (unsigned long)uc->uc_mcontext.gregs[REG_ERR];
+    if (err & 0x10)
+      return SIMDEV_FAULT_EXEC;
+    return (err & 0x2) ? SIMDEV_FAULT_WRITE : SIMDEV_FAULT_READ;
+  }
+  uint64_t ip = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+  if (ip != 0 && ip == (uint64_t)info->si_addr)
+    return SIMDEV_FAULT_EXEC;
+#else
+  (void)uctx;
+  (void)info;
+#endif
+  return SIMDEV_FAULT_READ;
+}
+
+static void copy_name(char *dst, size_t len, const char *src) {
+  size_t i = 0;
+  if (src != NULL)
+    for (; i + 1 < len && src[i] != '\0'; i++)
+      dst[i] = src[i];
+  dst[i] = '\0';
+}
+
+static void on_fault(int sig, siginfo_t *info, void *uctx) {
+  /* A second fault (another thread, or inside this handler) just exits. */
+  if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
+    _exit(128 + sig);
+  struct simdev_fault_record *rec = &fault_control->fault;
+  uint64_t kernel = atomic_load_explicit(&running_kernel, memory_order_relaxed);
+  rec->signal = sig;
+  rec->address = (uint64_t)info->si_addr;
+  rec->kind = access_kind(sig, info, uctx);
+  rec->kernel = kernel;
+  rec->in_kernel = kernel != 0;
+  copy_name(rec->kernel_name, sizeof rec->kernel_name,
+            kernel ? images_entry_name(kernel) : NULL);
+  atomic_thread_fence(memory_order_seq_cst);
+  rec->valid = 1;
+  atomic_store(&fault_control->slot.state, SIMDEV_SLOT_FAULT);
+  server_futex_wake(&fault_control->slot.state);
+  _exit(128 + sig);
+}
+
+int faults_install(struct simdev_control *ctl, char *msg, size_t len) {
+  static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+  size_t alt_size = 1u << 16;
+  stack_t alt = {.ss_sp = malloc(alt_size), .ss_size = alt_size, .ss_flags = 0};
+  if (alt.ss_sp == NULL) {
+    snprintf(msg, len, "simdevice-server: no memory for the signal stack");
+    return -1;
+  }
+  if (sigaltstack(&alt, NULL) != 0) {
+    snprintf(msg, len, "simdevice-server: sigaltstack failed: %s",
+             strerror(errno));
+    free(alt.ss_sp);
+    return -1;
+  }
+  fault_control = ctl;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigfillset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    if (sigaction(signals[i], &sa, NULL) != 0) {
+      snprintf(msg, len, "simdevice-server: sigaction(%d) failed: %s",
+               signals[i], strerror(errno));
+      return -1; /* the alternate stack stays installed: the process exits */
+    }
+  }
+  return 0;
+}

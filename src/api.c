@@ -1,0 +1,379 @@
+/*
+ * api.c - the OpenMP user routines about devices and the device memory
+ * routines (omp_target_alloc, omp_target_memcpy, ...).
+ *
+ * These are library calls, not constructs: a bad argument prints an error
+ * naming the routine and the argument and returns the routine's failure
+ * value; it never ends the program.
+ *
+ * Thread safety: the default device lives in launch.c under its own lock;
+ * mapping-table work takes dev->map.lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "launch.h"
+#include "report.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+HIDDEN int target_own_default_device(void);
+HIDDEN void target_set_own_default_device(int d);
+
+/* ---- user routines --------------------------------------------------- */
+
+EXPORT int omp_get_num_devices(void) { return __tgt_get_num_devices(); }
+EXPORT int omp_get_initial_device(void) { return __tgt_get_num_devices(); }
+EXPORT int omp_is_initial_device(void) { return 1; } /* host code */
+EXPORT int omp_get_device_num(void) { return omp_get_initial_device(); }
+EXPORT void omp_set_default_device(int device_num) {
+  target_set_own_default_device(device_num);
+}
+EXPORT int omp_get_default_device(void) { return target_own_default_device(); }
+
+/* ---- device memory routines ---------------------------------------------- */
+
+/* Resolve a device_num argument of an API routine. Returns 1 for the host,
+ * 0 with *dev set for a ready device, -1 after printing why not. */
+static int api_device(const char *routine, int device_num,
+                      struct device **dev) {
+  *dev = NULL;
+  int n = __tgt_get_num_devices();
+  if (device_num == n)
+    return 1;
+  report_error_clear();
+  if (device_num < 0 || device_num > n) {
+    report_error("%s: device_num %d is not a device: valid ids are 0..%d "
+                 "(%d is the host)",
+                 routine, device_num, n - 1, n);
+    return -1;
+  }
+  *dev = device_get(device_num);
+  if (!*dev || device_ready(*dev) != 0) {
+    report_error("%s: device %d cannot be used: %s", routine, device_num,
+                 report_error_get());
+    report_error_clear();
+    return -1;
+  }
+  return 0;
+}
+
+EXPORT void *omp_target_alloc(size_t size, int device_num) {
+  struct device *dev;
+  if (size == 0)
+    return NULL; /* OpenMP: a zero size returns NULL */
+  int where = api_device("omp_target_alloc", device_num, &dev);
+  if (where == 1)
+    return malloc(size);
+  if (where < 0)
+    return NULL;
+  if (size > INT64_MAX) {
+    report_error("omp_target_alloc: size %zu is too large", size);
+    return NULL;
+  }
+  void *p = device_alloc(dev, (int64_t)size, NULL, TARGET_ALLOC_DEFAULT);
+  if (!p) {
+    report_error("omp_target_alloc: %s", report_error_get());
+    report_error_clear();
+  }
+  return p;
+}
+
+EXPORT void omp_target_free(void *device_ptr, int device_num) {
+  struct device *dev;
+  if (!device_ptr)
+    return;
+  int where = api_device("omp_target_free", device_num, &dev);
+  if (where == 1) {
+    free(device_ptr);
+    return;
+  }
+  if (where < 0)
+    return;
+  if (device_delete(dev, device_ptr) != 0) {
+    report_error("omp_target_free(%p, %d): %s", device_ptr, device_num,
+                 report_error_get());
+    report_error_clear();
+  }
+}
+
+EXPORT int omp_target_is_present(const void *ptr, int device_num) {
+  struct device *dev;
+  int where = api_device("omp_target_is_present", device_num, &dev);
+  if (where != 0)
+    return where == 1;
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)ptr);
+  pthread_mutex_unlock(&dev->map.lock);
+  return e != NULL;
+}
+
+EXPORT void *omp_get_mapped_ptr(const void *ptr, int device_num) {
+  struct device *dev;
+  if (!ptr)
+    return NULL;
+  int where = api_device("omp_get_mapped_ptr", device_num, &dev);
+  if (where != 0)
+    return where == 1 ? (void *)ptr : NULL;
+  void *tgt = NULL;
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)ptr);
+  if (e)
+    tgt = (void *)(e->tgt_begin + ((uintptr_t)ptr - e->hst_begin));
+  pthread_mutex_unlock(&dev->map.lock);
+  return tgt;
+}
+
+/* Copy `len` bytes between any two of host and devices. */
+static int api_copy(const char *routine, char *dst, const char *src,
+                    size_t len, int dst_device, int src_device) {
+  struct device *ddev, *sdev;
+  int dwhere = api_device(routine, dst_device, &ddev);
+  int swhere = api_device(routine, src_device, &sdev);
+  if (dwhere < 0 || swhere < 0)
+    return EINVAL;
+  if (len == 0)
+    return 0;
+  if ((int64_t)len < 0) {
+    report_error("%s: length %zu is too large", routine, len);
+    return EINVAL;
+  }
+  int rc = 0;
+  report_error_clear();
+  if (dwhere == 1 && swhere == 1) {
+    memmove(dst, src, len);
+  } else if (dwhere == 1) {
+    rc = device_retrieve(sdev, dst, (void *)src, (int64_t)len);
+  } else if (swhere == 1) {
+    rc = device_submit(ddev, dst, (void *)src, (int64_t)len);
+  } else if (ddev->plugin == sdev->plugin && sdev->plugin->ops.data_exchange &&
+             sdev->plugin->ops.is_data_exchangable &&
+             sdev->plugin->ops.is_data_exchangable(sdev->rtl_id,
+                                                   ddev->rtl_id)) {
+    rc = sdev->plugin->ops.data_exchange(sdev->rtl_id, (void *)src,
+                                         ddev->rtl_id, dst, (int64_t)len);
+    if (rc)
+      report_error_set("device %d to device %d copy of %zu bytes failed",
+                       src_device, dst_device, len);
+  } else {
+    /* no direct path: through a host buffer */
+    void *bounce = malloc(len);
+    if (!bounce) {
+      report_error("%s: out of host memory for a %zu-byte bounce buffer",
+                   routine, len);
+      return ENOMEM;
+    }
+    rc = device_retrieve(sdev, bounce, (void *)src, (int64_t)len);
+    if (!rc)
+      rc = device_submit(ddev, dst, bounce, (int64_t)len);
+    free(bounce);
+  }
+  if (rc) {
+    report_error("%s(dst=%p on %d, src=%p on %d, %zu bytes): %s", routine,
+                 (void *)dst, dst_device, (const void *)src, src_device, len,
+                 report_error_get());
+    report_error_clear();
+    return EINVAL;
+  }
+  return 0;
+}
+
+EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length,
+                             size_t dst_offset, size_t src_offset,
+                             int dst_device, int src_device) {
+  if (!dst || !src) {
+    report_error("omp_target_memcpy: %s is NULL", !dst ? "dst" : "src");
+    return EINVAL;
+  }
+  return api_copy("omp_target_memcpy", (char *)dst + dst_offset,
+                  (const char *)src + src_offset, length, dst_device,
+                  src_device);
+}
+
+static int rect_copy(char *dst, const char *src, size_t elem, int ndims,
+                     const size_t *volume, const size_t *dst_off,
+                     const size_t *src_off, const size_t *dst_dims,
+                     const size_t *src_dims, int dst_device, int src_device) {
+  /* size in bytes of one step along dimension 0 */
+  size_t dst_stride = elem, src_stride = elem;
+  for (int d = 1; d < ndims; d++) {
+    dst_stride *= dst_dims[d];
+    src_stride *= src_dims[d];
+  }
+  if (ndims == 1)
+    return api_copy("omp_target_memcpy_rect", dst + dst_off[0] * elem,
+                    src + src_off[0] * elem, volume[0] * elem, dst_device,
+                    src_device);
+  for (size_t i = 0; i < volume[0]; i++) {
+    int rc = rect_copy(dst + (dst_off[0] + i) * dst_stride,
+                       src + (src_off[0] + i) * src_stride, elem, ndims - 1,
+                       volume + 1, dst_off + 1, src_off + 1, dst_dims + 1,
+                       src_dims + 1, dst_device, src_device);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+EXPORT int omp_target_memcpy_rect(void *dst, const void *src,
+                                  size_t element_size, int num_dims,
+                                  const size_t *volume,
+                                  const size_t *dst_offsets,
+                                  const size_t *src_offsets,
+                                  const size_t *dst_dimensions,
+                                  const size_t *src_dimensions,
+                                  int dst_device, int src_device) {
+  if (!dst && !src)
+    return INT_MAX; /* OpenMP: the number of dimensions supported */
+  if (!dst || !src || num_dims < 1 || element_size == 0 || !volume ||
+      !dst_offsets || !src_offsets || !dst_dimensions || !src_dimensions) {
+    report_error("omp_target_memcpy_rect: invalid argument (%s)",
+                 !dst || !src            ? "dst or src is NULL"
+                 : num_dims < 1          ? "num_dims < 1"
+                 : element_size == 0     ? "element_size is 0"
+                                         : "a NULL offsets, volume or "
+                                           "dimensions array");
+    return EINVAL;
+  }
+  for (int d = 0; d < num_dims; d++)
+    if (dst_offsets[d] + volume[d] > dst_dimensions[d] ||
+        src_offsets[d] + volume[d] > src_dimensions[d]) {
+      report_error("omp_target_memcpy_rect: dimension %d: offset + volume "
+                   "exceeds the array's dimension",
+                   d);
+      return EINVAL;
+    }
+  return rect_copy(dst, src, element_size, num_dims, volume, dst_offsets,
+                   src_offsets, dst_dimensions, src_dimensions, dst_device,
+                   src_device);
+}
+
+EXPORT int omp_target_associate_ptr(const void *host_ptr,
+                                    const void *device_ptr, size_t size,
+                                    size_t device_offset, int device_num) {
+  struct device *dev;
+  if (!host_ptr || !device_ptr || size == 0) {
+    report_error("omp_target_associate_ptr: %s",
+                 !host_ptr ? "host_ptr is NULL"
+                 : !device_ptr ? "device_ptr is NULL"
+                               : "size is 0");
+    return EINVAL;
+  }
+  int where = api_device("omp_target_associate_ptr", device_num, &dev);
+  if (where != 0)
+    return EINVAL;
+  uintptr_t hb = (uintptr_t)host_ptr, tb = (uintptr_t)device_ptr + device_offset;
+  int rc = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = NULL;
+  enum mapping_overlap o = mapping_lookup(&dev->map, hb, size, &e);
+  if (o == MAPPING_ABSENT) {
+    e = mapping_insert(&dev->map, hb, hb + size, tb, "associated");
+    if (e) {
+      e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
+      e->owned = false;
+    } else {
+      report_error("omp_target_associate_ptr: out of host memory");
+      rc = ENOMEM;
+    }
+  } else if (!(o == MAPPING_CONTAINED && e->tgt_begin + (hb - e->hst_begin) ==
+                                             tb)) {
+    report_error("omp_target_associate_ptr: host %p[0:%zu] is already mapped "
+                 "(host 0x%" PRIxPTR "[0:%" PRIuPTR "] -> device 0x%" PRIxPTR
+                 ") to another device address",
+                 host_ptr, size, e->hst_begin, e->hst_end - e->hst_begin,
+                 e->tgt_begin);
+    rc = EINVAL;
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  return rc;
+}
+
+EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
+  struct device *dev;
+  int where = api_device("omp_target_disassociate_ptr", device_num, &dev);
+  if (where != 0)
+    return EINVAL;
+  int rc = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)host_ptr);
+  if (!e || e->hst_begin != (uintptr_t)host_ptr) {
+    report_error("omp_target_disassociate_ptr: host %p is not associated "
+                 "with device %d",
+                 host_ptr, device_num);
+    rc = EINVAL;
+  } else if (e->owned || e->dyn_refcount != MAPPING_REFCOUNT_INFINITE ||
+             strcmp(e->name, "associated") != 0) {
+    report_error("omp_target_disassociate_ptr: host %p was mapped by a map "
+                 "clause or declare target, not by omp_target_associate_ptr",
+                 host_ptr);
+    rc = EINVAL;
+  } else {
+    mapping_remove(&dev->map, e);
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  return rc;
+}
+
+EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
+                               int device_num) {
+  struct device *dev;
+  if (!ptr || count == 0)
+    return ptr;
+  int where = api_device("omp_target_memset", device_num, &dev);
+  if (where == 1)
+    return memset(ptr, value, count);
+  if (where < 0)
+    return ptr;
+  /* Through a bounded host buffer: the plugin interface has no memset. */
+  size_t chunk = count < (1u << 20) ? count : (1u << 20);
+  char *buf = malloc(chunk);
+  if (!buf) {
+    report_error("omp_target_memset: out of host memory");
+    return ptr;
+  }
+  memset(buf, value, chunk);
+  for (size_t done = 0; done < count; done += chunk) {
+    size_t n = count - done < chunk ? count - done : chunk;
+    if (device_submit(dev, (char *)ptr + done, buf, (int64_t)n) != 0) {
+      report_error("omp_target_memset(%p, %d, %zu, %d): %s", ptr, value,
+                   count, device_num, report_error_get());
+      report_error_clear();
+      break;
+    }
+  }
+  free(buf);
+  return ptr;
+}
+
+/* libomp looks these up by name (clang-abi.md 8). */
+EXPORT void *llvm_omp_target_alloc_device(size_t size, int device_num) {
+  return omp_target_alloc(size, device_num);
+}
+EXPORT void llvm_omp_target_free_device(void *ptr, int device_num) {
+  omp_target_free(ptr, device_num);
+}
+EXPORT void *llvm_omp_target_alloc_host(size_t size, int device_num) {
+  (void)size;
+  report_error("llvm_omp_target_alloc_host(device %d): simdevice has no "
+               "host memory that its devices can access",
+               device_num);
+  return NULL;
+}
+EXPORT void *llvm_omp_target_alloc_shared(size_t size, int device_num) {
+  (void)size;
+  report_error("llvm_omp_target_alloc_shared(device %d): simdevice has no "
+               "shared (unified) memory",
+               device_num);
+  return NULL;
+}
+EXPORT void llvm_omp_target_free_host(void *ptr, int device_num) {
+  (void)ptr, (void)device_num;
+}
+EXPORT void llvm_omp_target_free_shared(void *ptr, int device_num) {
+  (void)ptr, (void)device_num;
+}

@@ -1,0 +1,122 @@
+/*
+ * device_ops.c - the one place libomptarget calls a plugin's data and launch
+ * functions: every failure gets a cause naming the operation, the size and
+ * the addresses (plus the plugin's own explanation when it has one), and
+ * LIBOMPTARGET_INFO=0x20 traces every copy.
+ *
+ * Locking: these wrappers take no lock. The plugin is responsible for its
+ * own thread safety; callers hold dev->map.lock around mapping work.
+ */
+#include "device.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* Append the plugin's explanation of its last failure, if it offers one. */
+static void add_plugin_cause(struct device *dev) {
+  if (!dev->plugin->ops.get_last_error)
+    return;
+  __tgt_rtl_error err;
+  memset(&err, 0, sizeof err);
+  if (dev->plugin->ops.get_last_error(dev->rtl_id, &err) != 0)
+    return;
+  err.message[sizeof err.message - 1] = '\0';
+  if (err.message[0])
+    report_error_set("plugin %s says: %s", dev->plugin->name ? dev->plugin->name : "?",
+                     err.message);
+}
+
+void device_init_for_test(struct device *dev, struct plugin *plugin,
+                          int32_t rtl_id) {
+  memset(dev, 0, sizeof *dev);
+  dev->plugin = plugin;
+  dev->rtl_id = rtl_id;
+  dev->id = rtl_id;
+  dev->state = DEVICE_READY;
+  pthread_mutex_init(&dev->lock, NULL);
+  mapping_table_init(&dev->map);
+}
+
+void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
+                   int32_t kind) {
+  void *p = dev->plugin->ops.data_alloc(dev->rtl_id, size, hst_ptr, kind);
+  if (!p) {
+    report_error_set("device %d: allocating %" PRId64
+                     " bytes of device memory for host %p failed",
+                     dev->id, size, hst_ptr);
+    add_plugin_cause(dev);
+  }
+  return p;
+}
+
+int device_delete(struct device *dev, void *tgt_ptr) {
+  int rc = dev->plugin->ops.data_delete(dev->rtl_id, tgt_ptr);
+  if (rc != OFFLOAD_SUCCESS) {
+    report_error_set("device %d: freeing device memory %p failed", dev->id,
+                     tgt_ptr);
+    add_plugin_cause(dev);
+  }
+  return rc;
+}
+
+int device_submit_named(struct device *dev, void *tgt_ptr, void *hst_ptr,
+                        int64_t size, const char *name) {
+  if (REPORT_INFO_ON(INFO_DATA_TRANSFER))
+    report_info(INFO_DATA_TRANSFER,
+                "Copying data from host to device, HstPtr=%p, TgtPtr=%p, "
+                "Size=%" PRId64 ", Name=%s",
+                hst_ptr, tgt_ptr, size, name && name[0] ? name : "unknown");
+  int rc = dev->plugin->ops.data_submit(dev->rtl_id, tgt_ptr, hst_ptr, size);
+  if (rc != OFFLOAD_SUCCESS) {
+    report_error_set("device %d: copying %" PRId64
+                     " bytes from host %p to device %p failed",
+                     dev->id, size, hst_ptr, tgt_ptr);
+    add_plugin_cause(dev);
+  }
+  return rc;
+}
+
+int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
+                          int64_t size, const char *name) {
+  if (REPORT_INFO_ON(INFO_DATA_TRANSFER))
+    report_info(INFO_DATA_TRANSFER,
+                "Copying data from device to host, TgtPtr=%p, HstPtr=%p, "
+                "Size=%" PRId64 ", Name=%s",
+                tgt_ptr, hst_ptr, size, name && name[0] ? name : "unknown");
+  int rc = dev->plugin->ops.data_retrieve(dev->rtl_id, hst_ptr, tgt_ptr, size);
+  if (rc != OFFLOAD_SUCCESS) {
+    report_error_set("device %d: copying %" PRId64
+                     " bytes from device %p to host %p failed",
+                     dev->id, size, tgt_ptr, hst_ptr);
+    add_plugin_cause(dev);
+  }
+  return rc;
+}
+
+int device_submit(struct device *dev, void *tgt_ptr, void *hst_ptr,
+                  int64_t size) {
+  return device_submit_named(dev, tgt_ptr, hst_ptr, size, NULL);
+}
+
+int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
+                    int64_t size) {
+  return device_retrieve_named(dev, hst_ptr, tgt_ptr, size, NULL);
+}
+
+int device_launch(struct device *dev, const struct device_entry *kernel,
+                  void **args, ptrdiff_t *offsets, int32_t num_args,
+                  int32_t num_teams, int32_t thread_limit,
+                  uint64_t tripcount) {
+  int rc = dev->plugin->ops.run_target_team_region(
+      dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
+      thread_limit, tripcount);
+  if (rc != OFFLOAD_SUCCESS) {
+    report_error_set("device %d: running kernel %s (device %p) with %d "
+                     "argument%s, %d teams, thread limit %d failed",
+                     dev->id, kernel->name ? kernel->name : "?",
+                     kernel->tgt_addr, num_args, num_args == 1 ? "" : "s",
+                     num_teams, thread_limit);
+    add_plugin_cause(dev);
+  }
+  return rc;
+}

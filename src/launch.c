@@ -1,0 +1,327 @@
+/*
+ * launch.c - one target region: map the arguments, build the kernel's
+ * parameter list (one 64-bit value per TARGET_PARAM entry, plus the leading
+ * dyn_ptr of clang 19+), launch, release the privates, unmap.
+ *
+ * Thread safety: no state of its own but the per-thread tripcount; devices
+ * and their tables lock themselves.
+ */
+#include "launch.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- device-id resolution --------------------------------------------- */
+
+static int own_default_device = -1; /* -1: not read from the environment yet */
+static pthread_mutex_t default_device_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* libomp keeps the default-device ICV when the program links it; ask it, so
+ * omp_set_default_device() in the program is honoured. */
+static int (*libomp_get_default_device)(void);
+static pthread_once_t default_device_once = PTHREAD_ONCE_INIT;
+
+int omp_get_default_device(void);
+
+static void default_device_lookup(void) {
+  void *fn = dlsym(RTLD_DEFAULT, "omp_get_default_device");
+  if (fn && fn != (void *)omp_get_default_device)
+    libomp_get_default_device = (int (*)(void))fn;
+}
+
+HIDDEN int target_own_default_device(void) {
+  pthread_mutex_lock(&default_device_lock);
+  if (own_default_device < 0) {
+    const char *s = getenv("OMP_DEFAULT_DEVICE");
+    own_default_device = s ? atoi(s) : 0;
+    if (own_default_device < 0)
+      own_default_device = 0;
+  }
+  int d = own_default_device;
+  pthread_mutex_unlock(&default_device_lock);
+  return d;
+}
+
+HIDDEN void target_set_own_default_device(int d) {
+  pthread_mutex_lock(&default_device_lock);
+  own_default_device = d < 0 ? 0 : d;
+  pthread_mutex_unlock(&default_device_lock);
+}
+
+int target_default_device(void) {
+  pthread_once(&default_device_once, default_device_lookup);
+  if (libomp_get_default_device)
+    return libomp_get_default_device();
+  return target_own_default_device();
+}
+
+enum target_resolution target_resolve(int64_t device_id, struct device **dev) {
+  *dev = NULL;
+  if (report_policy() == POLICY_DISABLED) {
+    report_info(INFO_KERNEL_ARGS,
+                "offloading is disabled (OMP_TARGET_OFFLOAD=disabled)");
+    return TARGET_ON_HOST;
+  }
+  int n = devices_count();
+  if (device_id == OFFLOAD_DEVICE_DEFAULT)
+    device_id = target_default_device();
+  if (device_id == n && n > 0)
+    return TARGET_ON_HOST; /* omp_get_initial_device() */
+  if (n == 0) {
+    report_error_set("no offload device is available (no plugin reported a "
+                     "device)");
+    return TARGET_FAILED;
+  }
+  if (device_id < 0 || device_id > n) {
+    report_error_set("device id %" PRId64 " is out of range: %d device(s) "
+                     "available, ids 0..%d, %d is the host",
+                     device_id, n, n - 1, n);
+    return TARGET_FAILED;
+  }
+  *dev = device_get(device_id);
+  if (!*dev) {
+    report_error_set("device %" PRId64 " is not available", device_id);
+    return TARGET_FAILED;
+  }
+  if (device_ready(*dev) != 0)
+    return TARGET_FAILED;
+  return TARGET_ON_DEVICE;
+}
+
+/* ---- tripcount (clang 13/14) ------------------------------------------ */
+
+static __thread int64_t pushed_trip_device = INT64_MIN;
+static __thread uint64_t pushed_tripcount;
+
+void launch_push_tripcount(int64_t device_id, uint64_t tripcount) {
+  pushed_trip_device = device_id;
+  pushed_tripcount = tripcount;
+}
+
+uint64_t launch_pop_tripcount(int64_t device_id) {
+  uint64_t t = 0;
+  if (pushed_trip_device == device_id)
+    t = pushed_tripcount;
+  pushed_trip_device = INT64_MIN;
+  return t;
+}
+
+/* ---- map-type decoding ------------------------------------------------- */
+
+const char *launch_map_type_string(int64_t type, char *buf, size_t len) {
+  static const struct {
+    int64_t bit;
+    const char *name;
+  } bits[] = {
+      {OMP_TGT_MAPTYPE_ALWAYS, "always"},
+      {OMP_TGT_MAPTYPE_DELETE, "delete"},
+      {OMP_TGT_MAPTYPE_PTR_AND_OBJ, "ptr_and_obj"},
+      {OMP_TGT_MAPTYPE_TARGET_PARAM, "target_param"},
+      {OMP_TGT_MAPTYPE_RETURN_PARAM, "return_param"},
+      {OMP_TGT_MAPTYPE_PRIVATE, "private"},
+      {OMP_TGT_MAPTYPE_LITERAL, "literal"},
+      {OMP_TGT_MAPTYPE_IMPLICIT, "implicit"},
+      {OMP_TGT_MAPTYPE_CLOSE, "close"},
+      {OMP_TGT_MAPTYPE_PRESENT, "present"},
+      {OMP_TGT_MAPTYPE_OMPX_HOLD, "ompx_hold"},
+      {OMP_TGT_MAPTYPE_ATTACH, "attach"},
+      {OMP_TGT_MAPTYPE_NON_CONTIG, "non_contig"},
+  };
+  const char *motion = "alloc";
+  switch (type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)) {
+  case OMP_TGT_MAPTYPE_TO: motion = "to"; break;
+  case OMP_TGT_MAPTYPE_FROM: motion = "from"; break;
+  case OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM: motion = "tofrom"; break;
+  }
+  size_t used = (size_t)snprintf(buf, len, "%s", motion);
+  for (size_t i = 0; i < sizeof bits / sizeof bits[0] && used < len; i++)
+    if (type & bits[i].bit)
+      used += (size_t)snprintf(buf + used, len - used, "|%s", bits[i].name);
+  uint64_t member = (uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
+  if (member && used < len)
+    used += (size_t)snprintf(buf + used, len - used, "|member_of(%" PRIu64 ")",
+                             member);
+  int64_t unknown = type & ~OMP_TGT_MAPTYPE_KNOWN_BITS;
+  if (unknown && used < len)
+    snprintf(buf + used, len - used, "|unknown(0x%" PRIx64 ")",
+             (uint64_t)unknown);
+  return buf;
+}
+
+void launch_print_args(const char *what, const ident_t *loc,
+                       const struct map_args *a) {
+  if (!REPORT_INFO_ON(INFO_KERNEL_ARGS))
+    return;
+  char where[512];
+  report_info(INFO_KERNEL_ARGS, "%s at %s with %d arguments:", what,
+              report_location(loc, where, sizeof where), a->num);
+  for (int32_t i = 0; i < a->num; i++) {
+    char type[160], name[128];
+    report_info(INFO_KERNEL_ARGS,
+                "  [%d] %s(%s) base=%p begin=%p size=%" PRId64
+                " type=0x%" PRIx64,
+                i, launch_map_type_string(a->types[i], type, sizeof type),
+                maps_var_name(a, i, name, sizeof name), a->base[i],
+                a->begin[i], a->sizes[i], (uint64_t)a->types[i]);
+  }
+}
+
+/* ---- the region ---------------------------------------------------------- */
+
+/* Explain a kernel fault in host terms: which host object the address lies
+ * in, and whether it is mapped (the plugin only knows device addresses). */
+static void launch_explain_fault(struct device *dev,
+                                 const struct launch_request *req) {
+  if (!dev->plugin->ops.get_last_error)
+    return;
+  __tgt_rtl_error err;
+  memset(&err, 0, sizeof err);
+  if (dev->plugin->ops.get_last_error(dev->rtl_id, &err) != 0 ||
+      !err.fault_addr)
+    return;
+  uintptr_t addr = (uintptr_t)err.fault_addr;
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, addr);
+  if (e) {
+    report_error_set("0x%" PRIxPTR " is a host address inside `%s` (host "
+                     "0x%" PRIxPTR "[0:%" PRIuPTR "], mapped to device 0x%" PRIxPTR
+                     "; the kernel used the host pointer instead of the "
+                     "device copy)",
+                     addr, e->name[0] ? e->name : "?", e->hst_begin,
+                     e->hst_end - e->hst_begin, e->tgt_begin);
+    pthread_mutex_unlock(&dev->map.lock);
+    return;
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  /* Not mapped: is it inside one of this construct's host objects? */
+  const struct map_args *a = &req->args;
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t b = (uintptr_t)a->begin[i];
+    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
+    if (a->types[i] & OMP_TGT_MAPTYPE_LITERAL)
+      continue;
+    if ((addr >= b && addr < b + s) || (s == 0 && addr == b)) {
+      char name[128];
+      report_error_set("0x%" PRIxPTR " is a host address inside argument %d "
+                       "`%s` (host 0x%" PRIxPTR "[0:%" PRIuPTR "], not mapped)",
+                       addr, i, maps_var_name(a, i, name, sizeof name), b, s);
+      return;
+    }
+  }
+}
+
+/* One private (firstprivate) copy made for this launch. */
+struct launch_private {
+  void *tgt;
+};
+
+int launch_region(struct device *dev, const struct launch_request *req) {
+  const struct map_args *a = &req->args;
+  struct device_entry kernel;
+  int rc = -1;
+  void **params = NULL;
+  ptrdiff_t *offsets = NULL;
+  struct launch_private *privates = NULL;
+  int32_t num_privates = 0;
+
+  if (device_lookup_entry(dev, req->host_ptr, &kernel) != 0)
+    return -1;
+  if (!kernel.tgt_addr) {
+    report_error_set("target region `%s` has no code in the image loaded on "
+                     "device %d", kernel.name ? kernel.name : "?", dev->id);
+    return -1;
+  }
+  if (maps_data_begin(dev, a) != 0)
+    return -1;
+
+  int32_t n = req->dyn_ptr ? 1 : 0;
+  for (int32_t i = 0; i < a->num; i++)
+    n += (a->types[i] & OMP_TGT_MAPTYPE_TARGET_PARAM) != 0;
+  params = calloc((size_t)n + 1, sizeof *params);
+  offsets = calloc((size_t)n + 1, sizeof *offsets);
+  privates = calloc((size_t)a->num + 1, sizeof *privates);
+  if (!params || !offsets || !privates) {
+    report_error_set("out of host memory for %d kernel arguments", n);
+    goto out_unmap;
+  }
+
+  int32_t k = 0;
+  if (req->dyn_ptr)
+    params[k++] = NULL; /* CPU kernels never read it (clang-abi.md 6) */
+  for (int32_t i = 0; i < a->num; i++) {
+    int64_t type = a->types[i];
+    if (!(type & OMP_TGT_MAPTYPE_TARGET_PARAM))
+      continue;
+    if (type & OMP_TGT_MAPTYPE_LITERAL) {
+      params[k++] = a->base[i]; /* the value itself (seed 000: args_base) */
+    } else if (type & OMP_TGT_MAPTYPE_PRIVATE) {
+      /* (first)private: a device copy of the host object for this launch */
+      int64_t size = a->sizes[i];
+      void *tgt = device_alloc(dev, size > 0 ? size : 1, a->begin[i],
+                               TARGET_ALLOC_DEFAULT);
+      if (!tgt)
+        goto out_free_privates;
+      privates[num_privates++].tgt = tgt;
+      if ((type & OMP_TGT_MAPTYPE_TO) && size > 0 &&
+          device_submit(dev, tgt, a->begin[i], size) != 0)
+        goto out_free_privates;
+      params[k++] = (char *)tgt - ((char *)a->begin[i] - (char *)a->base[i]);
+    } else {
+      if (maps_kernel_arg(dev, a->base[i], a->begin[i], a->sizes[i], type,
+                          &params[k]) != 0)
+        goto out_free_privates;
+      k++;
+    }
+  }
+
+  if (REPORT_INFO_ON(INFO_KERNEL_ARGS)) {
+    report_info(INFO_KERNEL_ARGS,
+                "Launching kernel %s on device %d with %d parameters, "
+                "num_teams=%d thread_limit=%d",
+                kernel.name ? kernel.name : "?", dev->id, n, req->num_teams,
+                req->thread_limit);
+    for (int32_t j = 0; j < n; j++)
+      report_info(INFO_KERNEL_ARGS, "  param %d = %p", j, params[j]);
+  }
+  if (device_launch(dev, &kernel, params, offsets, n, req->num_teams,
+                    req->thread_limit, req->tripcount) != 0) {
+    launch_explain_fault(dev, req);
+    goto out_free_privates;
+  }
+  rc = 0;
+
+out_free_privates:
+  for (int32_t j = 0; j < num_privates; j++)
+    device_delete(dev, privates[j].tgt);
+out_unmap:
+  if (rc == 0) {
+    rc = maps_data_end(dev, a);
+  } else {
+    /* Undo the reference counts without copying device data back: the host
+     * version of the region runs next and must see the host's own data. */
+    int64_t *types = malloc(sizeof *types * (size_t)(a->num ? a->num : 1));
+    if (types) {
+      struct map_args undo = *a;
+      for (int32_t i = 0; i < a->num; i++)
+        types[i] = a->types[i] & ~(int64_t)(OMP_TGT_MAPTYPE_FROM |
+                                            OMP_TGT_MAPTYPE_ALWAYS);
+      undo.types = types;
+      char saved[2048];
+      snprintf(saved, sizeof saved, "%s", report_error_get());
+      maps_data_end(dev, &undo);
+      report_error_clear();
+      report_error_set("%s", saved);
+      free(types);
+    }
+  }
+  free(params);
+  free(offsets);
+  free(privates);
+  __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
+  return rc;
+}

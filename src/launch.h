@@ -1,0 +1,55 @@
+/*
+ * launch.h - running one target region: map, build the kernel's argument
+ * list, launch, unmap; and the device-id resolution every entry point shares.
+ */
+#ifndef SIMTARGET_LAUNCH_H
+#define SIMTARGET_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "maps.h"
+
+/* What an entry point wants done with device id `device_id`. */
+enum target_resolution {
+  TARGET_ON_DEVICE = 0, /* *dev is ready to use */
+  TARGET_ON_HOST,       /* the initial device, or offloading disabled: run
+                           the host version without an error */
+  TARGET_FAILED,        /* a cause was recorded with report_error_set */
+};
+
+/* Resolve -1 to the default device, check the range and make the device
+ * ready. -2/-3 are handled by the callers (they loop over devices). */
+HIDDEN enum target_resolution target_resolve(int64_t device_id,
+                                             struct device **dev);
+/* The default device (OMP_DEFAULT_DEVICE / omp_set_default_device), through
+ * libomp's ICV when libomp is loaded, else ours. */
+HIDDEN int target_default_device(void);
+
+struct launch_request {
+  void *host_ptr;           /* the region id: key of the kernel's entry */
+  struct map_args args;
+  int32_t num_teams;        /* as the compiler passed them */
+  int32_t thread_limit;
+  uint64_t tripcount;
+  bool dyn_ptr;             /* clang 19+: a leading dyn_ptr parameter */
+};
+
+/* Run one target region on a ready device. Returns 0, or -1 with the cause
+ * recorded (the caller applies the failure policy). */
+HIDDEN int launch_region(struct device *dev, const struct launch_request *req);
+
+/* Tripcount pushed by __kmpc_push_target_tripcount(_mapper) for the next
+ * launch on the calling thread (clang 13/14). */
+HIDDEN void launch_push_tripcount(int64_t device_id, uint64_t tripcount);
+HIDDEN uint64_t launch_pop_tripcount(int64_t device_id);
+
+/* "tofrom|target_param|member_of(1)" for LIBOMPTARGET_INFO and traces. */
+HIDDEN const char *launch_map_type_string(int64_t type, char *buf,
+                                          size_t len);
+/* Print a construct's arguments with decoded map types (INFO 0x01). */
+HIDDEN void launch_print_args(const char *what, const ident_t *loc,
+                              const struct map_args *a);
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * mapping.c - the host -> device mapping table of one device: an AVL tree of
+ * non-overlapping host intervals keyed by host begin address.
+ *
+ * Because the intervals never overlap, their ends are ordered like their
+ * begins, so "the entry with the greatest begin below X" is the only entry
+ * that can contain X, and one O(log n) descent answers every lookup.
+ *
+ * Locking: table->lock guards root, count and every entry (refcounts,
+ * shadows). Every function here expects the caller to hold it; nothing here
+ * takes it (mapping_table_init/destroy create and destroy it).
+ */
+#include "mapping.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mapping_table_init(struct mapping_table *t) {
+  pthread_mutex_init(&t->lock, NULL);
+  t->root = NULL;
+  t->count = 0;
+}
+
+static void free_shadows(struct mapping_entry *e) {
+  struct shadow_ptr *s = e->shadows;
+  while (s) {
+    struct shadow_ptr *next = s->next;
+    free(s);
+    s = next;
+  }
+  e->shadows = NULL;
+}
+
+static void free_subtree(struct mapping_entry *e) {
+  /* Recursion depth is the tree height (<= 1.44 log2 n). */
+  if (!e)
+    return;
+  free_subtree(e->left);
+  free_subtree(e->right);
+  free_shadows(e);
+  free(e);
+}
+
+void mapping_table_destroy(struct mapping_table *t) {
+  free_subtree(t->root);
+  t->root = NULL;
+  t->count = 0;
+  pthread_mutex_destroy(&t->lock);
+}
+
+/* ---------------------------------------------------------------- AVL */
+
+static int height_of(const struct mapping_entry *e) { return e ? e->height : 0; }
+
+static void update_height(struct mapping_entry *e) {
+  int l = height_of(e->left), r = height_of(e->right);
+  e->height = 1 + (l > r ? l : r);
+}
+
+static struct mapping_entry *rotate_right(struct mapping_entry *e) {
+  struct mapping_entry *l = e->left;
+  e->left = l->right;
+  l->right = e;
+  update_height(e);
+  update_height(l);
+  return l;
+}
+
+static struct mapping_entry *rotate_left(struct mapping_entry *e) {
+  struct mapping_entry *r = e->right;
+  e->right = r->left;
+  r->left = e;
+  update_height(e);
+  update_height(r);
+  return r;
+}
+
+static struct mapping_entry *rebalance(struct mapping_entry *e) {
+  update_height(e);
+  int balance = height_of(e->left) - height_of(e->right);
+  if (balance > 1) {
+    if (height_of(e->left->left) < height_of(e->left->right))
+      e->left = rotate_left(e->left);
+    return rotate_right(e);
+  }
+  if (balance < -1) {
+    if (height_of(e->right->right) < height_of(e->right->left))
+      e->right = rotate_right(e->right);
+    return rotate_left(e);
+  }
+  return e;
+}
+
+static struct mapping_entry *insert_node(struct mapping_entry *root,
+                                         struct mapping_entry *n) {
+  if (!root)
+    return n;
+  if (n->hst_begin < root->hst_begin)
+    root->left = insert_node(root->left, n);
+  else
+    root->right = insert_node(root->right, n);
+  return rebalance(root);
+}
+
+/* Detach the minimum of a subtree; *min receives it. */
+static struct mapping_entry *detach_min(struct mapping_entry *root,
+                                        struct mapping_entry **min) {
+  if (!root->left) {
+    *min = root;
+    return root->right;
+  }
+  root->left = detach_min(root->left, min);
+  return rebalance(root);
+}
+
+/* Remove node `victim` (found by its unique begin address). */
+static struct mapping_entry *remove_node(struct mapping_entry *root,
+                                         struct mapping_entry *victim,
+                                         bool *found) {
+  if (!root)
+    return NULL;
+  if (root != victim) {
+    if (victim->hst_begin < root->hst_begin)
+      root->left = remove_node(root->left, victim, found);
+    else
+      root->right = remove_node(root->right, victim, found);
+    return rebalance(root);
+  }
+  *found = true;
+  if (!root->left)
+    return root->right;
+  if (!root->right)
+    return root->left;
+  struct mapping_entry *successor = NULL;
+  struct mapping_entry *right = detach_min(root->right, &successor);
+  successor->right = right;
+  successor->left = root->left;
+  return rebalance(successor);
+}
+
+/* The entry with the greatest begin <= addr (strict: < addr), or NULL. */
+static struct mapping_entry *floor_entry(struct mapping_table *t,
+                                         uintptr_t addr, bool strict) {
+  struct mapping_entry *cur = t->root, *best = NULL;
+  while (cur) {
+    bool go_right = strict ? cur->hst_begin < addr : cur->hst_begin <= addr;
+    if (go_right) {
+      best = cur;
+      cur = cur->right;
+    } else {
+      cur = cur->left;
+    }
+  }
+  return best;
+}
+
+/* Does entry e hold address addr? A zero-size entry holds its begin. */
+static bool entry_holds(const struct mapping_entry *e, uintptr_t addr) {
+  if (e->hst_begin == e->hst_end)
+    return addr == e->hst_begin;
+  return addr >= e->hst_begin && addr < e->hst_end;
+}
+
+/* ------------------------------------------------------------ lookups */
+
+enum mapping_overlap mapping_lookup(struct mapping_table *t, uintptr_t begin,
+                                    uint64_t size,
+                                    struct mapping_entry **entry) {
+  *entry = NULL;
+  uintptr_t end = begin + size;
+  if (end < begin) /* wraps around: clamp to the top of the address space */
+    end = UINTPTR_MAX;
+  struct mapping_entry *at = floor_entry(t, begin, false);
+  if (at && entry_holds(at, begin)) {
+    *entry = at;
+    if (size == 0 || end <= at->hst_end)
+      return MAPPING_CONTAINED;
+    return MAPPING_EXTENDS;
+  }
+  if (size == 0)
+    return MAPPING_ABSENT;
+  /* No entry holds begin; one that starts inside (begin, end) overlaps. */
+  struct mapping_entry *last = floor_entry(t, end, true);
+  if (last && last->hst_begin > begin) {
+    *entry = last;
+    return MAPPING_EXTENDS;
+  }
+  return MAPPING_ABSENT;
+}
+
+struct mapping_entry *mapping_find(struct mapping_table *t, uintptr_t addr) {
+  struct mapping_entry *at = floor_entry(t, addr, false);
+  return at && entry_holds(at, addr) ? at : NULL;
+}
+
+struct find_device_arg {
+  uintptr_t addr;
+  struct mapping_entry *found;
+};
+
+static int match_device_addr(struct mapping_entry *e, void *arg) {
+  struct find_device_arg *fa = arg;
+  uintptr_t size = e->hst_end - e->hst_begin;
+  if (fa->addr >= e->tgt_begin &&
+      (fa->addr < e->tgt_begin + size ||
+       (size == 0 && fa->addr == e->tgt_begin))) {
+    fa->found = e;
+    return 1;
+  }
+  return 0;
+}
+
+struct mapping_entry *mapping_find_device(struct mapping_table *t,
+                                          uintptr_t addr) {
+  struct find_device_arg fa = {.addr = addr, .found = NULL};
+  mapping_foreach(t, match_device_addr, &fa);
+  return fa.found;
+}
+
+/* ------------------------------------------------------ insert/remove */
+
+struct mapping_entry *mapping_insert(struct mapping_table *t,
+                                     uintptr_t hst_begin, uintptr_t hst_end,
+                                     uintptr_t tgt_begin, const char *name) {
+  if (hst_end < hst_begin) {
+    report_error_set("mapping table: host range 0x%" PRIxPTR "..0x%" PRIxPTR
+                     " ends before it begins",
+                     hst_begin, hst_end);
+    return NULL;
+  }
+  struct mapping_entry *clash = NULL;
+  if (mapping_lookup(t, hst_begin, hst_end - hst_begin, &clash) !=
+      MAPPING_ABSENT) {
+    report_error_set("mapping table: new entry host 0x%" PRIxPTR "..0x%" PRIxPTR
+                     " overlaps mapped host 0x%" PRIxPTR "..0x%" PRIxPTR,
+                     hst_begin, hst_end, clash->hst_begin, clash->hst_end);
+    return NULL;
+  }
+  struct mapping_entry *e = calloc(1, sizeof *e);
+  if (!e) {
+    report_error_set("mapping table: out of host memory for the entry of "
+                     "host 0x%" PRIxPTR "..0x%" PRIxPTR,
+                     hst_begin, hst_end);
+    return NULL;
+  }
+  e->hst_begin = hst_begin;
+  e->hst_end = hst_end;
+  e->tgt_begin = tgt_begin;
+  e->height = 1;
+  snprintf(e->name, sizeof e->name, "%s", name ? name : "");
+  t->root = insert_node(t->root, e);
+  t->count++;
+  return e;
+}
+
+void mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
+  bool found = false;
+  t->root = remove_node(t->root, e, &found);
+  if (!found)
+    return; /* not ours: leave it alone rather than free a stranger */
+  t->count--;
+  free_shadows(e);
+  free(e);
+}
+
+/* ------------------------------------------------------- traversal */
+
+static int visit(struct mapping_entry *e,
+                 int (*fn)(struct mapping_entry *, void *), void *arg) {
+  if (!e)
+    return 0;
+  /* fn may not remove entries; read the links before calling it anyway. */
+  struct mapping_entry *right = e->right;
+  if (visit(e->left, fn, arg))
+    return 1;
+  if (fn(e, arg))
+    return 1;
+  return visit(right, fn, arg);
+}
+
+void mapping_foreach(struct mapping_table *t,
+                     int (*fn)(struct mapping_entry *, void *), void *arg) {
+  visit(t->root, fn, arg);
+}
+
+static void format_count(uint64_t n, char *buf, size_t len) {
+  if (n == MAPPING_REFCOUNT_INFINITE)
+    snprintf(buf, len, "inf");
+  else
+    snprintf(buf, len, "%" PRIu64, n);
+}
+
+static int dump_one(struct mapping_entry *e, void *arg) {
+  FILE *out = arg;
+  char dyn[24], hold[24];
+  format_count(e->dyn_refcount, dyn, sizeof dyn);
+  format_count(e->hold_refcount, hold, sizeof hold);
+  fprintf(out,
+          "  host 0x%" PRIxPTR "..0x%" PRIxPTR " (%" PRIuPTR
+          " bytes) -> device 0x%" PRIxPTR ", dyn=%s hold=%s%s %s\n",
+          e->hst_begin, e->hst_end, e->hst_end - e->hst_begin, e->tgt_begin,
+          dyn, hold, e->owned ? "" : " (not owned)",
+          e->name[0] ? e->name : "unknown");
+  return 0;
+}
+
+void mapping_dump(struct mapping_table *t, FILE *out, const char *title) {
+  fprintf(out, "%s: %zu entr%s\n", title ? title : "mapping table", t->count,
+          t->count == 1 ? "y" : "ies");
+  mapping_foreach(t, dump_one, out);
+}

@@ -1,0 +1,410 @@
+/*
+ * plugins.c - find the plugins (libomptarget.rtl.<name>.so), load them, check
+ * them against TGT_RTL_INTERFACE, and number their devices.
+ *
+ * Locking: `plugins_mutex` guards `plugin_list`, `plugin_count`,
+ * `plugins_loaded` and `total_devices` while they are built and torn down;
+ * once plugins_load_all() has returned, the list is read-only until
+ * plugins_unload_all(), so readers do not lock. `rejections_mutex` guards
+ * the rejection text (append-only, zero-filled, so a reader always sees a
+ * NUL-terminated prefix).
+ */
+#include "plugins.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLUGIN_PREFIX "libomptarget.rtl."
+#define PLUGIN_SUFFIX ".so"
+#define MAX_DEVICES_PER_PLUGIN 4096
+#define MAX_PLUGINS 64
+
+static pthread_mutex_t plugins_mutex = PTHREAD_MUTEX_INITIALIZER;
+static bool plugins_loaded;
+static struct plugin *plugin_list;
+static int plugin_count;
+static int total_devices;
+
+static pthread_mutex_t rejections_mutex = PTHREAD_MUTEX_INITIALIZER;
+static char rejections[8192];
+static size_t rejections_len;
+
+void plugins_add_rejection(const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  report_info(~0u, "%s", line);
+  report_debug("%s", line);
+  pthread_mutex_lock(&rejections_mutex);
+  size_t room = sizeof rejections - rejections_len;
+  size_t need = strlen(line) + 1;
+  if (need < room) {
+    memcpy(rejections + rejections_len, line, need - 1);
+    rejections[rejections_len + need - 1] = '\n';
+    rejections_len += need;
+  }
+  pthread_mutex_unlock(&rejections_mutex);
+}
+
+const char *plugins_rejections(void) { return rejections; }
+
+/* Generated from the interface table: one check per required row. */
+int plugins_check_compliance(const struct plugin_ops *ops, char *why,
+                             size_t why_len) {
+  if (!ops) {
+    snprintf(why, why_len, "no function table");
+    return -1;
+  }
+#define CHECK_REQUIRED(req, ret, name, params, args, fail)                     \
+  if ((req) && !ops->name) {                                                   \
+    snprintf(why, why_len,                                                     \
+             "missing required function __tgt_rtl_" #name);                    \
+    return -1;                                                                 \
+  }
+  TGT_RTL_INTERFACE(CHECK_REQUIRED)
+#undef CHECK_REQUIRED
+  int32_t version = ops->abi_version();
+  if (version != SIMTARGET_PLUGIN_ABI_VERSION) {
+    snprintf(why, why_len, "plugin ABI version %d, libomptarget expects %d",
+             version, SIMTARGET_PLUGIN_ABI_VERSION);
+    return -1;
+  }
+  return 0;
+}
+
+/* Generated from the interface table: dlsym every row. */
+static void plugin_resolve(void *handle, struct plugin_ops *ops) {
+#define RESOLVE_ROW(req, ret, name, params, args, fail)                        \
+  ops->name = (ret(*) params)dlsym(handle, "__tgt_rtl_" #name);
+  TGT_RTL_INTERFACE(RESOLVE_ROW)
+#undef RESOLVE_ROW
+}
+
+/* "libomptarget.rtl.x.so" -> "x"; any other file name is kept as it is. */
+static char *plugin_name_from_path(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strlen(base);
+  size_t pre = strlen(PLUGIN_PREFIX), suf = strlen(PLUGIN_SUFFIX);
+  if (len > pre + suf && !strncmp(base, PLUGIN_PREFIX, pre) &&
+      !strcmp(base + len - suf, PLUGIN_SUFFIX))
+    return strndup(base + pre, len - pre - suf);
+  return strdup(base);
+}
+
+int plugins_open(const char *path, struct plugin *out, char *why,
+                 size_t why_len) {
+  memset(out, 0, sizeof *out);
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *msg = dlerror();
+    snprintf(why, why_len, "cannot be loaded: %s", msg ? msg : "unknown");
+    return -1;
+  }
+  plugin_resolve(handle, &out->ops);
+  if (plugins_check_compliance(&out->ops, why, why_len) < 0)
+    goto out_close;
+  if (out->ops.init_plugin) {
+    int32_t rc = out->ops.init_plugin();
+    if (rc != 0) {
+      snprintf(why, why_len, "__tgt_rtl_init_plugin returned %d", rc);
+      goto out_close;
+    }
+  }
+  int32_t devices = out->ops.number_of_devices();
+  if (devices < 0 || devices > MAX_DEVICES_PER_PLUGIN) {
+    snprintf(why, why_len,
+             "__tgt_rtl_number_of_devices returned %d (expected 0..%d)",
+             devices, MAX_DEVICES_PER_PLUGIN);
+    goto out_deinit;
+  }
+  if (devices == 0) {
+    snprintf(why, why_len, "has no devices");
+    goto out_deinit;
+  }
+  out->name = plugin_name_from_path(path);
+  out->path = strdup(path);
+  if (!out->name || !out->path) {
+    snprintf(why, why_len, "out of memory");
+    goto out_free_names;
+  }
+  out->handle = handle;
+  out->num_devices = devices;
+  return 0;
+
+out_free_names:
+  free(out->name);
+  free(out->path);
+out_deinit:
+  if (out->ops.deinit_plugin)
+    out->ops.deinit_plugin();
+out_close:
+  dlclose(handle);
+  memset(out, 0, sizeof *out);
+  return -1;
+}
+
+/* Discovery order: simdevice, cuda, then the rest by name. */
+static int plugin_rank(const char *name) {
+  if (!strcmp(name, "simdevice"))
+    return 0;
+  if (!strcmp(name, "cuda"))
+    return 1;
+  return 2;
+}
+
+static int compare_plugin_names(const void *a, const void *b) {
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  int rx = plugin_rank(x), ry = plugin_rank(y);
+  if (rx != ry)
+    return rx - ry;
+  return strcmp(x, y);
+}
+
+void plugins_free_names(char **names, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+int plugins_list_folder(const char *dir, char ***names_out, size_t *n_out) {
+  *names_out = NULL;
+  *n_out = 0;
+  DIR *d = opendir(dir);
+  if (!d)
+    return -1;
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  size_t pre = strlen(PLUGIN_PREFIX), suf = strlen(PLUGIN_SUFFIX);
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t len = strlen(de->d_name);
+    if (len <= pre + suf || strncmp(de->d_name, PLUGIN_PREFIX, pre) ||
+        strcmp(de->d_name + len - suf, PLUGIN_SUFFIX))
+      continue;
+    if (memchr(de->d_name + pre, '.', len - pre - suf))
+      continue; /* "libomptarget.rtl.x.so.1" style or odd names: not ours */
+    if (n == cap) {
+      size_t ncap = cap ? cap * 2 : 8;
+      char **grown = realloc(names, ncap * sizeof *names);
+      if (!grown)
+        goto out_free_names;
+      names = grown;
+      cap = ncap;
+    }
+    names[n] = strndup(de->d_name + pre, len - pre - suf);
+    if (!names[n])
+      goto out_free_names;
+    n++;
+  }
+  closedir(d);
+  if (n)
+    qsort(names, n, sizeof *names, compare_plugin_names);
+  *names_out = names;
+  *n_out = n;
+  return 0;
+
+out_free_names:
+  closedir(d);
+  plugins_free_names(names, n);
+  return -1;
+}
+
+/* The folder libomptarget.so was loaded from (or the test executable's). */
+static int own_folder(char *buf, size_t len) {
+  Dl_info info;
+  if (!dladdr((void *)&own_folder, &info) || !info.dli_fname)
+    return -1;
+  char resolved[PATH_MAX];
+  const char *file = realpath(info.dli_fname, resolved) ? resolved
+                                                        : info.dli_fname;
+  const char *slash = strrchr(file, '/');
+  if (!slash)
+    return snprintf(buf, len, ".") >= (int)len ? -1 : 0;
+  size_t dir_len = (size_t)(slash - file);
+  if (dir_len + 1 > len)
+    return -1;
+  memcpy(buf, file, dir_len);
+  buf[dir_len] = '\0';
+  if (dir_len == 0)
+    snprintf(buf, len, "/");
+  return 0;
+}
+
+/* A list entry is a path when it contains '/', else a plugin name. */
+static int candidate_path(const char *dir, const char *item, char *path,
+                          size_t len) {
+  int n = strchr(item, '/')
+              ? snprintf(path, len, "%s", item)
+              : snprintf(path, len, "%s/" PLUGIN_PREFIX "%s" PLUGIN_SUFFIX,
+                         dir, item);
+  return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+static bool already_loaded(const char *name) {
+  for (int i = 0; i < plugin_count; i++)
+    if (!strcmp(plugin_list[i].name, name))
+      return true;
+  return false;
+}
+
+static void try_plugin(const char *dir, const char *item) {
+  char path[PATH_MAX];
+  char why[512];
+  if (candidate_path(dir, item, path, sizeof path) < 0) {
+    plugins_add_rejection("plugin '%s': path too long", item);
+    return;
+  }
+  if (plugin_count >= MAX_PLUGINS) {
+    plugins_add_rejection("%s: more than %d plugins", path, MAX_PLUGINS);
+    return;
+  }
+  struct plugin p;
+  if (plugins_open(path, &p, why, sizeof why) < 0) {
+    plugins_add_rejection("%s: %s", path, why);
+    return;
+  }
+  if (already_loaded(p.name)) {
+    plugins_add_rejection("%s: a plugin named '%s' is already loaded", path,
+                          p.name);
+    goto out_close;
+  }
+  if (total_devices > INT32_MAX - p.num_devices) {
+    plugins_add_rejection("%s: too many devices in total", path);
+    goto out_close;
+  }
+  p.first_device = total_devices;
+  total_devices += p.num_devices;
+  plugin_list[plugin_count++] = p;
+  report_debug("plugin %s (%s): devices %d..%d", p.name, p.path,
+               p.first_device, p.first_device + p.num_devices - 1);
+  return;
+
+out_close:
+  if (p.ops.deinit_plugin)
+    p.ops.deinit_plugin();
+  dlclose(p.handle);
+  free(p.name);
+  free(p.path);
+}
+
+static void load_from_env_list(const char *dir, const char *list) {
+  char *copy = strdup(list);
+  if (!copy) {
+    plugins_add_rejection("LIBOMPTARGET_PLUGINS: out of memory");
+    return;
+  }
+  char *save = NULL;
+  for (char *item = strtok_r(copy, ",", &save); item;
+       item = strtok_r(NULL, ",", &save)) {
+    while (*item == ' ')
+      item++;
+    size_t len = strlen(item);
+    while (len && item[len - 1] == ' ')
+      item[--len] = '\0';
+    if (*item)
+      try_plugin(dir, item);
+  }
+  free(copy);
+}
+
+static void load_from_folder(const char *dir) {
+  char **names;
+  size_t n;
+  if (plugins_list_folder(dir, &names, &n) < 0) {
+    plugins_add_rejection("cannot list plugins in %s: %s", dir,
+                          strerror(errno));
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    try_plugin(dir, names[i]);
+  plugins_free_names(names, n);
+}
+
+int plugins_load_all(void) {
+  pthread_mutex_lock(&plugins_mutex);
+  if (plugins_loaded)
+    goto out_unlock;
+  plugins_loaded = true;
+  plugin_list = calloc(MAX_PLUGINS, sizeof *plugin_list);
+  if (!plugin_list) {
+    plugins_add_rejection("out of memory for the plugin list");
+    goto out_unlock;
+  }
+  char dir[PATH_MAX];
+  if (own_folder(dir, sizeof dir) < 0)
+    snprintf(dir, sizeof dir, ".");
+  const char *env = getenv("LIBOMPTARGET_PLUGINS");
+  if (env && *env)
+    load_from_env_list(dir, env);
+  else
+    load_from_folder(dir);
+  if (plugin_count == 0)
+    report_info(~0u, "no usable offload plugin was found%s%s",
+                env && *env ? " in LIBOMPTARGET_PLUGINS=" : " in ",
+                env && *env ? env : dir);
+out_unlock:;
+  int devices = total_devices;
+  pthread_mutex_unlock(&plugins_mutex);
+  return devices;
+}
+
+int plugins_count(void) {
+  plugins_load_all();
+  return plugin_count;
+}
+
+struct plugin *plugins_get(int index) {
+  plugins_load_all();
+  if (index < 0 || index >= plugin_count)
+    return NULL;
+  return &plugin_list[index];
+}
+
+struct plugin *plugins_for_device(int32_t device_id) {
+  plugins_load_all();
+  for (int i = 0; i < plugin_count; i++) {
+    struct plugin *p = &plugin_list[i];
+    if (device_id >= p->first_device &&
+        device_id - p->first_device < p->num_devices)
+      return p;
+  }
+  return NULL;
+}
+
+void plugins_unload_all(void) {
+  pthread_mutex_lock(&plugins_mutex);
+  for (int i = 0; i < plugin_count; i++) {
+    struct plugin *p = &plugin_list[i];
+    if (p->ops.deinit_plugin)
+      p->ops.deinit_plugin();
+    if (p->handle)
+      dlclose(p->handle);
+    free(p->name);
+    free(p->path);
+  }
+  free(plugin_list);
+  plugin_list = NULL;
+  plugin_count = 0;
+  total_devices = 0;
+  /* A later call (a test, or a late registration) discovers them again. */
+  plugins_loaded = false;
+  pthread_mutex_unlock(&plugins_mutex);
+}
+
+void plugins_reset_rejections_for_test(void) {
+  pthread_mutex_lock(&rejections_mutex);
+  memset(rejections, 0, sizeof rejections);
+  rejections_len = 0;
+  pthread_mutex_unlock(&rejections_mutex);
+}

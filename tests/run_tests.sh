@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The test runner behind `make check`: every test executable under
+# build/tests/*/ (CMocka units, ABI drivers, simdevice drivers), then the
+# suites with their own scripts (device runtime, clang-compiled programs).
+# Ends with the summary line "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+passed=0 failed=0 skipped=0
+failures=()
+log_dir=build/test-logs
+mkdir -p "$log_dir"
+
+run_one() { # name, command...
+  local name=$1; shift
+  local log="$log_dir/${name//\//_}.log"
+  if timeout 300 "$@" >"$log" 2>&1; then
+    passed=$((passed + 1)); echo "ok    $name"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "FAIL  $name (log: $log)"
+    tail -n 15 "$log" | sed 's/^/      /'
+  fi
+}
+
+# A suite script prints its own "N passed, N failed[, N skipped]" last.
+run_suite() { # name, script
+  local name=$1 script=$2
+  local log="$log_dir/$name.log"
+  [ -x "$script" ] || { echo "skip  $name (no $script)"; return; }
+  timeout 900 "$script" 2>&1 | tee "$log" | grep -Ev '^(ok|PASS)' | tail -n 40
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+  if [ -z "$line" ]; then
+    failed=$((failed + 1)); failures+=("$name (no summary line)")
+    return
+  fi
+  local p f s
+  p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+  f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+  s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+  [ "$f" -eq 0 ] || failures+=("$name ($f failed)")
+}
+
+for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_*; do
+  [ -x "$t" ] || continue
+  run_one "${t#build/tests/}" "$t"
+done
+run_suite runtime simdevice/runtime/tests/run.sh
+run_suite programs tests/programs.sh
+
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "failed:"; printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
