@@ -35,7 +35,7 @@ DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so)
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS)
 
-.PHONY: all check demo install clean unit abi programs bench deps
+.PHONY: all check demo install clean testbins deps
 all: $(ALL)
 
 $(B)/obj/%.o: %.c
@@ -68,7 +68,7 @@ $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
 	$(CC) -shared -Wl,-soname,libomp.so.5 -Wl,--version-script=simdevice/runtime/exports.map \
 	  -Wl,--no-undefined -o $@ $(RT_OBJ) -lpthread
 
-$(B)/lib/simdevice/libomptarget.so%: simdevice/server/stub.c.in
+$(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
 
@@ -84,17 +84,27 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -ldl -lpthread
 
-$(B)/tests/abi/%: tests/abi/%.c $(LIB)
+$(B)/tests/abi/kernels.so: tests/abi/kernels.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -Wl,-rpath,'$$ORIGIN/../../lib'
+	$(CC) $(WARN) -O1 -shared -fPIC -o $@ $<
 
-check: all $(UNIT_BIN) $(ABI_BIN)
+$(B)/tests/abi/%: tests/abi/%.c $(LIB) $(B)/tests/abi/kernels.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -lcmocka -Wl,-rpath,'$$ORIGIN/../../lib'
+
+check:
+	@tests/deps.sh
+	@$(MAKE) --no-print-directory all testbins
 	@tests/run_tests.sh
+
+testbins: $(UNIT_BIN) $(ABI_BIN)
 
 deps:
 	@tests/deps.sh
 
-demo: all
+demo:
+	@tests/deps.sh --demo
+	@$(MAKE) --no-print-directory all
 	@tutorials/demo.sh
 
 install: all

@@ -68,6 +68,17 @@ HIDDEN int device_lookup_entry(struct device *dev, const void *host_addr,
 HIDDEN void devices_unload_lib(struct registered_lib *lib);
 /* Release all devices at library exit. */
 HIDDEN void devices_release_all(void);
+/* One device, for the devices array and unit tests: set up as NEW (0, or -1
+ * with report_error_set), and torn down again (frees the entry table, the
+ * image records and the mapping table; calls no plugin). */
+HIDDEN int device_setup(struct device *dev, int32_t id, struct plugin *plugin,
+                        int32_t rtl_id);
+HIDDEN void device_teardown(struct device *dev);
+/* Unload one library from one device: dtor kernels, global mappings,
+ * entries, unload_binary. Does nothing when the device never loaded it. */
+HIDDEN void device_unload_lib(struct device *dev, struct registered_lib *lib);
+/* deinit_device if the device was initialised, then device_teardown. */
+HIDDEN void device_release(struct device *dev);
 /* For unit tests: set up `dev` as a ready device backed by `plugin`. */
 HIDDEN void device_init_for_test(struct device *dev, struct plugin *plugin,
                                  int32_t rtl_id);

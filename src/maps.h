@@ -49,4 +49,25 @@ HIDDEN int maps_kernel_arg(struct device *dev, void *base, void *begin,
 HIDDEN const char *maps_var_name(const struct map_args *a, int32_t i,
                                  char *buf, size_t len);
 
+/* ---- user-defined mappers (src/mappers.c) ---------------------------- */
+
+/* The components a mapper function pushed, as parallel arrays: a
+ * self-contained argument list whose MEMBER_OF indices refer to it. */
+struct map_components {
+  uint32_t magic;   /* MAP_COMPONENTS_MAGIC while alive: rejects bad handles */
+  int32_t num, cap;
+  void **base, **begin;
+  int64_t *sizes, *types;
+  void **names;
+  int failed;       /* a push ran out of memory */
+};
+#define MAP_COMPONENTS_MAGIC 0x6d617070u
+
+/* Call `mapper` for one entry and collect its components into `out` (which
+ * the caller releases with map_components_free, also on failure). Returns 0,
+ * or -1 with report_error_set() (out of memory, or a bad component list). */
+HIDDEN int mappers_expand(void *mapper, void *base, void *begin, int64_t size,
+                          int64_t type, void *name, struct map_components *out);
+HIDDEN void map_components_free(struct map_components *c);
+
 #endif

@@ -12,12 +12,13 @@
  * Device ids follow seed 001: plugin k's devices are the range
  * [first_device, first_device + num_devices).
  *
- * Thread safety: plugins_load_all() runs once (pthread_once); afterwards the
+ * Thread safety: plugins_load_all() runs once (under its mutex); afterwards the
  * plugin list is read-only until plugins_unload_all() at library exit.
  */
 #ifndef SIMTARGET_PLUGINS_H
 #define SIMTARGET_PLUGINS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "omptarget_plugin.h"
@@ -56,6 +57,19 @@ HIDDEN void plugins_add_rejection(const char *fmt, ...)
  * the loader and by unit tests). Returns 0, or -1 with a reason in `why`. */
 HIDDEN int plugins_check_compliance(const struct plugin_ops *ops, char *why,
                                     size_t why_len);
+/* Release every plugin (deinit_plugin, dlclose). Call devices_release_all()
+ * first. A later plugins_load_all() discovers them again. */
 HIDDEN void plugins_unload_all(void);
+
+/* The steps of discovery, for the loader and unit tests. */
+/* dlopen `path`, resolve every row, check compliance, init_plugin, count
+ * devices. 0 and *out filled (first_device left 0), or -1 with `why`. */
+HIDDEN int plugins_open(const char *path, struct plugin *out, char *why,
+                        size_t why_len);
+/* Plugin names (`x` of libomptarget.rtl.x.so) in `dir`, in discovery order.
+ * 0, or -1 when the folder cannot be read. Free with plugins_free_names. */
+HIDDEN int plugins_list_folder(const char *dir, char ***names, size_t *n);
+HIDDEN void plugins_free_names(char **names, size_t n);
+HIDDEN void plugins_reset_rejections_for_test(void);
 
 #endif

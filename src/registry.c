@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugins.h"
-
 /* Sanity limits: anything beyond these is a corrupt descriptor, not a real
  * program (the largest real images are a few hundred MiB). */
 #define MAX_IMAGES_PER_DESC 256
@@ -553,9 +551,9 @@ int registry_add(const __tgt_bin_desc *desc) {
   char why[512];
   struct registered_lib *lib = registry_parse_descriptor(desc, why, sizeof why);
   if (!lib) {
-    report_error_set("__tgt_register_lib: %s", why);
-    plugins_add_rejection("library registered with descriptor %p: %s",
-                          (const void *)desc, why);
+    /* The caller (__tgt_register_lib) prints it and keeps it as a
+     * rejection for the mandatory-offload report. */
+    report_error_set("%s", why);
     return -1;
   }
   registry_lock();
@@ -564,8 +562,8 @@ int registry_add(const __tgt_bin_desc *desc) {
     if ((*tail)->desc == desc) {
       registry_unlock();
       registry_free(lib);
-      report_error_set("__tgt_register_lib: descriptor %p is already"
-                       " registered", (const void *)desc);
+      report_error_set("descriptor %p is already registered",
+                       (const void *)desc);
       return -1;
     }
   }

@@ -153,9 +153,17 @@ void report_offload_failure(const ident_t *loc, const char *construct,
     cause = "no cause was recorded";
 
   if (report_policy() != POLICY_MANDATORY) {
-    report_info(INFO_KERNEL_ARGS | INFO_PLUGIN_KERNEL,
-                "%s at %s failed (%s); the host version runs instead",
-                construct, where, cause);
+    /* With no device at all, falling back is the expected, quiet case;
+     * anything else is a silent wrong turn unless we say it. */
+    if (devices_count() == 0)
+      report_info(INFO_KERNEL_ARGS | INFO_PLUGIN_KERNEL,
+                  "%s at %s: %s; the host version runs instead", construct,
+                  where, cause);
+    else
+      fprintf(stderr,
+              "omptarget warning: %s at %s failed: %s; the host version runs "
+              "instead\n",
+              construct, where, cause);
     report_error_clear();
     return;
   }
@@ -168,8 +176,9 @@ void report_offload_failure(const ident_t *loc, const char *construct,
   if (rejected && rejected[0])
     fprintf(stderr, "omptarget fatal error: rejected plugins and images:\n%s",
             rejected);
-  if (dev) {
-    pthread_mutex_lock(&dev->map.lock);
+  /* trylock: the program is ending; never wait on a lock another thread
+   * may hold forever */
+  if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {
     char title[64];
     snprintf(title, sizeof title, "mapping table of device %d", dev->id);
     mapping_dump(&dev->map, stderr, title);

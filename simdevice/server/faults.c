@@ -10,7 +10,6 @@
  * Locking: none. `running_kernel` is an atomic written by the server thread;
  * the handler only reads it and the image table (stable while kernels run).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>

@@ -1,0 +1,158 @@
+/*
+ * plugin_internal.h - internals of the simdevice plugin
+ * (libomptarget.rtl.simdevice.so), shared by its files.
+ *
+ * Locks (always taken in this order):
+ *   sim_device.channel_lock  the device process (pid, death state, restart),
+ *                            the command slot, the loaded images, the kernel
+ *                            and global tables of the device.
+ *   device_allocator.lock    the allocator's blocks and the queue of
+ *                            protection changes not yet sent to the process.
+ * Transfers inside device memory take no lock: they are memcpy into the host
+ * view of the shared mapping.
+ */
+#ifndef SIMDEVICE_PLUGIN_INTERNAL_H
+#define SIMDEVICE_PLUGIN_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../protocol.h"
+#include "omptarget.h"
+#include "omptarget_plugin.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define PLUGIN_MAX_DEVICES 16
+#define PAGE_BYTES 4096ull
+
+/* ---------------------------------------------------------------- errors.c
+ * The cause of this thread's last failure, returned by get_last_error. */
+HIDDEN void plugin_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+HIDDEN void plugin_error_fault(uint64_t addr, int kind, int device_lost,
+                               const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+HIDDEN void plugin_error_take(__tgt_rtl_error *out);
+
+/* ------------------------------------------------------------- allocator.c
+ * First fit over size-class bins, with coalescing of address neighbours;
+ * blocks are found by address through a hash table. Offsets are relative to
+ * the start of device memory. With guard pages, every block ends right before
+ * an inaccessible page and freed pages are made inaccessible; the needed
+ * protection changes queue up until the channel sends them. */
+struct alloc_block;
+struct prot_queue {
+  struct simdev_prot_change *items;
+  size_t count, cap;
+};
+struct device_allocator {
+  pthread_mutex_t lock;
+  uint64_t capacity; /* bytes */
+  uint64_t unit;     /* allocation granule: a page with guards, else 64 */
+  int guard;
+  struct alloc_block *bins[64];     /* free blocks by floor(log2(units)) */
+  struct alloc_block *first;        /* every block, in address order */
+  struct alloc_block **table;       /* used blocks by offset (open addressing) */
+  size_t table_cap, table_used;
+  uint64_t bytes_used;
+  struct prot_queue pending;
+};
+HIDDEN int allocator_init(struct device_allocator *a, uint64_t capacity,
+                          int guard);
+HIDDEN void allocator_destroy(struct device_allocator *a);
+/* Returns 0 and the user offset, or -1 (out of memory / no memory for
+ * bookkeeping; the reason is in plugin_error). */
+HIDDEN int allocator_alloc(struct device_allocator *a, uint64_t size,
+                           uint64_t *offset_out);
+/* Returns 0, or -1 when `offset` is not the start of a live allocation. */
+HIDDEN int allocator_free(struct device_allocator *a, uint64_t offset);
+/* Moves up to `max` queued protection changes to `out`; returns how many. */
+HIDDEN size_t allocator_take_protections(struct device_allocator *a,
+                                         struct simdev_prot_change *out,
+                                         size_t max);
+/* After a restart: forget the queue and queue access to every live block. */
+HIDDEN int allocator_requeue_live(struct device_allocator *a);
+/* Words about a device-memory offset, for fault messages. */
+HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
+                               char *buf, size_t len);
+
+/* -------------------------------------------------------------- elfimage.c */
+/* Finds the ELF payload of an image (unwrapping an OffloadBinary) and checks
+ * that it is a 64-bit x86-64 (or ppc64le) shared object. Returns 0, or -1
+ * with the reason in `why`. */
+HIDDEN int elfimage_check(const __tgt_device_image *image, const void **elf,
+                          size_t *size, char *why, size_t why_len);
+
+/* ------------------------------------------------------------- device.c */
+struct plugin_image;
+
+struct kernel_ref {
+  uint64_t addr;    /* device address */
+  const char *name; /* host entry name (owned by its plugin_image) */
+};
+
+struct sim_device {
+  int id;
+  int initialized;              /* memory and first process set up */
+  pthread_mutex_t channel_lock; /* see the top of this file */
+  /* memory */
+  uint64_t dev_base, capacity;
+  unsigned char *host_view; /* host mapping of the memory memfd */
+  void *reservation;        /* PROT_NONE at dev_base in the host */
+  int mem_fd, ctl_fd;
+  struct simdev_control *ctl;
+  unsigned char *bounce;
+  struct device_allocator alloc;
+  /* process */
+  pid_t pid;                /* 0 when none runs */
+  int dead;                 /* died; the next command restarts it */
+  _Atomic uint64_t death_epoch; /* deaths seen so far */
+  char death_cause[SIMDEV_MESSAGE_SIZE];
+  unsigned restarts;
+  /* images */
+  struct plugin_image *images; /* load order, for replay after a restart */
+  struct kernel_ref *kernels;  /* sorted by addr */
+  size_t kernel_count;
+};
+
+HIDDEN struct sim_device *device_get(int32_t id); /* NULL with an error */
+HIDDEN int device_count(void);
+HIDDEN int device_setup(struct sim_device *dev);    /* memory + process */
+HIDDEN void device_teardown(struct sim_device *dev);
+
+/* ------------------------------------------------------------- process.c
+ * Under channel_lock. */
+HIDDEN int process_start(struct sim_device *dev);
+/* Collects the exit status of a dead process into dev->death_cause (with
+ * the running kernel's name when `kernel` is not NULL). */
+HIDDEN void process_reap(struct sim_device *dev, const char *kernel);
+/* 1 when the process is gone (and reaped). */
+HIDDEN int process_gone(struct sim_device *dev);
+HIDDEN void process_stop(struct sim_device *dev);
+
+/* ------------------------------------------------------------- channel.c
+ * Under channel_lock. Sends the slot's command (fields already filled) with
+ * the pending protection changes; returns 0 on success, or -1 with the error
+ * recorded (the command failed, or the process died: then dev->dead is set).
+ * `kernel` names the kernel a RUN executes, for death messages. */
+HIDDEN int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry);
+HIDDEN int channel_send(struct sim_device *dev, uint32_t command,
+                        const char *kernel);
+HIDDEN int channel_flush_protections(struct sim_device *dev);
+
+/* --------------------------------------------------------------- images.c
+ * Under channel_lock. */
+HIDDEN __tgt_target_table *images_load(struct sim_device *dev,
+                                       __tgt_device_image *image);
+HIDDEN int images_unload(struct sim_device *dev, __tgt_device_image *image);
+HIDDEN int images_replay(struct sim_device *dev);
+HIDDEN void images_forget_all(struct sim_device *dev);
+HIDDEN const struct kernel_ref *images_find_kernel(struct sim_device *dev,
+                                                   uint64_t addr);
+/* 1 when [addr, addr+size) lies inside a declare-target global. */
+HIDDEN int images_global_contains(struct sim_device *dev, uint64_t addr,
+                                  uint64_t size);
+
+#endif

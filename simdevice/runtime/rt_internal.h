@@ -1,0 +1,188 @@
+/*
+ * rt_internal.h - internal contracts of the simdevice device runtime
+ * (libomp.so.5 inside the device process).
+ *
+ * The execution model:
+ *   launch   one kernel call on a server thread (simdev_rt_kernel_begin/end);
+ *   league   the teams of one `teams` construct (__kmpc_fork_teams);
+ *   rt_team  the threads of one parallel region, or a league team's initial
+ *            thread alone (level 0);
+ *   rt_member one thread's implicit task in an rt_team (its thread number,
+ *            its private worksharing counters, its current task).
+ * The calling thread's rt_member is in the thread-local `rt_cur`; nothing
+ * about a launch is global, so launches on different server threads run
+ * side by side. Locks: each rt_team's `lock` guards its barrier, task queue,
+ * dispatch slots and join count; a league's `lock` guards its completion
+ * count; the pool has its own lock (pool.c). Locks are never nested except
+ * team lock -> nothing (tasks run with no lock held).
+ */
+#ifndef SIMDEVICE_RT_INTERNAL_H
+#define SIMDEVICE_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+#define UNUSED __attribute__((unused))
+#define EXPORT __attribute__((visibility("default")))
+
+/* libomp's source-location descriptor; psource is ";file;func;line;col;;". */
+typedef struct ident {
+  int32_t reserved_1;
+  int32_t flags;
+  int32_t reserved_2;
+  int32_t reserved_3;
+  const char *psource;
+} ident_t;
+
+/* kmp_critical_name: 32 zero-initialised bytes owned by the device image. */
+typedef int32_t kmp_critical_name[8];
+
+/* ------------------------------------------------------------ caps */
+struct rt_caps {
+  int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
+  int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
+  int32_t ncpus;         /* online CPUs, >= 1 */
+  int32_t device_num;    /* SIMDEVICE_DEVICE_NUM, for omp_get_device_num */
+};
+HIDDEN const struct rt_caps *rt_caps(void);
+/* The number of teams / the thread limit actually used for a request
+ * (<= 0 means "not given"). */
+HIDDEN int32_t rt_pick_num_teams(int32_t requested);
+HIDDEN int32_t rt_pick_thread_limit(int32_t requested, int32_t nteams);
+
+/* ------------------------------------------------------------ locks */
+/* A futex mutex in one 32-bit word (0 free, 1 held, 2 held with waiters);
+ * it needs no init beyond zeroing and no destroy, so it can live inside
+ * compiler-owned storage (kmp_critical_name, omp_lock_t). */
+HIDDEN void rt_word_lock(_Atomic int32_t *w);
+HIDDEN int rt_word_trylock(_Atomic int32_t *w);
+HIDDEN void rt_word_unlock(_Atomic int32_t *w);
+
+/* ------------------------------------------------------------ structures */
+struct rt_task;
+struct rt_taskgroup;
+
+struct rt_league {
+  int32_t nteams;
+  int32_t thread_limit;
+};
+
+/* Dispatch (dynamic/guided/ordered) loop state shared by a team. Slots are
+ * used round-robin by loop sequence number so `nowait` loops can overlap. */
+#define RT_DISPATCH_SLOTS 8
+struct rt_dispatch_slot {
+  int64_t seq;             /* loop sequence number served; -1 when never used */
+  int32_t done;            /* threads that have finished this loop */
+  int32_t kind;            /* enum rt_sched_kind */
+  uint64_t trip;           /* iterations */
+  uint64_t chunk;
+  int64_t lb;              /* first iteration value (two's complement) */
+  int64_t st;              /* step */
+  _Atomic uint64_t next;   /* next unclaimed iteration index (dynamic/guided) */
+  _Atomic uint64_t ordered_next; /* next iteration allowed into `ordered` */
+};
+
+enum rt_sched_kind { RT_SCHED_STATIC, RT_SCHED_STATIC_CHUNKED, RT_SCHED_DYNAMIC, RT_SCHED_GUIDED };
+
+struct rt_team {
+  int32_t nthreads;
+  int32_t level;          /* parallel nesting level (0: team's initial region) */
+  int32_t active_level;   /* enclosing parallel regions with > 1 thread */
+  int32_t team_num;       /* number in the league */
+  int32_t thread_limit;   /* threads a parallel region may use */
+  int32_t parent_tid;     /* thread number of the forking thread in `parent` */
+  struct rt_team *parent;
+  const struct rt_league *league; /* NULL outside a teams construct: 1 team */
+
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  /* barrier */
+  int32_t bar_arrived;
+  uint32_t bar_gen;
+  /* explicit tasks queued for this team's threads */
+  struct rt_task *queue_head, *queue_tail;
+  int64_t tasks_pending;  /* queued + running */
+  /* single / copyprivate */
+  _Atomic int64_t single_count;
+  void *copyprivate_data;
+  /* worksharing */
+  struct rt_dispatch_slot dispatch[RT_DISPATCH_SLOTS];
+  /* fork/join */
+  int32_t workers_running;
+  _Atomic int32_t next_tid;
+  void *microtask;
+  int32_t argc;
+  const uint64_t *args;
+};
+
+/* The calling thread's private dispatch state for the current loop. */
+struct rt_dispatch_private {
+  struct rt_dispatch_slot *slot;
+  uint64_t static_chunk;   /* next chunk number for static kinds */
+  int finished;            /* next() already returned 0 */
+  uint64_t cur_iter;       /* iteration index being executed (ordered) */
+  int ordered_bumped;      /* the current iteration left its ordered region */
+};
+
+struct rt_task {
+  struct rt_task *parent;        /* its creator's task (NULL for implicit) */
+  struct rt_taskgroup *group;    /* innermost taskgroup it counts in */
+  struct rt_taskgroup *tg_top;   /* taskgroups this task has open */
+  struct rt_team *team;
+  struct rt_task *next;          /* queue link */
+  int32_t children;              /* incomplete child tasks (team lock) */
+  int32_t refs;                  /* 1 until completed + children alive */
+  int32_t flags;                 /* kmp_tasking_flags */
+  int32_t is_final;
+  int32_t is_explicit;
+};
+
+struct rt_member {
+  struct rt_team *team;
+  int32_t tid;
+  struct rt_task implicit_task;
+  struct rt_task *task;          /* task being executed */
+  int64_t single_seen;
+  int64_t dispatch_seq;
+  struct rt_dispatch_private disp;
+  int32_t push_num_threads;      /* from __kmpc_push_num_threads, one use */
+  int32_t push_num_teams;        /* from __kmpc_push_num_teams, one use */
+  int32_t push_thread_limit;
+  int32_t nthreads_var;          /* omp_set_num_threads */
+  int32_t launch_num_teams;      /* the launch's request (initial thread) */
+  int32_t launch_thread_limit;
+  struct rt_member *prev;        /* rt_cur to restore */
+};
+
+/* The calling thread's member; a default initial context is made on first
+ * use so that device code also runs outside simdev_rt_kernel_begin. */
+HIDDEN struct rt_member *rt_current(void);
+HIDDEN void rt_set_current(struct rt_member *m);
+HIDDEN int32_t rt_gtid(void);
+
+/* Team life cycle. team_init returns 0 or an errno value. */
+HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *forker);
+HIDDEN void rt_team_destroy(struct rt_team *t);
+HIDDEN void rt_member_init(struct rt_member *m, struct rt_team *t, int32_t tid);
+/* Barrier of all team threads; runs queued tasks while waiting and only
+ * completes when no task of the team is queued or running. */
+HIDDEN void rt_team_barrier(struct rt_team *t);
+
+/* Tasks (task.c) */
+HIDDEN void rt_task_run_one_locked(struct rt_team *t);  /* lock held on entry and exit */
+
+/* Thread pool (pool.c). */
+struct rt_worker;
+/* Reserves up to `want` idle workers (creating them as needed); returns how
+ * many were obtained (0..want). Failures to create threads are reported once. */
+HIDDEN int rt_pool_acquire(int want, struct rt_worker **out);
+/* Starts fn(arg) on a reserved worker; the worker returns to the pool after. */
+HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void *arg);
+
+/* "file:line" of a location for messages. */
+HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len);
+HIDDEN void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * main.c - simdevice-server: one device, one process. Started by the plugin
+ * with the control memfd on fd 3 and the device-memory memfd on fd 4; maps
+ * device memory at its fixed address, loads the device runtime, then serves
+ * the command slot until EXIT or until the host goes away.
+ *
+ * Threads and locks: the main thread serves commands and runs kernels; the
+ * slot belongs to it between REQUEST and DONE (see protocol.h), so no lock.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+static struct simdev_control *ctl;
+static unsigned char *bounce;
+static struct server_runtime runtime;
+static pid_t host_pid;
+
+void server_futex_wake(_Atomic uint32_t *word) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected,
+                       const struct timespec *timeout) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, timeout, NULL, 0);
+}
+
+static void fail_setup(const char *fmt, const char *detail) {
+  if (ctl != NULL) {
+    snprintf(ctl->setup_error, sizeof ctl->setup_error, fmt, detail);
+    atomic_store(&ctl->server_ready, 2);
+    server_futex_wake(&ctl->server_ready);
+  }
+  fprintf(stderr, "simdevice-server: ");
+  fprintf(stderr, fmt, detail);
+  fputc('\n', stderr);
+  _exit(2);
+}
+
+/* Loads the device runtime and the libomptarget SONAME stand-ins from the
+ * server's own folder (or SIMDEVICE_RUNTIME), before any image, so that the
+ * images' NEEDED entries resolve to them by SONAME. */
+static void load_runtime(void) {
+  char dir[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  if (n <= 0)
+    fail_setup("cannot find its own folder: %s", strerror(errno));
+  dir[n] = '\0';
+  char *slash = strrchr(dir, '/');
+  if (slash != NULL)
+    *slash = '\0';
+  char path[PATH_MAX + 64];
+  const char *override = getenv("SIMDEVICE_RUNTIME");
+  if (override != NULL && *override != '\0')
+    snprintf(path, sizeof path, "%s", override);
+  else
+    snprintf(path, sizeof path, "%s/libomp.so.5", dir);
+  void *rt = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  if (rt == NULL)
+    fail_setup("cannot load the device runtime: %s", dlerror());
+  static const char *stubs[] = {"libomptarget.so", "libomptarget.so.15",
+                                "libomptarget.so.16", "libomptarget.so.19.1",
+                                "libomptarget.so.22.1"};
+  for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, stubs[i]);
+    /* A missing stand-in only matters to images that NEED it; their dlopen
+     * then names it. */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  }
+  runtime.call = (int (*)(void *, int, const uint64_t *))dlsym(rt, "simdev_call");
+  runtime.kernel_begin = (int (*)(int32_t, int32_t))dlsym(rt, "simdev_rt_kernel_begin");
+  runtime.kernel_end = (void (*)(void))dlsym(rt, "simdev_rt_kernel_end");
+  runtime.limits = (void (*)(int32_t *, int32_t *))dlsym(rt, "simdev_rt_limits");
+  if (runtime.call == NULL || runtime.kernel_begin == NULL ||
+      runtime.kernel_end == NULL) {
+    /* Only a test setup points SIMDEVICE_RUNTIME at a plain libomp. */
+    if (override == NULL)
+      fail_setup("the device runtime lacks simdev_call / "
+                 "simdev_rt_kernel_begin / simdev_rt_kernel_end (%s)",
+                 path);
+    memset(&runtime, 0, sizeof runtime);
+  }
+}
+
+/* Without the device runtime's simdev_call (SIMDEVICE_RUNTIME pointing at a
+ * plain libomp): call through a 32-parameter prototype; SysV lets a callee
+ * ignore the extra integer arguments. */
+typedef void (*wide_kernel)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                            uint64_t, uint64_t);
+static int call_without_runtime(void *fn, int nargs, const uint64_t *args) {
+  uint64_t a[32] = {0};
+  if (nargs < 0 || nargs > 32)
+    return -1;
+  memcpy(a, args, (size_t)nargs * sizeof a[0]);
+  wide_kernel k;
+  memcpy(&k, &fn, sizeof k);
+  k(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
+    a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21],
+    a[22], a[23], a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]);
+  return 0;
+}
+
+static int run_kernel(struct simdev_slot *s) {
+  void *fn = (void *)s->a[0];
+  int nargs = (int)s->a[1];
+  int32_t num_teams = (int32_t)s->a[2], thread_limit = (int32_t)s->a[3];
+  int rc;
+  faults_set_running_kernel(s->a[0]);
+  if (runtime.call != NULL) {
+    runtime.kernel_begin(num_teams, thread_limit);
+    rc = runtime.call(fn, nargs, s->args);
+    runtime.kernel_end();
+  } else {
+    rc = call_without_runtime(fn, nargs, s->args);
+  }
+  faults_set_running_kernel(0);
+  if (rc != 0) {
+    const char *name = images_entry_name(s->a[0]);
+    snprintf(s->message, sizeof s->message,
+             "kernel `%s` takes %d arguments, more than the device runtime "
+             "supports",
+             name ? name : "?", nargs);
+    return -1;
+  }
+  return 0;
+}
+
+static void apply_protections(struct simdev_slot *s) {
+  uint32_t count = s->prot_count;
+  if (count > SIMDEV_PROTO_MAX_PROT)
+    count = SIMDEV_PROTO_MAX_PROT;
+  for (uint32_t i = 0; i < count; i++) {
+    const struct simdev_prot_change *c = &s->prot[i];
+    if (c->offset >= ctl->capacity || c->length > ctl->capacity - c->offset)
+      continue;
+    mprotect((void *)(ctl->dev_base + c->offset), c->length,
+             c->access ? PROT_READ | PROT_WRITE : PROT_NONE);
+  }
+  s->prot_count = 0;
+}
+
+/* Serves one command; returns 1 when the server should exit. */
+static int serve(struct simdev_slot *s) {
+  int rc = 0, leave = 0;
+  s->message[0] = '\0';
+  apply_protections(s);
+  switch (s->command) {
+  case SIMDEV_CMD_NOP:
+    break;
+  case SIMDEV_CMD_STAGE:
+    if (s->a[0] > ctl->bounce_size) {
+      snprintf(s->message, sizeof s->message, "STAGE of %llu bytes",
+               (unsigned long long)s->a[0]);
+      rc = -1;
+      break;
+    }
+    rc = images_stage(bounce, s->a[0], s->a[1] != 0, s->message,
+                      sizeof s->message);
+    break;
+  case SIMDEV_CMD_LOAD: {
+    uint64_t count = s->a[0], names_len = s->a[1], id = 0;
+    if (names_len > ctl->bounce_size || count > ctl->bounce_size / 8) {
+      snprintf(s->message, sizeof s->message, "entry names do not fit");
+      rc = -1;
+      break;
+    }
+    /* Names are read from a private copy because results overwrite bounce. */
+    char *names = malloc(names_len ? names_len : 1);
+    uint64_t *addrs = calloc(count ? count : 1, sizeof *addrs);
+    if (names == NULL || addrs == NULL) {
+      snprintf(s->message, sizeof s->message, "no memory for entry names");
+      rc = -1;
+    } else {
+      memcpy(names, bounce, names_len);
+      rc = images_load(names, count, names_len, addrs, &id, s->message,
+                       sizeof s->message);
+      if (rc == 0) {
+        memcpy(bounce, addrs, count * sizeof *addrs);
+        s->a[0] = id;
+      }
+    }
+    free(names);
+    free(addrs);
+    break;
+  }
+  case SIMDEV_CMD_UNLOAD:
+    rc = images_unload(s->a[0], s->message, sizeof s->message);
+    break;
+  case SIMDEV_CMD_RUN:
+    rc = run_kernel(s);
+    break;
+  case SIMDEV_CMD_READ:
+  case SIMDEV_CMD_WRITE:
+    if (s->a[1] > ctl->bounce_size) {
+      snprintf(s->message, sizeof s->message, "copy of %llu bytes",
+               (unsigned long long)s->a[1]);
+      rc = -1;
+    } else if (s->command == SIMDEV_CMD_READ) {
+      memcpy(bounce, (const void *)s->a[0], s->a[1]);
+    } else {
+      memcpy((void *)s->a[0], bounce, s->a[1]);
+    }
+    break;
+  case SIMDEV_CMD_EXIT:
+    leave = 1;
+    break;
+  default:
+    snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
+    rc = -1;
+  }
+  s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
+  atomic_store(&s->state, SIMDEV_SLOT_DONE);
+  if (atomic_load(&s->host_sleeping))
+    server_futex_wake(&s->state);
+  return leave;
+}
+
+/* Waits for REQUEST: spins a little (latency), then sleeps on the futex with
+ * a timeout, leaving when the host process is gone. */
+static void wait_for_request(struct simdev_slot *s) {
+  for (int spin = 0; spin < 20000; spin++) {
+    if (atomic_load_explicit(&s->state, memory_order_acquire) ==
+        SIMDEV_SLOT_REQUEST)
+      return;
+    __builtin_ia32_pause();
+  }
+  for (;;) {
+    atomic_store(&ctl->server_sleeping, 1);
+    if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
+      break;
+    struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
+    futex_wait(&s->state, atomic_load(&s->state), &timeout);
+    if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
+      break;
+    if (getppid() != host_pid) /* the host died: nothing left to serve */
+      _exit(0);
+  }
+  atomic_store(&ctl->server_sleeping, 0);
+}
+
+int main(void) {
+  host_pid = getppid();
+  void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_SHARED, SIMDEV_FD_CONTROL, 0);
+  if (control == MAP_FAILED)
+    fail_setup("cannot map the control area (fd 3): %s", strerror(errno));
+  ctl = control;
+  if (ctl->magic != SIMDEV_PROTO_MAGIC || ctl->version != SIMDEV_PROTO_VERSION)
+    fail_setup("%s", "the control area has another protocol version");
+  bounce = (unsigned char *)control + ctl->bounce_offset;
+  void *mem = mmap((void *)ctl->dev_base, ctl->capacity,
+                   ctl->guard ? PROT_NONE : PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED_NOREPLACE, SIMDEV_FD_MEMORY, 0);
+  if (mem == MAP_FAILED)
+    fail_setup("cannot map device memory at its fixed address: %s",
+               strerror(errno));
+  if ((uint64_t)mem != ctl->dev_base)
+    fail_setup("%s", "device memory landed at another address (kernel "
+                     "without MAP_FIXED_NOREPLACE)");
+  close(SIMDEV_FD_MEMORY);
+  close(SIMDEV_FD_CONTROL);
+  load_runtime();
+  char msg[SIMDEV_MESSAGE_SIZE];
+  if (faults_install(ctl, msg, sizeof msg) != 0)
+    fail_setup("%s", msg);
+  atomic_store(&ctl->server_ready, 1);
+  server_futex_wake(&ctl->server_ready);
+  struct simdev_slot *s = &ctl->slot;
+  for (;;) {
+    wait_for_request(s);
+    if (serve(s))
+      break;
+  }
+  images_unload_all();
+  _exit(0);
+}

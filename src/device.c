@@ -1,0 +1,612 @@
+/*
+ * device.c - the lifecycle of offload devices: the devices array, lazy
+ * initialisation, loading every registered library's image, the sorted
+ * host-entry -> device-entry table, declare-target globals in the mapping
+ * table, C++ ctor/dtor kernels (clang 13-16), unloading and release.
+ *
+ * Locking: `devices_mutex` guards building and releasing the devices array
+ * (`devices`, `num_devices`, `devices_built`); afterwards the array is
+ * read-only. Each dev->lock guards that device's state, failure text, loaded
+ * generation, image list and entry table; dev->map.lock (taken after
+ * dev->lock, never before) guards its mapping table. The registry lock is
+ * only held to copy the list of libraries, never while a plugin runs.
+ */
+#include "device.h"
+
+#include <elf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t devices_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct device *devices;
+static int num_devices;
+static bool devices_built; /* read with acquire outside the mutex */
+
+int device_setup(struct device *dev, int32_t id, struct plugin *plugin,
+                 int32_t rtl_id) {
+  memset(dev, 0, sizeof *dev);
+  dev->id = id;
+  dev->plugin = plugin;
+  dev->rtl_id = rtl_id;
+  dev->state = DEVICE_NEW;
+  if (pthread_mutex_init(&dev->lock, NULL) != 0) {
+    report_error_set("device %d: cannot create its lock", id);
+    return -1;
+  }
+  mapping_table_init(&dev->map);
+  return 0;
+}
+
+static void free_images(struct device *dev) {
+  struct device_image *img = dev->images;
+  while (img) {
+    struct device_image *next = img->next;
+    free(img);
+    img = next;
+  }
+  dev->images = NULL;
+}
+
+void device_teardown(struct device *dev) {
+  free_images(dev);
+  free(dev->entries);
+  dev->entries = NULL;
+  dev->num_entries = dev->cap_entries = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  mapping_table_destroy(&dev->map);
+  pthread_mutex_unlock(&dev->map.lock);
+  pthread_mutex_destroy(&dev->map.lock);
+  pthread_mutex_destroy(&dev->lock);
+}
+
+/* ---- the devices array ------------------------------------------------ */
+
+static void devices_build_locked(void) {
+  int total = plugins_load_all();
+  if (total <= 0)
+    return;
+  struct device *array = calloc((size_t)total, sizeof *array);
+  if (!array) {
+    report_error("cannot allocate the state of %d devices", total);
+    return;
+  }
+  int built = 0;
+  for (int k = 0; k < plugins_count(); k++) {
+    struct plugin *p = plugins_get(k);
+    for (int32_t j = 0; j < p->num_devices; j++) {
+      int32_t id = p->first_device + j;
+      if (id >= total || device_setup(&array[id], id, p, j) < 0)
+        goto out_teardown;
+      built++;
+    }
+  }
+  devices = array;
+  num_devices = total;
+  return;
+
+out_teardown:
+  report_error("cannot set up device %d: %s", built, report_error_get());
+  for (int i = 0; i < built; i++)
+    device_teardown(&array[i]);
+  free(array);
+}
+
+int devices_count(void) {
+  if (!__atomic_load_n(&devices_built, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&devices_mutex);
+    if (!devices_built) {
+      devices_build_locked();
+      __atomic_store_n(&devices_built, true, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&devices_mutex);
+  }
+  return num_devices;
+}
+
+struct device *device_get(int64_t id) {
+  int count = devices_count();
+  if (id < 0 || id >= count)
+    return NULL;
+  return &devices[id];
+}
+
+/* ---- failures ------------------------------------------------------------ */
+
+/* The plugin's own explanation of its last failure, as "; plugin x says: .." */
+static void plugin_cause(struct device *dev, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (!dev->plugin->ops.get_last_error)
+    return;
+  __tgt_rtl_error err;
+  memset(&err, 0, sizeof err);
+  if (dev->plugin->ops.get_last_error(dev->rtl_id, &err) != 0)
+    return;
+  err.message[sizeof err.message - 1] = '\0';
+  if (err.message[0])
+    snprintf(buf, len, "; plugin %s says: %s", dev->plugin->name, err.message);
+}
+
+/* Mark the device unusable for good; the reason is repeated on every later
+ * device_ready(). Called with dev->lock held. */
+static void device_fail(struct device *dev, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void device_fail(struct device *dev, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dev->failure, sizeof dev->failure, fmt, ap);
+  va_end(ap);
+  dev->state = DEVICE_FAILED;
+  report_error_set("%s", dev->failure);
+  report_debug("%s", dev->failure);
+}
+
+/* ---- initialisation ----------------------------------------------------- */
+
+static int device_initialise(struct device *dev) {
+  const struct plugin_ops *ops = &dev->plugin->ops;
+  char cause[600];
+  int64_t req = registry_requires();
+  if (req != OMP_REQ_UNDEFINED && ops->init_requires) {
+    int64_t rc = ops->init_requires(req);
+    if (rc == (int64_t)OFFLOAD_FAIL) {
+      plugin_cause(dev, cause, sizeof cause);
+      device_fail(dev,
+                  "device %d (plugin %s): the plugin cannot honour the"
+                  " 'requires' flags 0x%" PRIx64 "%s",
+                  dev->id, dev->plugin->name, req, cause);
+      return -1;
+    }
+  }
+  int32_t rc = ops->init_device(dev->rtl_id);
+  if (rc != OFFLOAD_SUCCESS) {
+    plugin_cause(dev, cause, sizeof cause);
+    device_fail(dev,
+                "device %d (plugin %s, its device %d): initialisation failed"
+                " (__tgt_rtl_init_device returned %d)%s",
+                dev->id, dev->plugin->name, dev->rtl_id, rc, cause);
+    return -1;
+  }
+  dev->state = DEVICE_READY;
+  report_debug("device %d (plugin %s) initialised", dev->id,
+               dev->plugin->name);
+  return 0;
+}
+
+/* ---- the entry table ---------------------------------------------------- */
+
+static int compare_entries(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const struct device_entry *)a)->host_addr;
+  uintptr_t y = (uintptr_t)((const struct device_entry *)b)->host_addr;
+  return x < y ? -1 : x > y;
+}
+
+static int compare_addrs(const void *a, const void *b) {
+  uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int reserve_entries(struct device *dev, size_t more) {
+  if (dev->num_entries + more <= dev->cap_entries)
+    return 0;
+  size_t cap = dev->cap_entries ? dev->cap_entries : 16;
+  while (cap < dev->num_entries + more)
+    cap *= 2;
+  struct device_entry *grown = realloc(dev->entries, cap * sizeof *grown);
+  if (!grown)
+    return -1;
+  dev->entries = grown;
+  dev->cap_entries = cap;
+  return 0;
+}
+
+/* Drop every entry of `lib` from the table (it stays sorted). */
+static void remove_lib_entries(struct device *dev,
+                               const struct registered_lib *lib) {
+  if (!lib->num_entries || !dev->num_entries)
+    return;
+  uintptr_t *keys = malloc(lib->num_entries * sizeof *keys);
+  if (!keys) {
+    /* Quadratic but allocation-free: unloading must not fail. */
+    size_t kept = 0;
+    for (size_t i = 0; i < dev->num_entries; i++) {
+      bool mine = false;
+      for (size_t j = 0; j < lib->num_entries && !mine; j++)
+        mine = dev->entries[i].host_addr == lib->entries[j].host_addr;
+      if (!mine)
+        dev->entries[kept++] = dev->entries[i];
+    }
+    dev->num_entries = kept;
+    return;
+  }
+  for (size_t j = 0; j < lib->num_entries; j++)
+    keys[j] = (uintptr_t)lib->entries[j].host_addr;
+  qsort(keys, lib->num_entries, sizeof *keys, compare_addrs);
+  size_t kept = 0;
+  for (size_t i = 0; i < dev->num_entries; i++) {
+    uintptr_t k = (uintptr_t)dev->entries[i].host_addr;
+    if (!bsearch(&k, keys, lib->num_entries, sizeof *keys, compare_addrs))
+      dev->entries[kept++] = dev->entries[i];
+  }
+  dev->num_entries = kept;
+  free(keys);
+}
+
+static bool is_mapped_global(const struct entry_info *e) {
+  /* to (0) or enter (0x2, clang 19+) with a size; 0x2 with size 0 is a ctor */
+  return e->size > 0 &&
+         (e->flags == OMP_ENTRY_KERNEL_OR_TO ||
+          e->flags == OMP_DECLARE_TARGET_CTOR);
+}
+
+static bool is_ctor(const struct entry_info *e) {
+  return e->size == 0 && e->flags == OMP_DECLARE_TARGET_CTOR;
+}
+
+static bool is_dtor(const struct entry_info *e) {
+  return e->size == 0 && e->flags == OMP_DECLARE_TARGET_DTOR;
+}
+
+/* Declare-target globals live on the device for the whole program: their
+ * mapping never goes away and its memory is the image's, not ours. */
+static int map_globals(struct device *dev, const struct registered_lib *lib,
+                       const __tgt_target_table *table) {
+  int rc = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  for (size_t i = 0; i < lib->num_entries; i++) {
+    const struct entry_info *e = &lib->entries[i];
+    void *tgt = table->EntriesBegin[i].addr;
+    if (!is_mapped_global(e) || !tgt)
+      continue;
+    uintptr_t begin = (uintptr_t)e->host_addr;
+    struct mapping_entry *m = NULL;
+    if (mapping_lookup(&dev->map, begin, e->size, &m) != MAPPING_ABSENT) {
+      report_error_set("declare target variable '%s' (host %p, %" PRIu64
+                       " bytes) overlaps host 0x%" PRIxPTR "..0x%" PRIxPTR
+                       " already mapped on device %d",
+                       e->name, e->host_addr, e->size, m->hst_begin,
+                       m->hst_end, dev->id);
+      rc = -1;
+      break;
+    }
+    m = mapping_insert(&dev->map, begin, begin + e->size, (uintptr_t)tgt,
+                       e->name);
+    if (!m) {
+      rc = -1;
+      break;
+    }
+    m->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
+    m->hold_refcount = 0;
+    m->owned = false;
+    if (REPORT_INFO_ON(INFO_MAPPING_CHANGED))
+      report_info(INFO_MAPPING_CHANGED,
+                  "declare target variable '%s': host %p -> device %p, %" PRIu64
+                  " bytes, device %d",
+                  e->name, e->host_addr, tgt, e->size, dev->id);
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  return rc;
+}
+
+static void unmap_globals(struct device *dev, const struct registered_lib *lib) {
+  pthread_mutex_lock(&dev->map.lock);
+  for (size_t i = 0; i < lib->num_entries; i++) {
+    const struct entry_info *e = &lib->entries[i];
+    if (!is_mapped_global(e))
+      continue;
+    struct mapping_entry *m = mapping_find(&dev->map, (uintptr_t)e->host_addr);
+    if (m && m->hst_begin == (uintptr_t)e->host_addr &&
+        m->hst_end == (uintptr_t)e->host_addr + e->size && !m->owned &&
+        m->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+      mapping_remove(&dev->map, m);
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+}
+
+/* Record every entry the device provides, sorted by host address. */
+static int add_lib_entries(struct device *dev, const struct registered_lib *lib,
+                           const __tgt_target_table *table) {
+  if (reserve_entries(dev, lib->num_entries) < 0) {
+    report_error_set("device %d: out of memory for %zu entries", dev->id,
+                     lib->num_entries);
+    return -1;
+  }
+  for (size_t i = 0; i < lib->num_entries; i++) {
+    const struct entry_info *e = &lib->entries[i];
+    void *tgt = table->EntriesBegin[i].addr;
+    if (e->flags & OMP_REGISTER_REQUIRES)
+      continue;
+    if (!tgt) {
+      /* The seed allows it: "not supported by the target device". */
+      report_debug("device %d: entry '%s' (host %p) has no device address",
+                   dev->id, e->name, e->host_addr);
+      continue;
+    }
+    dev->entries[dev->num_entries++] = (struct device_entry){
+        .host_addr = e->host_addr,
+        .tgt_addr = tgt,
+        .name = e->name,
+        .size = e->size,
+        .flags = e->flags,
+    };
+  }
+  qsort(dev->entries, dev->num_entries, sizeof *dev->entries, compare_entries);
+  return 0;
+}
+
+/* Run the ctor (forward) or dtor (reverse, like C++ destruction) kernels of
+ * `lib`, one team of one thread each. Returns 0 or -1 after the first
+ * failure (the remaining ones are still run for dtors). */
+static int run_structors(struct device *dev, const struct registered_lib *lib,
+                         const __tgt_target_table *table, bool ctors) {
+  int rc = 0;
+  for (size_t k = 0; k < lib->num_entries; k++) {
+    size_t i = ctors ? k : lib->num_entries - 1 - k;
+    const struct entry_info *e = &lib->entries[i];
+    if (ctors ? !is_ctor(e) : !is_dtor(e))
+      continue;
+    struct device_entry kernel = {
+        .host_addr = e->host_addr,
+        .tgt_addr = table->EntriesBegin[i].addr,
+        .name = e->name,
+        .flags = e->flags,
+    };
+    if (!kernel.tgt_addr)
+      continue;
+    if (device_launch(dev, &kernel, NULL, NULL, 0, 1, 1, 0) != 0) {
+      report_error_set("%s kernel '%s' of the library registered at %p"
+                       " failed on device %d",
+                       ctors ? "constructor" : "destructor", e->name,
+                       (const void *)lib->desc, dev->id);
+      rc = -1;
+      if (ctors)
+        break;
+    }
+  }
+  return rc;
+}
+
+static const char *triple_of(const struct image_info *img) {
+  return img->triple[0] ? img->triple : "unknown (raw image)";
+}
+
+/* Add a rejection once, even when several devices of a plugin refuse. */
+static void reject_image_once(const char *line) {
+  if (!strstr(plugins_rejections(), line))
+    plugins_add_rejection("%s", line);
+}
+
+static void explain_unaccepted(struct device *dev,
+                               const struct registered_lib *lib) {
+  for (int32_t i = 0; i < lib->num_images; i++) {
+    const struct image_info *img = &lib->images[i];
+    char machine[48] = "";
+    const unsigned char *p = img->payload;
+    if (img->payload_size >= sizeof(Elf64_Ehdr) && !memcmp(p, ELFMAG, 4)) {
+      Elf64_Half m;
+      memcpy(&m, p + offsetof(Elf64_Ehdr, e_machine), sizeof m);
+      snprintf(machine, sizeof machine, "ELF machine %u, ", m);
+    }
+    char cause[600];
+    plugin_cause(dev, cause, sizeof cause);
+    char line[1024];
+    snprintf(line, sizeof line,
+             "image %d of library registered at %p: triple %s, not accepted"
+             " by plugin %s (%s__tgt_rtl_is_valid_binary said no%s)",
+             i, (const void *)lib->desc, triple_of(img), dev->plugin->name,
+             machine, cause);
+    reject_image_once(line);
+  }
+}
+
+/* Load the first image of `lib` this plugin accepts. Called with dev->lock
+ * held. Returns 0 (also when no image is accepted: that is not a failure of
+ * the device) or -1 after device_fail(). */
+static int device_load_lib(struct device *dev, struct registered_lib *lib) {
+  const struct plugin_ops *ops = &dev->plugin->ops;
+  int32_t chosen = -1;
+  for (int32_t i = 0; i < lib->num_images && chosen < 0; i++)
+    if (ops->is_valid_binary(&lib->images[i].plugin_image))
+      chosen = i;
+  if (chosen < 0) {
+    explain_unaccepted(dev, lib);
+    return 0;
+  }
+  struct image_info *img = &lib->images[chosen];
+  char cause[600];
+  __tgt_target_table *table = ops->load_binary(dev->rtl_id, &img->plugin_image);
+  if (!table) {
+    plugin_cause(dev, cause, sizeof cause);
+    device_fail(dev,
+                "device %d (plugin %s): loading image %d (%zu bytes, triple %s)"
+                " of the library registered at %p failed%s",
+                dev->id, dev->plugin->name, chosen, img->payload_size,
+                triple_of(img), (const void *)lib->desc, cause);
+    return -1;
+  }
+  if (!table->EntriesBegin != !table->EntriesEnd ||
+      table->EntriesEnd < table->EntriesBegin ||
+      (size_t)(table->EntriesEnd - table->EntriesBegin) != lib->num_entries) {
+    long got = table->EntriesBegin && table->EntriesEnd >= table->EntriesBegin
+                   ? (long)(table->EntriesEnd - table->EntriesBegin)
+                   : -1;
+    if (ops->unload_binary)
+      ops->unload_binary(dev->rtl_id, &img->plugin_image);
+    device_fail(dev,
+                "device %d (plugin %s): the table of image %d of the library"
+                " registered at %p has %ld entries, the library has %zu",
+                dev->id, dev->plugin->name, chosen, (const void *)lib->desc,
+                got, lib->num_entries);
+    return -1;
+  }
+  struct device_image *loaded = calloc(1, sizeof *loaded);
+  if (!loaded) {
+    if (ops->unload_binary)
+      ops->unload_binary(dev->rtl_id, &img->plugin_image);
+    device_fail(dev, "device %d: out of memory recording a loaded image",
+                dev->id);
+    return -1;
+  }
+  loaded->lib = lib;
+  loaded->image_index = chosen;
+  loaded->table = table;
+  loaded->next = dev->images;
+  dev->images = loaded;
+  /* From here the image is recorded, so unload and release undo it even if
+   * a later step fails. */
+  if (add_lib_entries(dev, lib, table) < 0 || map_globals(dev, lib, table) < 0) {
+    device_fail(dev,
+                "device %d (plugin %s): registering the entries of the library"
+                " registered at %p failed: %s",
+                dev->id, dev->plugin->name, (const void *)lib->desc,
+                report_error_get());
+    return -1;
+  }
+  if (run_structors(dev, lib, table, true) < 0) {
+    device_fail(dev,
+                "device %d (plugin %s): a C++ constructor of the library"
+                " registered at %p failed: %s",
+                dev->id, dev->plugin->name, (const void *)lib->desc,
+                report_error_get());
+    return -1;
+  }
+  report_debug("device %d: loaded image %d of library %p (%zu entries)",
+               dev->id, chosen, (const void *)lib->desc, lib->num_entries);
+  return 0;
+}
+
+/* Load every library registered since the last call. dev->lock held. */
+static int load_pending_libs(struct device *dev) {
+  registry_lock();
+  size_t pending = 0;
+  uint64_t newest = dev->loaded_generation;
+  for (struct registered_lib *l = registry_first(); l; l = l->next)
+    if (l->generation > dev->loaded_generation)
+      pending++;
+  struct registered_lib **todo = NULL;
+  if (pending) {
+    todo = malloc(pending * sizeof *todo);
+    if (!todo) {
+      registry_unlock();
+      report_error_set("device %d: out of memory loading %zu libraries",
+                       dev->id, pending);
+      return -1;
+    }
+    size_t n = 0;
+    for (struct registered_lib *l = registry_first(); l; l = l->next)
+      if (l->generation > dev->loaded_generation) {
+        todo[n++] = l;
+        if (l->generation > newest)
+          newest = l->generation;
+      }
+  }
+  registry_unlock();
+  /* Unregistration removes a library from the list before it takes
+   * dev->lock, which we hold: the libraries in `todo` stay alive. */
+  int rc = 0;
+  for (size_t i = 0; i < pending && rc == 0; i++)
+    rc = device_load_lib(dev, todo[i]);
+  if (rc == 0)
+    dev->loaded_generation = newest;
+  free(todo);
+  return rc;
+}
+
+int device_ready(struct device *dev) {
+  if (!dev) {
+    report_error_set("no such device");
+    return -1;
+  }
+  pthread_mutex_lock(&dev->lock);
+  int rc = -1;
+  if (dev->state == DEVICE_FAILED) {
+    report_error_set("%s", dev->failure);
+    goto out_unlock;
+  }
+  if (dev->state == DEVICE_NEW && device_initialise(dev) < 0)
+    goto out_unlock;
+  rc = load_pending_libs(dev);
+out_unlock:
+  pthread_mutex_unlock(&dev->lock);
+  return rc;
+}
+
+int device_lookup_entry(struct device *dev, const void *host_addr,
+                        struct device_entry *out) {
+  pthread_mutex_lock(&dev->lock);
+  struct device_entry key = {.host_addr = (void *)host_addr};
+  const struct device_entry *found =
+      dev->num_entries ? bsearch(&key, dev->entries, dev->num_entries,
+                                 sizeof *dev->entries, compare_entries)
+                       : NULL;
+  if (found && out)
+    *out = *found;
+  pthread_mutex_unlock(&dev->lock);
+  if (!found) {
+    report_error_set("no device code for target region %p (host entry not"
+                     " found in any registered image) on device %d (plugin %s)",
+                     host_addr, dev->id,
+                     dev->plugin && dev->plugin->name ? dev->plugin->name
+                                                      : "?");
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- unloading and release -------------------------------------------- */
+
+void device_unload_lib(struct device *dev, struct registered_lib *lib) {
+  pthread_mutex_lock(&dev->lock);
+  struct device_image **link = &dev->images;
+  while (*link && (*link)->lib != lib)
+    link = &(*link)->next;
+  struct device_image *loaded = *link;
+  if (!loaded)
+    goto out_unlock;
+  /* Dtors first, while the image is still there (LLVM 13-15 crashed at exit
+   * by unloading before running them). */
+  if (dev->state == DEVICE_READY &&
+      run_structors(dev, lib, loaded->table, false) < 0)
+    report_error("%s", report_error_get());
+  unmap_globals(dev, lib);
+  remove_lib_entries(dev, lib);
+  if (dev->plugin->ops.unload_binary &&
+      dev->plugin->ops.unload_binary(
+          dev->rtl_id, &lib->images[loaded->image_index].plugin_image) != 0)
+    report_debug("device %d: unload_binary of library %p failed", dev->id,
+                 (const void *)lib->desc);
+  *link = loaded->next;
+  free(loaded);
+out_unlock:
+  pthread_mutex_unlock(&dev->lock);
+}
+
+void devices_unload_lib(struct registered_lib *lib) {
+  if (!lib || !__atomic_load_n(&devices_built, __ATOMIC_ACQUIRE))
+    return; /* no device was ever created: nothing was loaded */
+  for (int i = 0; i < num_devices; i++)
+    device_unload_lib(&devices[i], lib);
+}
+
+void device_release(struct device *dev) {
+  pthread_mutex_lock(&dev->lock);
+  if (dev->state == DEVICE_READY && dev->plugin->ops.deinit_device &&
+      dev->plugin->ops.deinit_device(dev->rtl_id) != 0)
+    report_debug("device %d: deinit_device failed", dev->id);
+  dev->state = DEVICE_NEW;
+  pthread_mutex_unlock(&dev->lock);
+  device_teardown(dev);
+}
+
+void devices_release_all(void) {
+  pthread_mutex_lock(&devices_mutex);
+  for (int i = 0; i < num_devices; i++)
+    device_release(&devices[i]);
+  free(devices);
+  devices = NULL;
+  num_devices = 0;
+  __atomic_store_n(&devices_built, false, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&devices_mutex);
+}

@@ -1,0 +1,346 @@
+/*
+ * test_seed_interface.c - drives libomptarget through the seed's synchronous
+ * interface and clang's entry points with a __tgt_bin_desc built by hand, as
+ * a compiler would, on the real simdevice plugin (a separate device process).
+ *
+ * The device image is build/tests/abi/kernels.so (tests/abi/kernels.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "omptarget.h"
+
+#define M 8
+#define S 2
+#define N 16
+struct S1 {
+  int x, y, B[M], *pB, u, v;
+};
+
+/* host region ids: one byte each, as clang emits */
+static const char seed_region, scale_region, dyn_region, bump_region;
+static long host_counter = 1; /* the host twin of device_counter */
+
+static __tgt_offload_entry host_entries[] = {
+    {(void *)&seed_region, "seed_kernel", 0, 0, 0},
+    {(void *)&scale_region, "scale_kernel", 0, 0, 0},
+    {(void *)&dyn_region, "dyn_kernel", 0, 0, 0},
+    {(void *)&host_counter, "device_counter", sizeof(long), 0, 0},
+    {(void *)&bump_region, "bump_counter", 0, 0, 0},
+};
+
+static char *image;
+static size_t image_size;
+static __tgt_device_image dev_image;
+static __tgt_bin_desc desc;
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *size = (size_t)n;
+  return buf;
+}
+
+static int setup(void **state) {
+  (void)state;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
+  if (n < 0)
+    return -1;
+  exe[n] = '\0';
+  strcpy(strrchr(exe, '/') + 1, "kernels.so");
+  image = read_file(exe, &image_size);
+  if (!image)
+    return -1;
+  dev_image = (__tgt_device_image){image, image + image_size, host_entries,
+                                   host_entries + 5};
+  desc = (__tgt_bin_desc){1, &dev_image, host_entries, host_entries + 5};
+  __tgt_register_lib(&desc);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  __tgt_unregister_lib(&desc);
+  free(image);
+  return 0;
+}
+
+static void test_num_devices(void **state) {
+  (void)state;
+  assert_true(omp_get_num_devices() >= 1);
+  assert_int_equal(omp_get_initial_device(), omp_get_num_devices());
+}
+
+/*
+ * Seed 000's pointer-mapping example (its table of args_base/args/args_size/
+ * args_maptype), in today's encoding: FIRST_REF is TARGET_PARAM, PRIVATE_VAL
+ * is LITERAL, PRIVATE_PTR is PRIVATE, MAP_PTR is PTR_AND_OBJ, RETURN_PTR is
+ * RETURN_PARAM; every kernel argument carries TARGET_PARAM and the struct
+ * members carry MEMBER_OF, as clang 13+ emit them.
+ */
+static void test_seed_pointer_example(void **state) {
+  (void)state;
+  int A[N], D[N], *pA, i = 0;
+  struct S1 s1;
+  int C[N];
+  pA = malloc(N * sizeof(int));
+  s1.pB = malloc(M * sizeof(int));
+  int *host_pB = s1.pB;
+  for (int k = 0; k < N; k++) {
+    A[k] = k;
+    D[k] = 2;
+    pA[k] = 100 + k;
+    C[k] = 3;
+  }
+  for (int k = 0; k < M; k++) {
+    s1.B[k] = 10 * k;
+    s1.pB[k] = -1;
+  }
+
+  /* target data map(pA[0:M], s1, C) use_device_ptr(C) */
+  void *db_base[] = {pA, &s1, C};
+  void *db_args[] = {&pA[0], &s1, C};
+  int64_t db_sizes[] = {M * sizeof(int), sizeof s1, N * sizeof(int)};
+  int64_t db_types[] = {0x23, 0x23, 0x23 | OMP_TGT_MAPTYPE_RETURN_PARAM};
+  __tgt_target_data_begin(-1, 3, db_base, db_args, db_sizes, db_types);
+  int *dC = db_base[2]; /* RETURN_PARAM: the device address of C */
+  assert_ptr_not_equal(dC, C);
+  assert_true(omp_target_is_present(C, 0));
+  assert_ptr_equal(omp_get_mapped_ptr(C, 0), dC);
+
+  /* target map(to: A[S:M], s1.B[0:M]) map(from: s1.pB[0:M])
+   *        is_device_ptr(C) firstprivate(D[0:M]) (and i) */
+  void *t_base[] = {pA, A, &s1, &s1, &s1.pB, dC, (void *)(intptr_t)i, D};
+  void *t_args[] = {pA, &A[S], &s1.B[0], &s1.B[0], &s1.pB[0], dC,
+                    (void *)(intptr_t)i, &D[0]};
+  int64_t t_sizes[] = {0, M * sizeof(int), M * sizeof(int) + sizeof(void *),
+                       M * sizeof(int), M * sizeof(int), 0, 0, M * sizeof(int)};
+  int64_t member_of_3 = (int64_t)3 << OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
+  int64_t t_types[] = {0x23,
+                       0x21,
+                       0x20,
+                       0x01 | member_of_3,
+                       0x02 | 0x10 | member_of_3,
+                       0x120,
+                       0x120,
+                       0xa1};
+  assert_int_equal(
+      __tgt_target(-1, (void *)&seed_region, 8, t_base, t_args, t_sizes,
+                   t_types),
+      0);
+  /* s1.pB's pointee came back (FROM), and the host pointer is unchanged */
+  assert_ptr_equal(s1.pB, host_pB);
+  for (int k = S; k < M; k++) {
+    int dev_A = k + 1, dev_pA = 100 + k - 1;
+    assert_int_equal(s1.pB[k - S], 10 * (k - S) + dev_A * dev_pA - 3 * 2);
+  }
+  assert_int_equal(A[S], S); /* map(to: A): host A unchanged */
+  assert_int_equal(pA[S], 100 + S); /* pA only comes back at data end */
+
+  __tgt_target_data_end(-1, 3, db_base, db_args, db_sizes, db_types);
+  for (int k = S; k < M; k++)
+    assert_int_equal(pA[k], 100 + k - 1);
+  assert_false(omp_target_is_present(C, 0));
+  /* s1 came back whole (tofrom): its pointer member holds the host value
+   * again, not the device pointee address the device copy held */
+  assert_ptr_equal(s1.pB, host_pB);
+  free(pA);
+  free(host_pB);
+}
+
+static void test_teams_and_literals(void **state) {
+  (void)state;
+  long x[N], y[N];
+  for (int k = 0; k < N; k++)
+    x[k] = k, y[k] = 0;
+  long n = N, f = 3;
+  void *base[] = {y, x, (void *)n, (void *)f};
+  int64_t sizes[] = {sizeof y, sizeof x, 0, 0};
+  int64_t types[] = {0x22, 0x21, 0x120, 0x120};
+  assert_int_equal(__tgt_target_teams(0, (void *)&scale_region, 4, base, base,
+                                      sizes, types, 4, 16),
+                   0);
+  for (int k = 0; k < N; k++)
+    assert_int_equal(y[k], 3 * k);
+}
+
+static void test_kernel_args_versions(void **state) {
+  (void)state;
+  long out = 0;
+  void *base[] = {&out, (void *)41L};
+  int64_t sizes[] = {sizeof out, 0};
+  int64_t types[] = {0x22, 0x120};
+  __tgt_kernel_arguments ka = {.Version = 3,
+                               .NumArgs = 2,
+                               .ArgBasePtrs = base,
+                               .ArgPtrs = base,
+                               .ArgSizes = sizes,
+                               .ArgTypes = types};
+  assert_int_equal(__tgt_target_kernel(NULL, -1, 0, 0, (void *)&dyn_region,
+                                       &ka),
+                   0);
+  assert_int_equal(out, 42); /* dyn_ptr came first and was NULL */
+
+  long x[4] = {1, 2, 3, 4}, y[4] = {0};
+  void *b2[] = {y, x, (void *)4L, (void *)5L};
+  int64_t s2[] = {sizeof y, sizeof x, 0, 0};
+  int64_t t2[] = {0x22, 0x21, 0x120, 0x120};
+  __tgt_kernel_arguments v2 = {.Version = 2, .NumArgs = 4, .ArgBasePtrs = b2,
+                               .ArgPtrs = b2, .ArgSizes = s2, .ArgTypes = t2};
+  assert_int_equal(__tgt_target_kernel(NULL, -1, 0, 0, (void *)&scale_region,
+                                       &v2),
+                   0);
+  assert_int_equal(y[3], 20);
+
+  /* an unknown version is refused, not guessed at */
+  v2.Version = 9;
+  assert_int_not_equal(__tgt_target_kernel(NULL, -1, 0, 0,
+                                           (void *)&scale_region, &v2),
+                       0);
+}
+
+static void test_declare_target_global(void **state) {
+  (void)state;
+  void *base[] = {&host_counter};
+  int64_t sizes[] = {sizeof host_counter};
+  int64_t from[] = {OMP_TGT_MAPTYPE_FROM};
+  int64_t to[] = {OMP_TGT_MAPTYPE_TO};
+  assert_true(omp_target_is_present(&host_counter, 0));
+  host_counter = 7;
+  __tgt_target_data_update(-1, 1, base, base, sizes, to);
+  assert_int_equal(__tgt_target(-1, (void *)&bump_region, 0, NULL, NULL, NULL,
+                                NULL),
+                   0);
+  host_counter = 0;
+  __tgt_target_data_update(-1, 1, base, base, sizes, from);
+  assert_int_equal(host_counter, 17);
+}
+
+static void test_reserved_device_ids(void **state) {
+  (void)state;
+  /* -3: every device used so far (device 0 was) */
+  assert_int_equal(__tgt_target(OFFLOAD_DEVICE_ALL_USED, (void *)&bump_region,
+                                0, NULL, NULL, NULL, NULL),
+                   0);
+  void *base[] = {&host_counter};
+  int64_t sizes[] = {sizeof host_counter};
+  int64_t from[] = {OMP_TGT_MAPTYPE_FROM};
+  __tgt_target_data_update(OFFLOAD_DEVICE_ALL_PENDING, 1, base, base, sizes,
+                           from);
+  assert_int_equal(host_counter, 27);
+  /* the initial device means "run the host version", without an error */
+  assert_int_not_equal(__tgt_target(omp_get_initial_device(),
+                                    (void *)&bump_region, 0, NULL, NULL, NULL,
+                                    NULL),
+                       0);
+}
+
+static void test_bad_arguments(void **state) {
+  (void)state;
+  int64_t sizes[] = {-8};
+  int64_t types[] = {0x21};
+  long v = 0;
+  void *base[] = {&v};
+  /* each returns "run the host version" instead of crashing */
+  assert_int_not_equal(__tgt_target(-1, (void *)&scale_region, 2, NULL, NULL,
+                                    NULL, NULL),
+                       0);
+  assert_int_not_equal(__tgt_target(-1, (void *)&scale_region, 1, base, base,
+                                    sizes, types),
+                       0);
+  int64_t bad_bits[] = {0x800000};
+  int64_t ok_size[] = {8};
+  assert_int_not_equal(__tgt_target(-1, (void *)&scale_region, 1, base, base,
+                                    ok_size, bad_bits),
+                       0);
+  assert_int_not_equal(__tgt_target(99, (void *)&scale_region, 0, NULL, NULL,
+                                    NULL, NULL),
+                       0);
+  static const char unknown_region;
+  assert_int_not_equal(__tgt_target(-1, (void *)&unknown_region, 0, NULL,
+                                    NULL, NULL, NULL),
+                       0);
+  assert_int_not_equal(__tgt_target_kernel(NULL, -1, 0, 0,
+                                           (void *)&scale_region, NULL),
+                       0);
+}
+
+/* Under OMP_TARGET_OFFLOAD=mandatory a failed construct ends the program
+ * with status 1 and says what failed and where. */
+static void test_mandatory_failure_exits(void **state) {
+  (void)state;
+  int pipefd[2];
+  assert_int_equal(pipe(pipefd), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(pipefd[1], 2);
+    setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
+    execl("/proc/self/exe", "test_seed_interface", "--mandatory-child",
+          (char *)NULL);
+    _exit(99);
+  }
+  close(pipefd[1]);
+  char out[8192] = "";
+  size_t used = 0;
+  ssize_t r;
+  while ((r = read(pipefd[0], out + used, sizeof out - 1 - used)) > 0)
+    used += (size_t)r;
+  out[used] = '\0';
+  close(pipefd[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 1);
+  assert_non_null(strstr(out, "mandatory"));
+  assert_non_null(strstr(out, "tests/abi/test_seed_interface.c:42:7"));
+  assert_non_null(strstr(out, "map(present)"));
+}
+
+static int mandatory_child(void) {
+  setup(NULL);
+  long absent = 0;
+  void *base[] = {&absent};
+  int64_t sizes[] = {sizeof absent};
+  int64_t types[] = {OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_PRESENT};
+  ident_t loc = {0, 0, 0, 0, ";tests/abi/test_seed_interface.c;child;42;7;;"};
+  __tgt_target_data_begin_mapper(&loc, -1, 1, base, base, sizes, types, NULL,
+                                 NULL);
+  return 0; /* not reached: the failure policy exits with status 1 */
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--mandatory-child"))
+    return mandatory_child();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_num_devices),
+      cmocka_unit_test(test_seed_pointer_example),
+      cmocka_unit_test(test_teams_and_literals),
+      cmocka_unit_test(test_kernel_args_versions),
+      cmocka_unit_test(test_declare_target_global),
+      cmocka_unit_test(test_reserved_device_ids),
+      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_mandatory_failure_exits),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Checks (and, as root with apt-get, installs) what building and testing
+# simtarget needs on Debian 12. `make demo` and `make check` run it first.
+#   tests/deps.sh            install what is missing if root, else print the command
+#   tests/deps.sh --check    only report what is missing (exit 1 if anything is)
+#   tests/deps.sh --demo     only what `make demo` needs (the build and one clang)
+set -u
+mode=${1:-}
+# The build: a C compiler, libelf, CMocka. The tests: every clang Debian 12
+# ships (13, 14, 15, 16, 19, 22; clang-tools-N holds 13/15/16's offload
+# wrapper tools), LLVM 14's OpenMP runtime (the host libomp), Valgrind, lcov.
+PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
+      libomp-14-dev clang-14
+      clang-13 clang-tools-13 llvm-13
+      clang-15 clang-tools-15 llvm-15
+      clang-16 clang-tools-16 llvm-16
+      clang-19 llvm-19
+      clang-22 llvm-22"
+[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libomp-14-dev clang-14"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$mode" != "--check" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "simtarget: installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq $missing >/dev/null && exit 0
+  echo "simtarget: apt-get install failed" >&2
+  exit 1
+fi
+echo "simtarget: missing packages:$missing" >&2
+echo "simtarget: install them with: sudo apt-get install -y$missing" >&2
+exit 1

@@ -1,0 +1,42 @@
+/* if_device.c - target if(0) runs on the host; if(1) and an explicit
+ * device(n) clause run on device n.
+ * expect: if(0) sees omp_is_initial_device()==1 and touches host memory
+ * directly; device(last device) offloads. */
+#include <omp.h>
+#include "check.h"
+
+int main(int argc, char **argv) {
+  (void)argv;
+  int on_host = -1, value = 1;
+  int ndev = omp_get_num_devices();
+  CHECK(ndev >= 1);
+
+#pragma omp target if (0) map(from : on_host) map(tofrom : value)
+  {
+    on_host = omp_is_initial_device();
+    value = 2;
+  }
+  CHECK_EQ(on_host, 1);
+  CHECK_EQ(value, 2);
+
+  int use_device = argc > 0; /* true, but not a constant */
+  int last = ndev - 1, device_num = -1;
+#pragma omp target if (use_device) device(last) map(from : on_host, device_num)
+  {
+    on_host = omp_is_initial_device();
+    device_num = omp_get_device_num();
+  }
+  CHECK_EQ(on_host, 0);
+  printf("devices=%d ran on device %d\n", ndev, device_num);
+
+  /* A map(to) value changed on the device stays unchanged on the host. */
+  int shadow = 5;
+#pragma omp target device(0) map(to : shadow) map(from : on_host)
+  {
+    shadow = 6;
+    on_host = omp_is_initial_device();
+  }
+  CHECK_EQ(shadow, 5);
+  CHECK_EQ(on_host, 0);
+  return check_finish();
+}
