@@ -35,7 +35,7 @@ DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so)
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS)
 
-.PHONY: all check demo install clean testbins deps
+.PHONY: all check demo install clean testbins deps bench
 all: $(ALL)
 
 $(B)/obj/%.o: %.c
@@ -101,6 +101,9 @@ testbins: $(UNIT_BIN) $(ABI_BIN)
 
 deps:
 	@tests/deps.sh
+
+bench: all
+	@tests/bench.sh
 
 demo:
 	@tests/deps.sh --demo

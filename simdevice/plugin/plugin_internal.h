@@ -49,6 +49,7 @@ struct prot_queue {
 };
 struct device_allocator {
   pthread_mutex_t lock;
+  uint64_t base;     /* device address of offset 0, for messages */
   uint64_t capacity; /* bytes */
   uint64_t unit;     /* allocation granule: a page with guards, else 64 */
   int guard;
@@ -59,8 +60,8 @@ struct device_allocator {
   uint64_t bytes_used;
   struct prot_queue pending;
 };
-HIDDEN int allocator_init(struct device_allocator *a, uint64_t capacity,
-                          int guard);
+HIDDEN int allocator_init(struct device_allocator *a, uint64_t base,
+                          uint64_t capacity, int guard);
 HIDDEN void allocator_destroy(struct device_allocator *a);
 /* Returns 0 and the user offset, or -1 (out of memory / no memory for
  * bookkeeping; the reason is in plugin_error). */

@@ -178,8 +178,10 @@ struct rt_worker;
 /* Reserves up to `want` idle workers (creating them as needed); returns how
  * many were obtained (0..want). Failures to create threads are reported once. */
 HIDDEN int rt_pool_acquire(int want, struct rt_worker **out);
-/* Starts fn(arg) on a reserved worker; the worker returns to the pool after. */
-HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void *arg);
+/* Starts fn(arg) on a reserved worker; when fn returns the worker goes back
+ * to the pool, then calls finish(arg) (which must be its last use of arg). */
+HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
+                          void *arg);
 
 /* "file:line" of a location for messages. */
 HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len);

@@ -1,0 +1,368 @@
+/*
+ * allocator.c - manages one device's memory range from the host.
+ *
+ * Blocks live in host memory (never inside device memory, where a kernel
+ * could corrupt them). Free blocks sit in size-class bins (floor(log2 units));
+ * allocation takes the first fitting block of the smallest class that can
+ * hold it, so it is O(1) apart from a scan of one class. Freeing coalesces
+ * with the address neighbours in O(1) and finds the block by its user offset
+ * in a hash table. With guard pages the granule is a page, each block carries
+ * one extra inaccessible page after its data, and the data ends right before
+ * it (8-byte end alignment).
+ *
+ * Locking: `lock` guards every field, including the queue of protection
+ * changes that the channel drains.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_internal.h"
+
+struct alloc_block {
+  uint64_t start, units;           /* in granules */
+  int is_free;
+  struct alloc_block *prev, *next; /* address order */
+  struct alloc_block *bin_prev, *bin_next;
+  uint64_t user_offset, user_size; /* what the caller got (used blocks) */
+};
+
+static unsigned bin_of(uint64_t units) { return 63u - (unsigned)__builtin_clzll(units); }
+
+static void bin_insert(struct device_allocator *a, struct alloc_block *b) {
+  unsigned i = bin_of(b->units);
+  b->bin_prev = NULL;
+  b->bin_next = a->bins[i];
+  if (a->bins[i] != NULL)
+    a->bins[i]->bin_prev = b;
+  a->bins[i] = b;
+}
+
+static void bin_remove(struct device_allocator *a, struct alloc_block *b) {
+  if (b->bin_prev != NULL)
+    b->bin_prev->bin_next = b->bin_next;
+  else
+    a->bins[bin_of(b->units)] = b->bin_next;
+  if (b->bin_next != NULL)
+    b->bin_next->bin_prev = b->bin_prev;
+  b->bin_prev = b->bin_next = NULL;
+}
+
+/* ---- hash table of used blocks by user offset (linear probing) ---- */
+static size_t slot_of(const struct device_allocator *a, uint64_t key) {
+  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (a->table_cap - 1);
+}
+
+static int table_grow(struct device_allocator *a) {
+  size_t cap = a->table_cap ? a->table_cap * 2 : 1024;
+  struct alloc_block **t = calloc(cap, sizeof *t);
+  if (t == NULL)
+    return -1;
+  struct alloc_block **old = a->table;
+  size_t old_cap = a->table_cap;
+  a->table = t;
+  a->table_cap = cap;
+  for (size_t i = 0; i < old_cap; i++) {
+    if (old[i] == NULL)
+      continue;
+    size_t s = slot_of(a, old[i]->user_offset);
+    while (t[s] != NULL)
+      s = (s + 1) & (cap - 1);
+    t[s] = old[i];
+  }
+  free(old);
+  return 0;
+}
+
+static int table_put(struct device_allocator *a, struct alloc_block *b) {
+  if ((a->table_used + 1) * 2 > a->table_cap && table_grow(a) != 0)
+    return -1;
+  size_t s = slot_of(a, b->user_offset);
+  while (a->table[s] != NULL)
+    s = (s + 1) & (a->table_cap - 1);
+  a->table[s] = b;
+  a->table_used++;
+  return 0;
+}
+
+static struct alloc_block *table_take(struct device_allocator *a, uint64_t key) {
+  if (a->table_cap == 0)
+    return NULL;
+  size_t mask = a->table_cap - 1, i = slot_of(a, key);
+  while (a->table[i] != NULL && a->table[i]->user_offset != key)
+    i = (i + 1) & mask;
+  struct alloc_block *found = a->table[i];
+  if (found == NULL)
+    return NULL;
+  a->table[i] = NULL;
+  a->table_used--;
+  /* Backward-shift deletion keeps every probe chain unbroken. */
+  for (size_t j = (i + 1) & mask; a->table[j] != NULL; j = (j + 1) & mask) {
+    size_t home = slot_of(a, a->table[j]->user_offset);
+    int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
+    if (!stays) {
+      a->table[i] = a->table[j];
+      a->table[j] = NULL;
+      i = j;
+    }
+  }
+  return found;
+}
+
+/* ---- protection queue ---- */
+static int queue_protection(struct device_allocator *a, uint64_t offset,
+                            uint64_t length, uint32_t access) {
+  struct prot_queue *q = &a->pending;
+  if (q->count == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 256;
+    struct simdev_prot_change *items = realloc(q->items, cap * sizeof *items);
+    if (items == NULL)
+      return -1;
+    q->items = items;
+    q->cap = cap;
+  }
+  q->items[q->count++] = (struct simdev_prot_change){
+      .offset = offset, .length = length, .access = access};
+  return 0;
+}
+
+/* Bytes of the accessible part of a used block (all but its guard page). */
+static uint64_t data_bytes(const struct device_allocator *a,
+                           const struct alloc_block *b) {
+  return (b->units - (a->guard ? 1 : 0)) * a->unit;
+}
+
+int allocator_init(struct device_allocator *a, uint64_t base,
+                   uint64_t capacity, int guard) {
+  memset(a, 0, sizeof *a);
+  a->base = base;
+  a->guard = guard;
+  a->unit = guard ? PAGE_BYTES : 64;
+  a->capacity = capacity / a->unit * a->unit;
+  if (a->capacity < 2 * a->unit) {
+    plugin_error("simdevice: device memory of %llu bytes is too small",
+                 (unsigned long long)capacity);
+    return -1;
+  }
+  struct alloc_block *all = calloc(1, sizeof *all);
+  if (all == NULL) {
+    plugin_error("simdevice: no host memory for the allocator");
+    return -1;
+  }
+  all->units = a->capacity / a->unit;
+  all->is_free = 1;
+  a->first = all;
+  bin_insert(a, all);
+  if (pthread_mutex_init(&a->lock, NULL) != 0) {
+    free(all);
+    plugin_error("simdevice: cannot create the allocator lock");
+    return -1;
+  }
+  return 0;
+}
+
+void allocator_destroy(struct device_allocator *a) {
+  struct alloc_block *b = a->first;
+  while (b != NULL) {
+    struct alloc_block *next = b->next;
+    free(b);
+    b = next;
+  }
+  free(a->table);
+  free(a->pending.items);
+  pthread_mutex_destroy(&a->lock);
+  memset(a, 0, sizeof *a);
+}
+
+static struct alloc_block *find_fit(struct device_allocator *a, uint64_t need) {
+  unsigned first_bin = bin_of(need);
+  for (struct alloc_block *b = a->bins[first_bin]; b != NULL; b = b->bin_next)
+    if (b->units >= need)
+      return b;
+  for (unsigned i = first_bin + 1; i < 64; i++)
+    if (a->bins[i] != NULL)
+      return a->bins[i];
+  return NULL;
+}
+
+/* Merges `b`'s free neighbours into it; returns the surviving block. */
+static struct alloc_block *coalesce(struct device_allocator *a,
+                                    struct alloc_block *b) {
+  struct alloc_block *n = b->next;
+  if (n != NULL && n->is_free) {
+    bin_remove(a, n);
+    b->units += n->units;
+    b->next = n->next;
+    if (n->next != NULL)
+      n->next->prev = b;
+    free(n);
+  }
+  struct alloc_block *p = b->prev;
+  if (p != NULL && p->is_free) {
+    bin_remove(a, p);
+    p->units += b->units;
+    p->next = b->next;
+    if (b->next != NULL)
+      b->next->prev = p;
+    free(b);
+    b = p;
+  }
+  return b;
+}
+
+int allocator_alloc(struct device_allocator *a, uint64_t size,
+                    uint64_t *offset_out) {
+  uint64_t payload = size == 0 ? 8 : (size + 7) & ~7ull;
+  if (size > a->capacity) {
+    plugin_error("simdevice: cannot allocate %llu bytes: device memory is "
+                 "%llu bytes (SIMDEVICE_MEMORY)",
+                 (unsigned long long)size, (unsigned long long)a->capacity);
+    return -1;
+  }
+  uint64_t need = (payload + a->unit - 1) / a->unit + (a->guard ? 1 : 0);
+  pthread_mutex_lock(&a->lock);
+  struct alloc_block *b = find_fit(a, need), *rest = NULL;
+  if (b == NULL) {
+    uint64_t used = a->bytes_used;
+    pthread_mutex_unlock(&a->lock);
+    plugin_error("simdevice: out of device memory: cannot allocate %llu "
+                 "bytes (%llu of %llu bytes in use; raise SIMDEVICE_MEMORY)",
+                 (unsigned long long)size, (unsigned long long)used,
+                 (unsigned long long)a->capacity);
+    return -1;
+  }
+  if (b->units > need) {
+    rest = calloc(1, sizeof *rest);
+    if (rest == NULL)
+      goto out_no_host_memory;
+  }
+  uint64_t user_offset = b->start * a->unit;
+  if (a->guard)
+    user_offset += (need - 1) * a->unit - payload;
+  /* Commit only once nothing can fail any more. */
+  uint64_t saved_offset = b->user_offset;
+  b->user_offset = user_offset;
+  if (table_put(a, b) != 0)
+    goto out_restore_offset;
+  if (a->guard &&
+      queue_protection(a, b->start * a->unit, (need - 1) * a->unit, 1) != 0) {
+    table_take(a, user_offset);
+    goto out_restore_offset;
+  }
+  bin_remove(a, b);
+  if (rest != NULL) {
+    rest->start = b->start + need;
+    rest->units = b->units - need;
+    rest->is_free = 1;
+    rest->prev = b;
+    rest->next = b->next;
+    if (b->next != NULL)
+      b->next->prev = rest;
+    b->next = rest;
+    b->units = need;
+    bin_insert(a, rest);
+  }
+  b->is_free = 0;
+  b->user_size = size;
+  a->bytes_used += b->units * a->unit;
+  pthread_mutex_unlock(&a->lock);
+  *offset_out = user_offset;
+  return 0;
+out_restore_offset:
+  b->user_offset = saved_offset;
+  free(rest);
+out_no_host_memory:
+  pthread_mutex_unlock(&a->lock);
+  plugin_error("simdevice: no host memory to track a device allocation of "
+               "%llu bytes",
+               (unsigned long long)size);
+  return -1;
+}
+
+int allocator_free(struct device_allocator *a, uint64_t offset) {
+  pthread_mutex_lock(&a->lock);
+  struct alloc_block *b = table_take(a, offset);
+  if (b == NULL) {
+    pthread_mutex_unlock(&a->lock);
+    plugin_error("simdevice: data_delete of device address 0x%llx, which is "
+                 "not the start of a live allocation (double free?)",
+                 (unsigned long long)(a->base + offset));
+    return -1;
+  }
+  if (a->guard &&
+      queue_protection(a, b->start * a->unit, data_bytes(a, b), 0) != 0) {
+    /* Keep the memory allocated rather than lose track of its protection. */
+    table_put(a, b);
+    pthread_mutex_unlock(&a->lock);
+    plugin_error("simdevice: no host memory to free device address 0x%llx",
+                 (unsigned long long)(a->base + offset));
+    return -1;
+  }
+  a->bytes_used -= b->units * a->unit;
+  b->is_free = 1;
+  b->user_size = 0;
+  b = coalesce(a, b);
+  bin_insert(a, b);
+  pthread_mutex_unlock(&a->lock);
+  return 0;
+}
+
+size_t allocator_take_protections(struct device_allocator *a,
+                                  struct simdev_prot_change *out, size_t max) {
+  pthread_mutex_lock(&a->lock);
+  size_t n = a->pending.count < max ? a->pending.count : max;
+  memcpy(out, a->pending.items, n * sizeof *out);
+  memmove(a->pending.items, a->pending.items + n,
+          (a->pending.count - n) * sizeof *out);
+  a->pending.count -= n;
+  pthread_mutex_unlock(&a->lock);
+  return n;
+}
+
+int allocator_requeue_live(struct device_allocator *a) {
+  int rc = 0;
+  pthread_mutex_lock(&a->lock);
+  a->pending.count = 0;
+  if (a->guard)
+    for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
+      if (!b->is_free)
+        rc = queue_protection(a, b->start * a->unit, data_bytes(a, b), 1);
+  pthread_mutex_unlock(&a->lock);
+  if (rc != 0)
+    plugin_error("simdevice: no host memory to restore device memory "
+                 "protections");
+  return rc;
+}
+
+void allocator_describe(struct device_allocator *a, uint64_t offset,
+                        char *buf, size_t len) {
+  pthread_mutex_lock(&a->lock);
+  struct alloc_block *b = a->first;
+  while (b != NULL && (b->start + b->units) * a->unit <= offset)
+    b = b->next;
+  if (b == NULL || b->is_free) {
+    snprintf(buf, len, "device memory that is not allocated: freed, or "
+                       "never allocated");
+  } else {
+    uint64_t begin = b->user_offset, end = b->user_offset + b->user_size;
+    unsigned long long at = (unsigned long long)(a->base + begin);
+    if (offset >= end)
+      snprintf(buf, len,
+               "%llu bytes past the end of the %llu-byte device allocation "
+               "at 0x%llx",
+               (unsigned long long)(offset - end),
+               (unsigned long long)b->user_size, at);
+    else if (offset < begin)
+      snprintf(buf, len,
+               "%llu bytes before the %llu-byte device allocation at 0x%llx",
+               (unsigned long long)(begin - offset),
+               (unsigned long long)b->user_size, at);
+    else
+      snprintf(buf, len,
+               "offset %llu of the %llu-byte device allocation at 0x%llx",
+               (unsigned long long)(offset - begin),
+               (unsigned long long)b->user_size, at);
+  }
+  pthread_mutex_unlock(&a->lock);
+}

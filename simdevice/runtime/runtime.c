@@ -1,0 +1,265 @@
+/*
+ * runtime.c - the simdevice device runtime's launch API (simdev_rt.h), its
+ * caps, and the per-thread execution context.
+ *
+ * simdevice's device process loads this library under the SONAME
+ * libomp.so.5 before any device image, so the images' `__kmpc_*`/`omp_*`
+ * imports (libomp's host ABI, node VERSION) bind here.
+ *
+ * Caps and defaults (read once, at the first use):
+ *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 64
+ *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
+ *   (each accepted in 1..1024; another value is reported and ignored)
+ *   default num_teams      online CPUs, clamped to the cap
+ *   default thread limit   max(2, online CPUs / num_teams), clamped to the cap
+ *   SIMDEVICE_DEVICE_NUM   what omp_get_device_num() returns      default 0
+ * All teams of a league run at once, each on its own pool thread, and each
+ * parallel region gets its threads from the same pool; the pool keeps its
+ * threads for later launches.
+ *
+ * Locks: the caps are written once under a pthread_once; everything else
+ * here is thread-local (the current rt_member and a launch's initial team).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+#include "simdev_rt.h"
+
+#define CAP_LIMIT 1024
+#define DEFAULT_MAX_TEAMS 64
+#define DEFAULT_MAX_THREADS 64
+
+static struct rt_caps caps;
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
+
+HIDDEN void rt_error(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("simdevice runtime error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static int32_t env_int(const char *name, int32_t dflt, int32_t lo, int32_t hi)
+{
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return dflt;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) {
+    rt_error("%s=\"%s\" is not an integer in %d..%d; using %d", name, s, lo, hi, dflt);
+    return dflt;
+  }
+  return (int32_t)v;
+}
+
+static void caps_init(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  caps.ncpus = n < 1 ? 1 : (n > CAP_LIMIT ? CAP_LIMIT : (int32_t)n);
+  caps.max_teams = env_int("SIMDEVICE_MAX_TEAMS", DEFAULT_MAX_TEAMS, 1, CAP_LIMIT);
+  caps.max_threads = env_int("SIMDEVICE_MAX_THREADS", DEFAULT_MAX_THREADS, 1, CAP_LIMIT);
+  caps.device_num = env_int("SIMDEVICE_DEVICE_NUM", 0, 0, 1 << 20);
+}
+
+HIDDEN const struct rt_caps *rt_caps(void)
+{
+  pthread_once(&caps_once, caps_init);
+  return &caps;
+}
+
+static int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+HIDDEN int32_t rt_pick_num_teams(int32_t requested)
+{
+  const struct rt_caps *c = rt_caps();
+  if (requested <= 0)
+    requested = c->ncpus;
+  return clamp(requested, 1, c->max_teams);
+}
+
+HIDDEN int32_t rt_pick_thread_limit(int32_t requested, int32_t nteams)
+{
+  const struct rt_caps *c = rt_caps();
+  if (requested <= 0) {
+    requested = c->ncpus / (nteams > 0 ? nteams : 1);
+    if (requested < 2)
+      requested = 2;
+  }
+  return clamp(requested, 1, c->max_threads);
+}
+
+void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads)
+{
+  const struct rt_caps *c = rt_caps();
+  if (max_teams)
+    *max_teams = c->max_teams;
+  if (max_threads)
+    *max_threads = c->max_threads;
+}
+
+HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len)
+{
+  /* psource: ";file;function;line;column;;" */
+  if (!loc || !loc->psource) {
+    snprintf(buf, (size_t)len, "unknown location");
+    return buf;
+  }
+  const char *p = loc->psource;
+  const char *fields[4] = {0};
+  int nf = 0;
+  for (const char *q = p; *q && nf < 4; q++)
+    if (*q == ';')
+      fields[nf++] = q + 1;
+  if (nf < 4) {
+    snprintf(buf, (size_t)len, "%s", p);
+    return buf;
+  }
+  int file_len = (int)(fields[1] - fields[0] - 1);
+  int line_len = (int)(strchrnul(fields[3], ';') - fields[3]);
+  int func_len = (int)(fields[2] - fields[1] - 1);
+  snprintf(buf, (size_t)len, "%.*s:%.*s (in %.*s)", file_len, fields[0], line_len, fields[3],
+           func_len, fields[1]);
+  return buf;
+}
+
+/* ------------------------------------------------------------ context */
+
+static __thread struct rt_member *cur;
+static _Atomic int32_t next_gtid;
+static __thread int32_t my_gtid = -1;
+
+/* The context of a thread that runs device code with no launch begun (a
+ * test program, or a stray call): team 0 of 1, like a plain target. */
+static __thread struct {
+  int ready;
+  struct rt_team team;
+  struct rt_member member;
+} fallback;
+
+/* The launch begun on this thread by simdev_rt_kernel_begin. */
+static __thread struct {
+  int active;
+  struct rt_team team;
+  struct rt_member member;
+} launch;
+
+HIDDEN int32_t rt_gtid(void)
+{
+  if (my_gtid < 0)
+    my_gtid = atomic_fetch_add(&next_gtid, 1);
+  return my_gtid;
+}
+
+HIDDEN void rt_set_current(struct rt_member *m) { cur = m; }
+
+static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t num_teams,
+                                int32_t thread_limit)
+{
+  /* An initial team can always be set up: rt_team_init on a team of one
+   * only fails if pthread_mutex_init/cond_init fail, which they do not for
+   * default attributes on Linux. */
+  if (rt_team_init(t, 1, NULL) != 0)
+    rt_error("cannot initialise the initial team's lock");
+  t->thread_limit = rt_pick_thread_limit(thread_limit, 1);
+  rt_member_init(m, t, 0);
+  m->launch_num_teams = num_teams;
+  m->launch_thread_limit = thread_limit;
+}
+
+HIDDEN struct rt_member *rt_current(void)
+{
+  if (cur)
+    return cur;
+  if (!fallback.ready) {
+    launch_context_init(&fallback.team, &fallback.member, 0, 0);
+    fallback.ready = 1;
+  }
+  cur = &fallback.member;
+  return cur;
+}
+
+int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit)
+{
+  if (launch.active) {
+    rt_error("simdev_rt_kernel_begin: a launch is already running on this thread "
+             "(kernel_begin called twice without kernel_end)");
+    return -1;
+  }
+  rt_gtid();
+  launch_context_init(&launch.team, &launch.member, num_teams, thread_limit);
+  launch.member.prev = cur;
+  launch.active = 1;
+  cur = &launch.member;
+  return 0;
+}
+
+void simdev_rt_kernel_end(void)
+{
+  if (!launch.active) {
+    rt_error("simdev_rt_kernel_end: no launch is running on this thread");
+    return;
+  }
+  if (cur != &launch.member)
+    rt_error("simdev_rt_kernel_end: the kernel left a parallel region or a serialized "
+             "region open; resetting the thread's context");
+  /* Tasks the kernel deferred at level 0 complete before the launch ends. */
+  rt_team_barrier(&launch.team);
+  rt_team_destroy(&launch.team);
+  cur = launch.member.prev;
+  launch.active = 0;
+}
+
+/* ------------------------------------------------------------ teams */
+
+HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *forker)
+{
+  memset(t, 0, sizeof(*t));
+  int rc = pthread_mutex_init(&t->lock, NULL);
+  if (rc)
+    return rc;
+  rc = pthread_cond_init(&t->cond, NULL);
+  if (rc) {
+    pthread_mutex_destroy(&t->lock);
+    return rc;
+  }
+  t->nthreads = nthreads;
+  for (int i = 0; i < RT_DISPATCH_SLOTS; i++)
+    t->dispatch[i].seq = -1;
+  if (forker) {
+    struct rt_team *p = forker->team;
+    t->parent = p;
+    t->parent_tid = forker->tid;
+    t->level = p->level + 1;
+    t->active_level = p->active_level + (nthreads > 1);
+    t->team_num = p->team_num;
+    t->league = p->league;
+    t->thread_limit = p->thread_limit;
+  }
+  return 0;
+}
+
+HIDDEN void rt_team_destroy(struct rt_team *t)
+{
+  pthread_cond_destroy(&t->cond);
+  pthread_mutex_destroy(&t->lock);
+}
+
+HIDDEN void rt_member_init(struct rt_member *m, struct rt_team *t, int32_t tid)
+{
+  memset(m, 0, sizeof(*m));
+  m->team = t;
+  m->tid = tid;
+  m->implicit_task.team = t;
+  m->implicit_task.refs = 1;
+  m->task = &m->implicit_task;
+}

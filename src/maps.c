@@ -1,0 +1,1056 @@
+/*
+ * maps.c - what every map-type bit does: target data begin / end / update,
+ * kernel-argument translation, pointer attachment (PTR_AND_OBJ, ATTACH) and
+ * shadow pointers. Follows LLVM libomptarget's observable behaviour
+ * (clang-abi.md section 7 and 11.4; seed 000).
+ *
+ * Locking: each public call takes dev->map.lock once for all of its table
+ * work and keeps it across the construct's transfers (simple and correct:
+ * no other thread can see a half-mapped construct). Mapper functions are
+ * called before the lock is taken, since they are compiler-generated code.
+ *
+ * Per-construct bookkeeping (struct construct): every entry whose count was
+ * changed is recorded once, so a count changes at most once per construct
+ * however many map entries of the construct name the same object; entries
+ * created by the construct are marked (TO copies and ATTACH depend on it);
+ * entries to remove are removed only after all of the construct's copies.
+ */
+#include "maps.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PTR_SIZE ((int64_t)sizeof(void *))
+#define NON_CONTIG_MAX_DIMS 64
+
+/* The data bits: with none of them, RETURN_PARAM is a pure address query. */
+#define DATA_BITS                                                              \
+  (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_ALWAYS |        \
+   OMP_TGT_MAPTYPE_DELETE | OMP_TGT_MAPTYPE_PTR_AND_OBJ |                      \
+   OMP_TGT_MAPTYPE_PRESENT)
+
+/* One map entry of a construct after mapper expansion. */
+struct map_item {
+  void *base, *begin;
+  int64_t size, type;
+  void *name;
+  void **return_slot; /* &args_base[i] for the construct's own entries */
+  int32_t index;      /* argument index, for messages */
+  int32_t component;  /* component index inside a mapper, or -1 */
+};
+
+struct touched {
+  struct mapping_entry *entry;
+  bool dyn_changed, hold_changed;
+  bool created; /* allocated by this construct */
+  bool remove;  /* both counts reached 0: remove after the copies */
+};
+
+struct construct {
+  struct device *dev;
+  const char *what; /* "target data begin"... for messages */
+  struct touched *touched;
+  size_t num_touched, cap_touched;
+};
+
+/* ------------------------------------------------------------- names */
+
+/* Clang's map names are source locations ";file;expression;line;col;;". */
+static const char *name_from_raw(const void *raw, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (!raw || len == 0)
+    return buf;
+  const char *s = raw;
+  if (s[0] != ';') {
+    snprintf(buf, len, "%s", s);
+    return buf;
+  }
+  const char *expr = strchr(s + 1, ';');
+  if (!expr)
+    return buf;
+  expr++;
+  const char *end = strchr(expr, ';');
+  size_t n = end ? (size_t)(end - expr) : strlen(expr);
+  if (n >= len)
+    n = len - 1;
+  memcpy(buf, expr, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+const char *maps_var_name(const struct map_args *a, int32_t i, char *buf,
+                          size_t len) {
+  if (len == 0)
+    return "";
+  buf[0] = '\0';
+  if (!a || !a->names || i < 0 || i >= a->num)
+    return buf;
+  return name_from_raw(a->names[i], buf, len);
+}
+
+static const char *item_name(const struct map_item *it, char *buf,
+                             size_t len) {
+  name_from_raw(it->name, buf, len);
+  if (!buf[0])
+    snprintf(buf, len, "unknown");
+  return buf;
+}
+
+static void format_count(uint64_t n, char *buf, size_t len) {
+  if (n == MAPPING_REFCOUNT_INFINITE)
+    snprintf(buf, len, "INF");
+  else
+    snprintf(buf, len, "%" PRIu64, n);
+}
+
+/* ----------------------------------------------------- argument check */
+
+int maps_check_args(const struct map_args *a, const char *construct) {
+  if (!a) {
+    report_error_set("%s: no map arguments", construct);
+    return -1;
+  }
+  if (a->num < 0) {
+    report_error_set("%s: number of map entries %d is negative", construct,
+                     a->num);
+    return -1;
+  }
+  if (a->num == 0)
+    return 0;
+  if (!a->base || !a->begin || !a->sizes || !a->types) {
+    report_error_set("%s: %d map entries but the %s array is NULL", construct,
+                     a->num,
+                     !a->base    ? "args_base"
+                     : !a->begin ? "args"
+                     : !a->sizes ? "arg_sizes"
+                                 : "arg_types");
+    return -1;
+  }
+  for (int32_t i = 0; i < a->num; i++) {
+    int64_t type = a->types[i];
+    if (a->sizes[i] < 0) {
+      report_error_set("%s: map entry %d: size %" PRId64 " is negative",
+                       construct, i, a->sizes[i]);
+      return -1;
+    }
+    if (type & ~OMP_TGT_MAPTYPE_KNOWN_BITS) {
+      report_error_set("%s: map entry %d: map type 0x%" PRIx64
+                       " has unknown bits 0x%" PRIx64,
+                       construct, i, (uint64_t)type,
+                       (uint64_t)(type & ~OMP_TGT_MAPTYPE_KNOWN_BITS));
+      return -1;
+    }
+    uint64_t member_field = (uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
+    if (member_field) {
+      int64_t parent = (int64_t)member_field - 1;
+      if (parent >= a->num) {
+        report_error_set("%s: map entry %d: MEMBER_OF(%" PRId64
+                         ") refers to entry %" PRId64 " of only %d",
+                         construct, i, (int64_t)member_field, parent, a->num);
+        return -1;
+      }
+      if (parent >= i) {
+        report_error_set("%s: map entry %d: MEMBER_OF(%" PRId64
+                         ") refers to entry %" PRId64
+                         ", which is %s; a parent must come before its members",
+                         construct, i, (int64_t)member_field, parent,
+                         parent == i ? "itself" : "a later entry");
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------- per-construct state */
+
+static struct touched *find_touched(struct construct *c,
+                                    struct mapping_entry *e) {
+  for (size_t i = 0; i < c->num_touched; i++)
+    if (c->touched[i].entry == e)
+      return &c->touched[i];
+  return NULL;
+}
+
+/* The record of entry e in this construct, created on first use. */
+static struct touched *touch(struct construct *c, struct mapping_entry *e) {
+  struct touched *t = find_touched(c, e);
+  if (t)
+    return t;
+  if (c->num_touched == c->cap_touched) {
+    size_t cap = c->cap_touched ? c->cap_touched * 2 : 16;
+    struct touched *grown = realloc(c->touched, cap * sizeof *grown);
+    if (!grown) {
+      report_error_set("%s: out of host memory tracking the construct's "
+                       "mappings",
+                       c->what);
+      return NULL;
+    }
+    c->touched = grown;
+    c->cap_touched = cap;
+  }
+  t = &c->touched[c->num_touched++];
+  memset(t, 0, sizeof *t);
+  t->entry = e;
+  return t;
+}
+
+static bool created_here(struct construct *c, struct mapping_entry *e) {
+  struct touched *t = find_touched(c, e);
+  return t && t->created;
+}
+
+/* --------------------------------------------------------- transfers */
+
+static bool shadow_in_range(const struct shadow_ptr *s, uintptr_t begin,
+                            uintptr_t end) {
+  return s->hst_ptr_addr < end && s->hst_ptr_addr + sizeof(void *) > begin;
+}
+
+/* Copy host [hst, hst+size) of entry e to the device, then re-point the
+ * device copies of any attached pointers the copy overwrote. */
+static int copy_to_device(struct construct *c, struct mapping_entry *e,
+                          uintptr_t hst, int64_t size) {
+  if (size <= 0)
+    return 0;
+  void *tgt = (void *)(e->tgt_begin + (hst - e->hst_begin));
+  if (device_submit_named(c->dev, tgt, (void *)hst, size, e->name) != 0) {
+    report_error_set("%s: copying %s to the device failed", c->what,
+                     e->name[0] ? e->name : "unknown");
+    return -1;
+  }
+  for (struct shadow_ptr *s = e->shadows; s; s = s->next) {
+    if (!shadow_in_range(s, hst, hst + (uintptr_t)size))
+      continue;
+    if (device_submit_named(c->dev, (void *)s->tgt_ptr_addr, &s->tgt_ptr_value,
+                            PTR_SIZE, e->name) != 0) {
+      report_error_set("%s: re-pointing the device copy of pointer host "
+                       "0x%" PRIxPTR " failed",
+                       c->what, s->hst_ptr_addr);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Copy device data of host [hst, hst+size) back, then restore the host
+ * values of attached pointers (the device holds device addresses there). */
+static int copy_from_device(struct construct *c, struct mapping_entry *e,
+                            uintptr_t hst, int64_t size) {
+  if (size <= 0)
+    return 0;
+  void *tgt = (void *)(e->tgt_begin + (hst - e->hst_begin));
+  if (device_retrieve_named(c->dev, (void *)hst, tgt, size, e->name) != 0) {
+    report_error_set("%s: copying %s back from the device failed", c->what,
+                     e->name[0] ? e->name : "unknown");
+    return -1;
+  }
+  for (struct shadow_ptr *s = e->shadows; s; s = s->next)
+    if (shadow_in_range(s, hst, hst + (uintptr_t)size))
+      memcpy((void *)s->hst_ptr_addr, &s->hst_ptr_value, sizeof(void *));
+  return 0;
+}
+
+/* The part of [begin, begin+size) that lies in entry e (implicit extension
+ * maps only the part inside the existing entry). */
+static int64_t clip_to_entry(const struct mapping_entry *e, uintptr_t begin,
+                             int64_t size) {
+  if (begin + (uintptr_t)size > e->hst_end)
+    return (int64_t)(e->hst_end - begin);
+  return size;
+}
+
+/* ------------------------------------------------------------ lookups */
+
+enum find_result { FIND_OK = 0, FIND_ABSENT, FIND_ERROR };
+
+/*
+ * Find the entry for [begin, begin+size) under the extension rule: a map that
+ * explicitly extends an existing mapping is an error naming both ranges; an
+ * implicit one whose begin lies inside an entry uses that entry.
+ */
+static enum find_result find_for_map(struct construct *c,
+                                     const struct map_item *it,
+                                     struct mapping_entry **out) {
+  struct mapping_entry *e = NULL;
+  uintptr_t begin = (uintptr_t)it->begin;
+  enum mapping_overlap ov =
+      mapping_lookup(&c->dev->map, begin, (uint64_t)it->size, &e);
+  *out = e;
+  if (ov == MAPPING_CONTAINED)
+    return FIND_OK;
+  if (ov == MAPPING_ABSENT)
+    return FIND_ABSENT;
+  char name[96];
+  item_name(it, name, sizeof name);
+  bool implicit = (it->type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
+  if (implicit && begin >= e->hst_begin && begin < e->hst_end) {
+    report_info(INFO_MAPPING_EXISTS,
+                "Implicit map of %s host 0x%" PRIxPTR " [0:%" PRId64
+                "] extends mapped host 0x%" PRIxPTR " [0:%" PRIuPTR
+                "]: using the existing mapping",
+                name, begin, it->size, e->hst_begin, e->hst_end - e->hst_begin);
+    return FIND_OK;
+  }
+  report_error_set("%s: %s extension of a mapped object: new map of %s host "
+                   "0x%" PRIxPTR " [0:%" PRId64 "] extends mapped %s host "
+                   "0x%" PRIxPTR " [0:%" PRIuPTR "] (device 0x%" PRIxPTR ")",
+                   c->what, implicit ? "implicit" : "explicit", name, begin,
+                   it->size, e->name[0] ? e->name : "unknown", e->hst_begin,
+                   e->hst_end - e->hst_begin, e->tgt_begin);
+  return FIND_ERROR;
+}
+
+static int report_absent_present(struct construct *c,
+                                 const struct map_item *it) {
+  char name[96];
+  report_error_set("%s: map(present) of an absent object: %s host 0x%" PRIxPTR
+                   "[0:%" PRId64 "]",
+                   c->what, item_name(it, name, sizeof name),
+                   (uintptr_t)it->begin, it->size);
+  return -1;
+}
+
+/* ------------------------------------------------------ shadow pointers */
+
+/*
+ * Make the device copy of the host pointer at `ptr_addr` (inside entry `pe`)
+ * hold `value`, and remember the host value so copies restore it.
+ */
+static int attach_pointer(struct construct *c, struct mapping_entry *pe,
+                          uintptr_t ptr_addr, uintptr_t value) {
+  uintptr_t host_value;
+  memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
+  uintptr_t tgt_addr = pe->tgt_begin + (ptr_addr - pe->hst_begin);
+  struct shadow_ptr *s = pe->shadows;
+  while (s && s->hst_ptr_addr != ptr_addr)
+    s = s->next;
+  if (s && s->tgt_ptr_value == value && s->hst_ptr_value == host_value)
+    return 0; /* already attached to this pointee */
+  bool fresh = false;
+  if (!s) {
+    s = calloc(1, sizeof *s);
+    if (!s) {
+      report_error_set("%s: out of host memory for the shadow of pointer "
+                       "host 0x%" PRIxPTR,
+                       c->what, ptr_addr);
+      return -1;
+    }
+    fresh = true;
+  }
+  struct shadow_ptr old = *s;
+  s->hst_ptr_addr = ptr_addr;
+  s->hst_ptr_value = host_value;
+  s->tgt_ptr_addr = tgt_addr;
+  s->tgt_ptr_value = value;
+  if (device_submit_named(c->dev, (void *)tgt_addr, &s->tgt_ptr_value,
+                          PTR_SIZE, pe->name) != 0) {
+    report_error_set("%s: writing device pointer 0x%" PRIxPTR
+                     " into the device copy (0x%" PRIxPTR
+                     ") of host pointer 0x%" PRIxPTR " failed",
+                     c->what, value, tgt_addr, ptr_addr);
+    if (fresh)
+      free(s);
+    else
+      *s = old;
+    return -1;
+  }
+  if (fresh) {
+    s->next = pe->shadows;
+    pe->shadows = s;
+  }
+  report_debug("attached host pointer 0x%" PRIxPTR " (value 0x%" PRIxPTR
+               "): device copy 0x%" PRIxPTR " = 0x%" PRIxPTR,
+               ptr_addr, host_value, tgt_addr, value);
+  return 0;
+}
+
+/* Device address that the host pointer value `host_value` corresponds to,
+ * given that `pointee_begin` (inside `te`) is what it points into. */
+static uintptr_t translate_pointer(const struct mapping_entry *te,
+                                   uintptr_t pointee_begin,
+                                   uintptr_t host_value) {
+  uintptr_t tgt_pointee = te->tgt_begin + (pointee_begin - te->hst_begin);
+  return tgt_pointee - (pointee_begin - host_value);
+}
+
+/* ------------------------------------------------------------ begin */
+
+/* Count one more reference (at most once per construct and count). */
+static int add_reference(struct construct *c, struct mapping_entry *e,
+                         bool hold) {
+  struct touched *t = touch(c, e);
+  if (!t)
+    return -1;
+  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+    return 0;
+  if (hold && !t->hold_changed) {
+    e->hold_refcount++;
+    t->hold_changed = true;
+  } else if (!hold && !t->dyn_changed) {
+    e->dyn_refcount++;
+    t->dyn_changed = true;
+  }
+  return 0;
+}
+
+/* Allocate and insert a new entry for host [begin, begin+size). */
+static struct mapping_entry *create_entry(struct construct *c,
+                                          uintptr_t begin, int64_t size,
+                                          uintptr_t base, const char *name,
+                                          bool hold) {
+  void *tgt = device_alloc(c->dev, size, (void *)begin, TARGET_ALLOC_DEFAULT);
+  if (!tgt) {
+    report_error_set("%s: cannot allocate device memory for %s host "
+                     "0x%" PRIxPTR " [0:%" PRId64 "]",
+                     c->what, name, begin, size);
+    return NULL;
+  }
+  struct mapping_entry *e = mapping_insert(&c->dev->map, begin,
+                                           begin + (uintptr_t)size,
+                                           (uintptr_t)tgt, name);
+  if (!e)
+    goto out_free_device;
+  e->owned = true;
+  struct touched *t = touch(c, e);
+  if (!t)
+    goto out_remove_entry;
+  t->created = true;
+  if (hold) {
+    e->hold_refcount = 1;
+    t->hold_changed = true;
+  } else {
+    e->dyn_refcount = 1;
+    t->dyn_changed = true;
+  }
+  report_info(INFO_MAPPING_CHANGED,
+              "Creating new map entry with HstPtrBase=0x%" PRIxPTR
+              ", HstPtrBegin=0x%" PRIxPTR ", TgtPtrBegin=%p, Size=%" PRId64
+              ", DynRefCount=%" PRIu64 ", HoldRefCount=%" PRIu64 ", Name=%s",
+              base, begin, tgt, size, e->dyn_refcount, e->hold_refcount,
+              name);
+  return e;
+
+out_remove_entry:
+  mapping_remove(&c->dev->map, e);
+out_free_device:
+  device_delete(c->dev, tgt);
+  return NULL;
+}
+
+/*
+ * Map the object [begin, begin+size) of item `it` (the pointee of a
+ * PTR_AND_OBJ): find or create its entry, count the reference, copy TO.
+ * *out is NULL when a zero-size item names nothing mapped.
+ */
+static int map_object(struct construct *c, const struct map_item *it,
+                      struct mapping_entry **out) {
+  char name[96];
+  item_name(it, name, sizeof name);
+  uintptr_t begin = (uintptr_t)it->begin;
+  bool hold = (it->type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  struct mapping_entry *e = NULL;
+  *out = NULL;
+  switch (find_for_map(c, it, &e)) {
+  case FIND_ERROR:
+    return -1;
+  case FIND_ABSENT:
+    if (it->type & OMP_TGT_MAPTYPE_PRESENT)
+      return report_absent_present(c, it);
+    if (it->size == 0) {
+      report_info(INFO_EMPTY_MAPPING,
+                  "zero-size map of %s host 0x%" PRIxPTR
+                  " names no mapped object: nothing mapped, the host value "
+                  "is kept",
+                  name, begin);
+      return 0;
+    }
+    e = create_entry(c, begin, it->size, (uintptr_t)it->base, name, hold);
+    if (!e)
+      return -1;
+    break;
+  case FIND_OK:
+    if (add_reference(c, e, hold) != 0)
+      return -1;
+    if (REPORT_INFO_ON(INFO_MAPPING_EXISTS)) {
+      char dyn[24], hc[24];
+      format_count(e->dyn_refcount, dyn, sizeof dyn);
+      format_count(e->hold_refcount, hc, sizeof hc);
+      report_info(INFO_MAPPING_EXISTS,
+                  "Mapping exists%s with HstPtrBegin=0x%" PRIxPTR
+                  ", TgtPtrBegin=0x%" PRIxPTR ", Size=%" PRId64
+                  ", DynRefCount=%s, HoldRefCount=%s, Name=%s",
+                  (it->type & OMP_TGT_MAPTYPE_IMPLICIT) ? " (implicit)" : "",
+                  begin, e->tgt_begin + (begin - e->hst_begin), it->size, dyn,
+                  hc, name);
+    }
+    break;
+  }
+  *out = e;
+  bool to = (it->type & OMP_TGT_MAPTYPE_TO) != 0;
+  bool always = (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
+  if (to && (always || created_here(c, e)))
+    return copy_to_device(c, e, begin, clip_to_entry(e, begin, it->size));
+  return 0;
+}
+
+/* PTR_AND_OBJ: after the pointee, attach the device copy of the pointer at
+ * `base`, mapping its 8 bytes implicitly when nothing holds them. */
+static int map_pointer_storage(struct construct *c, const struct map_item *it,
+                               struct mapping_entry *pointee) {
+  uintptr_t ptr_addr = (uintptr_t)it->base;
+  bool hold = (it->type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  char name[96];
+  item_name(it, name, sizeof name);
+  struct mapping_entry *pe = NULL;
+  switch (mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe)) {
+  case MAPPING_CONTAINED:
+    if (add_reference(c, pe, hold) != 0)
+      return -1;
+    break;
+  case MAPPING_ABSENT:
+    pe = create_entry(c, ptr_addr, PTR_SIZE, ptr_addr, name, hold);
+    if (!pe)
+      return -1;
+    break;
+  case MAPPING_EXTENDS:
+    report_error_set("%s: the pointer of %s at host 0x%" PRIxPTR
+                     " straddles the end of mapped host 0x%" PRIxPTR
+                     " [0:%" PRIuPTR "]",
+                     c->what, name, ptr_addr, pe->hst_begin,
+                     pe->hst_end - pe->hst_begin);
+    return -1;
+  }
+  if (!pointee) {
+    report_info(INFO_EMPTY_MAPPING,
+                "pointer of %s at host 0x%" PRIxPTR
+                " points to nothing mapped; its device copy is left as is",
+                name, ptr_addr);
+    return 0;
+  }
+  uintptr_t host_value;
+  memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
+  return attach_pointer(
+      c, pe, ptr_addr,
+      translate_pointer(pointee, (uintptr_t)it->begin, host_value));
+}
+
+/* RETURN_PARAM: hand the device address back through args_base[i]. */
+static void return_device_address(struct construct *c,
+                                  const struct map_item *it) {
+  if (!it->return_slot)
+    return;
+  uintptr_t begin = (uintptr_t)it->begin;
+  struct mapping_entry *e = mapping_find(&c->dev->map, begin);
+  char name[96];
+  item_name(it, name, sizeof name);
+  if (!e) {
+    report_info(INFO_EMPTY_MAPPING,
+                "use_device_ptr/addr of %s host 0x%" PRIxPTR
+                " is not mapped: the host address is kept (OpenMP 5.1)",
+                name, begin);
+    return;
+  }
+  uintptr_t tgt = translate_pointer(e, begin, (uintptr_t)it->base);
+  *it->return_slot = (void *)tgt;
+}
+
+/* ATTACH (clang 22), after all other entries of the construct. */
+static int attach_deferred(struct construct *c, const struct map_item *it) {
+  char name[96];
+  item_name(it, name, sizeof name);
+  uintptr_t ptr_addr = (uintptr_t)it->base;
+  uintptr_t pointee_begin = (uintptr_t)it->begin;
+  struct mapping_entry *pe = NULL, *te = NULL;
+  if (mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe) !=
+          MAPPING_CONTAINED ||
+      mapping_lookup(&c->dev->map, pointee_begin, 0, &te) !=
+          MAPPING_CONTAINED) {
+    report_info(INFO_EMPTY_MAPPING,
+                "attach of %s: pointer host 0x%" PRIxPTR " %s, pointee host "
+                "0x%" PRIxPTR " %s: not attached",
+                name, ptr_addr, pe ? "mapped" : "not mapped", pointee_begin,
+                te ? "mapped" : "not mapped");
+    return 0;
+  }
+  bool always = (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
+  if (!always && !created_here(c, pe) && !created_here(c, te))
+    return 0; /* both existed before: already attached then */
+  uintptr_t host_value;
+  memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
+  return attach_pointer(c, pe, ptr_addr,
+                        translate_pointer(te, pointee_begin, host_value));
+}
+
+static bool not_mapped_at_all(int64_t type) {
+  return (type & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)) != 0;
+}
+
+static bool pure_return_param(const struct map_item *it) {
+  return (it->type & OMP_TGT_MAPTYPE_RETURN_PARAM) && it->size == 0 &&
+         !(it->type & DATA_BITS);
+}
+
+static int begin_one(struct construct *c, const struct map_item *it) {
+  if (not_mapped_at_all(it->type)) {
+    if ((it->type & OMP_TGT_MAPTYPE_PRIVATE) &&
+        (it->type & OMP_TGT_MAPTYPE_ATTACH))
+      report_debug("%s: entry %d is PRIVATE|ATTACH: the corresponding "
+                   "pointer is initialised at launch",
+                   c->what, it->index);
+    return 0;
+  }
+  if (it->type & OMP_TGT_MAPTYPE_ATTACH)
+    return 0; /* second pass */
+  if (pure_return_param(it)) {
+    return_device_address(c, it);
+    return 0;
+  }
+  struct mapping_entry *e = NULL;
+  if (map_object(c, it, &e) != 0)
+    return -1;
+  if ((it->type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) &&
+      map_pointer_storage(c, it, e) != 0)
+    return -1;
+  if (it->type & OMP_TGT_MAPTYPE_RETURN_PARAM)
+    return_device_address(c, it);
+  return 0;
+}
+
+/* Undo a failed begin: drop the references it added, free what it created. */
+static void rollback_begin(struct construct *c) {
+  for (size_t i = c->num_touched; i-- > 0;) {
+    struct touched *t = &c->touched[i];
+    struct mapping_entry *e = t->entry;
+    if (t->created) {
+      void *tgt = (void *)e->tgt_begin;
+      bool owned = e->owned;
+      mapping_remove(&c->dev->map, e);
+      if (owned)
+        device_delete(c->dev, tgt);
+      continue;
+    }
+    if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+      continue;
+    if (t->dyn_changed && e->dyn_refcount > 0)
+      e->dyn_refcount--;
+    if (t->hold_changed && e->hold_refcount > 0)
+      e->hold_refcount--;
+  }
+}
+
+/* ------------------------------------------------------------- end */
+
+/* Drop one reference (at most once per construct and count; DELETE forces
+ * the dynamic count to 0) and mark the entry for removal at zero. */
+static int drop_reference(struct construct *c, struct mapping_entry *e,
+                          int64_t type) {
+  struct touched *t = touch(c, e);
+  if (!t)
+    return -1;
+  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+    return 0;
+  if (type & OMP_TGT_MAPTYPE_DELETE) {
+    e->dyn_refcount = 0;
+    t->dyn_changed = true;
+  } else if (type & OMP_TGT_MAPTYPE_OMPX_HOLD) {
+    if (!t->hold_changed && e->hold_refcount > 0)
+      e->hold_refcount--;
+    t->hold_changed = true;
+  } else {
+    if (!t->dyn_changed && e->dyn_refcount > 0)
+      e->dyn_refcount--;
+    t->dyn_changed = true;
+  }
+  if (e->dyn_refcount == 0 && e->hold_refcount == 0)
+    t->remove = true;
+  return 0;
+}
+
+static bool marked_for_removal(struct construct *c, struct mapping_entry *e) {
+  struct touched *t = find_touched(c, e);
+  return t && t->remove;
+}
+
+static int end_one(struct construct *c, const struct map_item *it) {
+  if (not_mapped_at_all(it->type) || (it->type & OMP_TGT_MAPTYPE_ATTACH) ||
+      pure_return_param(it))
+    return 0;
+  char name[96];
+  item_name(it, name, sizeof name);
+  uintptr_t begin = (uintptr_t)it->begin;
+  struct mapping_entry *e = NULL;
+  switch (find_for_map(c, it, &e)) {
+  case FIND_ERROR:
+    return -1;
+  case FIND_ABSENT:
+    if (it->type & OMP_TGT_MAPTYPE_PRESENT)
+      return report_absent_present(c, it);
+    report_info(INFO_EMPTY_MAPPING,
+                "%s: %s host 0x%" PRIxPTR " [0:%" PRId64
+                "] is not mapped: nothing to release",
+                c->what, name, begin, it->size);
+    return 0;
+  case FIND_OK:
+    break;
+  }
+  if (drop_reference(c, e, it->type) != 0)
+    return -1;
+  bool from = (it->type & OMP_TGT_MAPTYPE_FROM) != 0;
+  bool forced = (it->type & (OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_DELETE));
+  if (from && (forced || marked_for_removal(c, e)) &&
+      copy_from_device(c, e, begin, clip_to_entry(e, begin, it->size)) != 0)
+    return -1;
+  if (it->type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
+    struct mapping_entry *pe = NULL;
+    if (mapping_lookup(&c->dev->map, (uintptr_t)it->base, PTR_SIZE, &pe) ==
+            MAPPING_CONTAINED &&
+        drop_reference(c, pe, it->type & ~OMP_TGT_MAPTYPE_DELETE) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Remove the entries whose counts reached 0, after all copies. */
+static int remove_released(struct construct *c) {
+  int rc = 0;
+  for (size_t i = 0; i < c->num_touched; i++) {
+    struct touched *t = &c->touched[i];
+    if (!t->remove)
+      continue;
+    struct mapping_entry *e = t->entry;
+    void *tgt = (void *)e->tgt_begin;
+    bool owned = e->owned;
+    report_info(INFO_MAPPING_CHANGED,
+                "Removing map entry with HstPtrBegin=0x%" PRIxPTR
+                ", TgtPtrBegin=%p, Size=%" PRIuPTR ", Name=%s",
+                e->hst_begin, tgt, e->hst_end - e->hst_begin,
+                e->name[0] ? e->name : "unknown");
+    mapping_remove(&c->dev->map, e);
+    t->entry = NULL;
+    if (owned && device_delete(c->dev, tgt) != 0) {
+      report_error_set("%s: freeing the device memory of a removed mapping "
+                       "failed",
+                       c->what);
+      rc = -1;
+    }
+  }
+  return rc;
+}
+
+/* ----------------------------------------------------------- update */
+
+static int update_range(struct construct *c, const struct map_item *it,
+                        uintptr_t begin, int64_t size) {
+  char name[96];
+  item_name(it, name, sizeof name);
+  struct mapping_entry *e = NULL;
+  enum mapping_overlap ov =
+      mapping_lookup(&c->dev->map, begin, (uint64_t)size, &e);
+  if (ov != MAPPING_CONTAINED) {
+    if (it->type & OMP_TGT_MAPTYPE_PRESENT) {
+      report_error_set("%s: update of %s host 0x%" PRIxPTR " [0:%" PRId64
+                       "] with present: %s",
+                       c->what, name, begin, size,
+                       ov == MAPPING_ABSENT ? "the object is not mapped"
+                                            : "the range is only partly "
+                                              "mapped");
+      return -1;
+    }
+    report_info(INFO_EMPTY_MAPPING,
+                "%s: %s host 0x%" PRIxPTR " [0:%" PRId64
+                "] is %s: nothing updated",
+                c->what, name, begin, size,
+                ov == MAPPING_ABSENT ? "not mapped" : "only partly mapped");
+    return 0;
+  }
+  if ((it->type & OMP_TGT_MAPTYPE_FROM) &&
+      copy_from_device(c, e, begin, size) != 0)
+    return -1;
+  if ((it->type & OMP_TGT_MAPTYPE_TO) && copy_to_device(c, e, begin, size) != 0)
+    return -1;
+  return 0;
+}
+
+/* LLVM's __tgt_target_non_contig: one descriptor per dimension, outermost
+ * first; offsets and counts in elements of the dimension, strides in bytes. */
+struct non_contig_dim {
+  int64_t offset;
+  int64_t count;
+  int64_t stride;
+};
+
+static int update_non_contig(struct construct *c, const struct map_item *it,
+                             const struct non_contig_dim *dims, int32_t ndims,
+                             int32_t dim, uintptr_t offset, int64_t run) {
+  if (dim == ndims - 1) {
+    /* The innermost dimension is one contiguous run. */
+    uintptr_t at = offset + (uintptr_t)(dims[dim].offset * dims[dim].stride);
+    return update_range(c, it, (uintptr_t)it->base + at, run);
+  }
+  for (int64_t i = 0; i < dims[dim].count; i++) {
+    uintptr_t at = offset + (uintptr_t)((dims[dim].offset + i) * dims[dim].stride);
+    if (update_non_contig(c, it, dims, ndims, dim + 1, at, run) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int update_one(struct construct *c, const struct map_item *it) {
+  if (not_mapped_at_all(it->type) || (it->type & OMP_TGT_MAPTYPE_ATTACH))
+    return 0;
+  if (!(it->type & OMP_TGT_MAPTYPE_NON_CONTIG))
+    return update_range(c, it, (uintptr_t)it->begin, it->size);
+  int64_t ndims = it->size;
+  const struct non_contig_dim *dims = it->begin;
+  char name[96];
+  if (ndims < 1 || ndims > NON_CONTIG_MAX_DIMS || !dims) {
+    report_error_set("%s: map entry %d (%s): non-contiguous update with %" PRId64
+                     " dimensions (1 to %d allowed)",
+                     c->what, it->index, item_name(it, name, sizeof name),
+                     ndims, NON_CONTIG_MAX_DIMS);
+    return -1;
+  }
+  for (int64_t d = 0; d < ndims; d++) {
+    if (dims[d].count < 0 || dims[d].offset < 0 || dims[d].stride < 0) {
+      report_error_set("%s: map entry %d (%s): non-contiguous dimension %" PRId64
+                       " has offset %" PRId64 ", count %" PRId64
+                       ", stride %" PRId64 " (none may be negative)",
+                       c->what, it->index, item_name(it, name, sizeof name), d,
+                       dims[d].offset, dims[d].count, dims[d].stride);
+      return -1;
+    }
+    if (dims[d].count == 0)
+      return 0; /* an empty section transfers nothing */
+  }
+  int64_t run = dims[ndims - 1].count * dims[ndims - 1].stride;
+  return update_non_contig(c, it, dims, (int32_t)ndims, 0, 0, run);
+}
+
+/* ---------------------------------------------- construct machinery */
+
+struct item_list {
+  struct map_item *items;
+  size_t num, cap;
+  struct map_components *expanded; /* one per mapper call, freed at the end */
+  size_t num_expanded;
+};
+
+static int push_item(struct item_list *l, const struct map_item *it) {
+  if (l->num == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    struct map_item *grown = realloc(l->items, cap * sizeof *grown);
+    if (!grown)
+      return -1;
+    l->items = grown;
+    l->cap = cap;
+  }
+  l->items[l->num++] = *it;
+  return 0;
+}
+
+static void item_list_free(struct item_list *l) {
+  for (size_t i = 0; i < l->num_expanded; i++)
+    map_components_free(&l->expanded[i]);
+  free(l->expanded);
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+/* Flatten the construct's entries, replacing each entry that has a mapper
+ * by the components its mapper pushes. */
+static int build_items(const struct map_args *a, const char *what,
+                       struct item_list *l) {
+  memset(l, 0, sizeof *l);
+  size_t num_mappers = 0;
+  for (int32_t i = 0; a->mappers && i < a->num; i++)
+    num_mappers += a->mappers[i] != NULL;
+  if (num_mappers) {
+    l->expanded = calloc(num_mappers, sizeof *l->expanded);
+    if (!l->expanded)
+      goto out_no_memory;
+  }
+  for (int32_t i = 0; i < a->num; i++) {
+    void *name = a->names ? a->names[i] : NULL;
+    if (a->mappers && a->mappers[i]) {
+      struct map_components *comp = &l->expanded[l->num_expanded++];
+      if (mappers_expand(a->mappers[i], a->base[i], a->begin[i], a->sizes[i],
+                         a->types[i], name, comp) != 0) {
+        report_error_set("%s: map entry %d: its mapper failed", what, i);
+        goto out_free;
+      }
+      for (int32_t k = 0; k < comp->num; k++) {
+        struct map_item it = {.base = comp->base[k],
+                              .begin = comp->begin[k],
+                              .size = comp->sizes[k],
+                              .type = comp->types[k],
+                              .name = comp->names[k] ? comp->names[k] : name,
+                              .return_slot = NULL,
+                              .index = i,
+                              .component = k};
+        if (push_item(l, &it) != 0)
+          goto out_no_memory;
+      }
+      continue;
+    }
+    struct map_item it = {.base = a->base[i],
+                          .begin = a->begin[i],
+                          .size = a->sizes[i],
+                          .type = a->types[i],
+                          .name = name,
+                          .return_slot = &a->base[i],
+                          .index = i,
+                          .component = -1};
+    if (push_item(l, &it) != 0)
+      goto out_no_memory;
+  }
+  return 0;
+
+out_no_memory:
+  report_error_set("%s: out of host memory listing %d map entries", what,
+                   a->num);
+out_free:
+  item_list_free(l);
+  return -1;
+}
+
+static void construct_init(struct construct *c, struct device *dev,
+                           const char *what) {
+  memset(c, 0, sizeof *c);
+  c->dev = dev;
+  c->what = what;
+}
+
+static void construct_release(struct construct *c) { free(c->touched); }
+
+static void dump_on_failure(struct device *dev) {
+  if (REPORT_INFO_ON(INFO_DUMP_TABLE))
+    mapping_dump(&dev->map, stderr, "mapping table after the failure");
+}
+
+int maps_data_begin(struct device *dev, const struct map_args *a) {
+  const char *what = "target data begin";
+  if (maps_check_args(a, what) != 0)
+    return -1;
+  struct item_list l;
+  if (build_items(a, what, &l) != 0)
+    return -1;
+  struct construct c;
+  construct_init(&c, dev, what);
+  int rc = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  for (size_t i = 0; i < l.num; i++) {
+    if (begin_one(&c, &l.items[i]) != 0) {
+      report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
+                       l.items[i].component >= 0 ? " (mapper component)" : "");
+      goto out_rollback;
+    }
+  }
+  for (size_t i = 0; i < l.num; i++) {
+    const struct map_item *it = &l.items[i];
+    if ((it->type & OMP_TGT_MAPTYPE_ATTACH) && !not_mapped_at_all(it->type) &&
+        attach_deferred(&c, it) != 0) {
+      report_error_set("%s: attach of map entry %d failed", what, it->index);
+      goto out_rollback;
+    }
+  }
+  goto out_unlock;
+
+out_rollback:
+  rollback_begin(&c);
+  dump_on_failure(dev);
+  rc = -1;
+out_unlock:
+  pthread_mutex_unlock(&dev->map.lock);
+  construct_release(&c);
+  item_list_free(&l);
+  return rc;
+}
+
+int maps_data_end(struct device *dev, const struct map_args *a) {
+  const char *what = "target data end";
+  if (maps_check_args(a, what) != 0)
+    return -1;
+  struct item_list l;
+  if (build_items(a, what, &l) != 0)
+    return -1;
+  struct construct c;
+  construct_init(&c, dev, what);
+  int rc = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  /* Reverse order: members before their parents, pointees before pointers. */
+  for (size_t i = l.num; i-- > 0;) {
+    if (end_one(&c, &l.items[i]) != 0) {
+      report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
+                       l.items[i].component >= 0 ? " (mapper component)" : "");
+      rc = -1;
+      break;
+    }
+  }
+  /* Even after a failure, what reached 0 is released: nothing leaks. */
+  if (remove_released(&c) != 0)
+    rc = -1;
+  if (rc != 0)
+    dump_on_failure(dev);
+  pthread_mutex_unlock(&dev->map.lock);
+  construct_release(&c);
+  item_list_free(&l);
+  return rc;
+}
+
+int maps_data_update(struct device *dev, const struct map_args *a) {
+  const char *what = "target update";
+  if (maps_check_args(a, what) != 0)
+    return -1;
+  struct item_list l;
+  if (build_items(a, what, &l) != 0)
+    return -1;
+  struct construct c;
+  construct_init(&c, dev, what);
+  int rc = 0;
+  pthread_mutex_lock(&dev->map.lock);
+  for (size_t i = 0; i < l.num; i++) {
+    if (update_one(&c, &l.items[i]) != 0) {
+      report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
+                       l.items[i].component >= 0 ? " (mapper component)" : "");
+      rc = -1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  construct_release(&c);
+  item_list_free(&l);
+  return rc;
+}
+
+int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
+                    int64_t type, void **value) {
+  int rc = 0;
+  struct mapping_entry *e = NULL;
+  uintptr_t hb = (uintptr_t)begin;
+  pthread_mutex_lock(&dev->map.lock);
+  enum mapping_overlap ov =
+      mapping_lookup(&dev->map, hb, size > 0 ? (uint64_t)size : 0, &e);
+  bool usable = ov == MAPPING_CONTAINED ||
+                (ov == MAPPING_EXTENDS && hb >= e->hst_begin &&
+                 hb < e->hst_end && (type & OMP_TGT_MAPTYPE_IMPLICIT));
+  if (usable) {
+    *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
+  } else if (size == 0) {
+    *value = base;
+    report_info(INFO_EMPTY_MAPPING,
+                "kernel argument host %p (zero-size) is not mapped: the "
+                "host value is passed",
+                begin);
+  } else {
+    report_error_set("target: kernel argument host %p [0:%" PRId64
+                     "] (map type 0x%" PRIx64 ") is %s on device %d",
+                     begin, size, (uint64_t)type,
+                     ov == MAPPING_ABSENT ? "not mapped" : "only partly mapped",
+                     dev->id);
+    rc = -1;
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  return rc;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# make bench: the same offload benchmark (tests/bench/bench_offload.c, built
+# once with clang-14) run against LLVM 14's runtime from Debian and against
+# simtarget in one go, printed side by side as ratios. Figures, not tests.
+set -eu
+cd "$(dirname "$0")/.."
+out=build/bench
+mkdir -p "$out"
+cc=${BENCH_CC:-clang-14}
+$cc -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu tests/bench/bench_offload.c -o "$out/bench_offload"
+llvm_lib=${BENCH_LLVM_LIB:-/usr/lib/llvm-14/lib}
+echo "running against LLVM 14 ($llvm_lib) ..."
+LD_LIBRARY_PATH=$llvm_lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_offload" > "$out/llvm.txt"
+echo "running against simtarget (build/lib) ..."
+LD_LIBRARY_PATH=$PWD/build/lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_offload" > "$out/simtarget.txt"
+awk '
+  FNR == NR { llvm[$1] = $2; unit[$1] = $3; next }
+  { sim[$1] = $2; order[++n] = $1 }
+  END {
+    printf "%-22s %12s %12s %8s\n", "metric", "llvm-14", "simtarget", "sim/llvm"
+    for (i = 1; i <= n; i++) {
+      m = order[i]
+      printf "%-22s %10.3f %-2s %9.3f %-2s %7.2fx\n", m, llvm[m], unit[m] == "us" ? "us" : "", sim[m], unit[m] == "us" ? "us" : "", llvm[m] ? sim[m] / llvm[m] : 0
+    }
+    print ""
+    printf "simtarget transfers vs memcpy: to %.2fx, from %.2fx (target >= 0.9x)\n", sim["to_device_GBps"] / sim["host_memcpy_GBps"], sim["from_device_GBps"] / sim["host_memcpy_GBps"]
+    printf "simtarget triad on the device vs host omp parallel for: %.2fx (target >= 0.9x)\n", sim["triad_device_GBps"] / sim["triad_host_GBps"]
+    printf "simtarget lookup 100000 vs 10 objects: %.2fx (target: flat)\n", sim["lookup_100000_us"] / sim["lookup_10_us"]
+    printf "simtarget empty launch vs LLVM 14: %.1fx (target <= 10x)\n", sim["empty_launch_us"] / llvm["empty_launch_us"]
+  }' "$out/llvm.txt" "$out/simtarget.txt"

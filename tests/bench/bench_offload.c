@@ -1,0 +1,164 @@
+/*
+ * bench_offload.c - what an offload runtime costs, measured the same way on
+ * any runtime: run it once against simtarget and once against LLVM's own
+ * (tests/bench.sh does both and prints ratios). Prints "metric value unit"
+ * lines. Not a test: nothing here asserts a time.
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double now(void) { return omp_get_wtime(); }
+
+static void report(const char *metric, double value, const char *unit) {
+  printf("%s %.4f %s\n", metric, value, unit);
+  fflush(stdout);
+}
+
+static void bench_empty_launch(void) {
+  const int iters = 20000;
+  for (int i = 0; i < 200; i++) {
+#pragma omp target
+    { }
+  }
+  double t0 = now();
+  for (int i = 0; i < iters; i++) {
+#pragma omp target
+    { }
+  }
+  report("empty_launch_us", (now() - t0) / iters * 1e6, "us");
+}
+
+static void bench_map_unmap(void) {
+  const int iters = 20000;
+  double x[8] = {0};
+  double t0 = now();
+  for (int i = 0; i < iters; i++) {
+#pragma omp target enter data map(to: x[0:8])
+#pragma omp target exit data map(release: x[0:8])
+  }
+  report("map_unmap_us", (now() - t0) / iters * 1e6, "us");
+}
+
+/* Cost of finding one object among n mapped ones (a present map of an
+ * object already on the device: a lookup and a refcount, no copy). */
+static void bench_lookup(int n) {
+  double **objs = malloc(sizeof *objs * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    objs[i] = malloc(sizeof(double));
+    double *o = objs[i];
+#pragma omp target enter data map(alloc: o[0:1])
+  }
+  const int iters = 20000;
+  unsigned seed = 12345;
+  double t0 = now();
+  for (int i = 0; i < iters; i++) {
+    seed = seed * 1103515245u + 12345u;
+    double *o = objs[(seed >> 8) % (unsigned)n];
+#pragma omp target enter data map(alloc: o[0:1])
+#pragma omp target exit data map(release: o[0:1])
+  }
+  double t = (now() - t0) / iters * 1e6;
+  char name[64];
+  snprintf(name, sizeof name, "lookup_%d_us", n);
+  report(name, t, "us");
+  for (int i = 0; i < n; i++) {
+    double *o = objs[i];
+#pragma omp target exit data map(delete: o[0:1])
+    free(o);
+  }
+  free(objs);
+}
+
+static void bench_bandwidth(void) {
+  const size_t n = 64u << 20; /* bytes */
+  char *a = malloc(n), *b = malloc(n);
+  memset(a, 1, n);
+  memset(b, 2, n);
+#pragma omp target enter data map(alloc: a[0:n])
+  const int reps = 10;
+  double t0 = now();
+  for (int r = 0; r < reps; r++) {
+#pragma omp target update to(a[0:n])
+  }
+  double t_to = (now() - t0) / reps;
+  t0 = now();
+  for (int r = 0; r < reps; r++) {
+#pragma omp target update from(a[0:n])
+  }
+  double t_from = (now() - t0) / reps;
+  t0 = now();
+  for (int r = 0; r < reps; r++) {
+    memcpy(b, a, n);
+    __asm__ volatile("" ::"r"(b) : "memory");
+  }
+  double t_memcpy = (now() - t0) / reps;
+#pragma omp target exit data map(delete: a[0:n])
+  report("to_device_GBps", n / t_to / 1e9, "GB/s");
+  report("from_device_GBps", n / t_from / 1e9, "GB/s");
+  report("host_memcpy_GBps", n / t_memcpy / 1e9, "GB/s");
+  free(a);
+  free(b);
+}
+
+static void bench_stream(void) {
+  const long n = 8L << 20;
+  double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n),
+         *c = malloc(sizeof(double) * n);
+  for (long i = 0; i < n; i++)
+    a[i] = 0, b[i] = i, c[i] = 2 * i;
+  const double s = 3.0;
+  const int reps = 10;
+#pragma omp target enter data map(to: a[0:n], b[0:n], c[0:n])
+#pragma omp target teams distribute parallel for
+  for (long i = 0; i < n; i++)
+    a[i] = b[i] + s * c[i];
+  double t0 = now();
+  for (int r = 0; r < reps; r++) {
+#pragma omp target teams distribute parallel for
+    for (long i = 0; i < n; i++)
+      a[i] = b[i] + s * c[i];
+  }
+  double t_dev = (now() - t0) / reps;
+#pragma omp target exit data map(from: a[0:n]) map(delete: b[0:n], c[0:n])
+#pragma omp parallel for
+  for (long i = 0; i < n; i++)
+    a[i] = b[i] + s * c[i];
+  t0 = now();
+  for (int r = 0; r < reps; r++) {
+#pragma omp parallel for
+    for (long i = 0; i < n; i++)
+      a[i] = b[i] + s * c[i];
+  }
+  double t_host = (now() - t0) / reps;
+  double bytes = 3.0 * sizeof(double) * n;
+  report("triad_device_GBps", bytes / t_dev / 1e9, "GB/s");
+  report("triad_host_GBps", bytes / t_host / 1e9, "GB/s");
+  free(a);
+  free(b);
+  free(c);
+}
+
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : "";
+  int on_device = 0;
+#pragma omp target map(from: on_device)
+  on_device = !omp_is_initial_device();
+  if (!on_device) {
+    fprintf(stderr, "bench: the target region ran on the host\n");
+    return 1;
+  }
+  if (!*only || !strcmp(only, "launch"))
+    bench_empty_launch();
+  if (!*only || !strcmp(only, "map"))
+    bench_map_unmap();
+  if (!*only || !strcmp(only, "lookup"))
+    for (int n = 10; n <= 100000; n *= 10)
+      bench_lookup(n);
+  if (!*only || !strcmp(only, "bandwidth"))
+    bench_bandwidth();
+  if (!*only || !strcmp(only, "stream"))
+    bench_stream();
+  return 0;
+}
