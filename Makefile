@@ -88,6 +88,15 @@ $(B)/tests/abi/kernels.so: tests/abi/kernels.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O1 -shared -fPIC -o $@ $<
 
+# Tiny plugins for test_plugins: tests/unit/fixtures/rtl_<x>.c ->
+# build/tests/plugins/libomptarget.rtl.<x>.so
+TEST_RTL_SRC := $(wildcard tests/unit/fixtures/rtl_*.c)
+TEST_RTL     := $(TEST_RTL_SRC:tests/unit/fixtures/rtl_%.c=$(B)/tests/plugins/libomptarget.rtl.%.so)
+$(B)/tests/plugins/libomptarget.rtl.%.so: tests/unit/fixtures/rtl_%.c tests/unit/fixtures/rtl_common.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
+$(B)/tests/unit/test_plugins: $(TEST_RTL)
+
 $(B)/tests/abi/%: tests/abi/%.c $(LIB) $(B)/tests/abi/kernels.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -lcmocka -Wl,-rpath,'$$ORIGIN/../../lib'
@@ -97,7 +106,15 @@ check:
 	@$(MAKE) --no-print-directory all testbins
 	@tests/run_tests.sh
 
-testbins: $(UNIT_BIN) $(ABI_BIN)
+# simdevice plugin drivers: call __tgt_rtl_* directly on images they build.
+SIMDEV_TEST_SRC := $(wildcard tests/simdevice/test_*.c)
+SIMDEV_TEST_BIN := $(SIMDEV_TEST_SRC:tests/simdevice/%.c=$(B)/tests/simdevice/%)
+$(B)/tests/simdevice/%: tests/simdevice/%.c tests/simdevice/simdev_test.h $(PLUGIN) $(SERVER) $(DEVSTUBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -l:libomptarget.rtl.simdevice.so \
+	  -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka -ldl -lpthread
+
+testbins: $(UNIT_BIN) $(ABI_BIN) $(SIMDEV_TEST_BIN)
 
 deps:
 	@tests/deps.sh

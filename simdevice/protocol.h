@@ -123,6 +123,9 @@ struct simdev_control {
   uint64_t bounce_size;   /* SIMDEV_BOUNCE_SIZE */
   _Atomic uint32_t server_ready;    /* server: 1 once it serves commands, 2 if setup failed */
   _Atomic uint32_t server_sleeping; /* 1 while the server futex-waits on state */
+  _Atomic uint32_t guards_disabled; /* server: 1 once it ran out of memory
+                                       mappings (vm.max_map_count) and made
+                                       all device memory accessible */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */
   struct simdev_fault_record fault;
   struct simdev_slot slot;

@@ -234,11 +234,16 @@ static void remove_lib_entries(struct device *dev,
   free(keys);
 }
 
+/* to (0) or enter (0x2, clang 19+) with a size (0x2 with size 0 is a ctor);
+ * and link (0x1): there the entry is the host `<var>_decl_tgt_ref_ptr`
+ * pointer and its device twin, so mapping one onto the other lets the
+ * PTR_AND_OBJ map clang emits for the variable store its device address in
+ * the device pointer (LLVM does the same). */
 static bool is_mapped_global(const struct entry_info *e) {
-  /* to (0) or enter (0x2, clang 19+) with a size; 0x2 with size 0 is a ctor */
   return e->size > 0 &&
          (e->flags == OMP_ENTRY_KERNEL_OR_TO ||
-          e->flags == OMP_DECLARE_TARGET_CTOR);
+          e->flags == OMP_DECLARE_TARGET_CTOR ||
+          e->flags == OMP_DECLARE_TARGET_LINK);
 }
 
 static bool is_ctor(const struct entry_info *e) {
@@ -368,6 +373,46 @@ static int run_structors(struct device *dev, const struct registered_lib *lib,
   return rc;
 }
 
+/* clang 19/22 give a `declare target indirect` function a device entry that
+ * is a pointer-sized constant holding the device function's address: read it
+ * once, so the table maps host function -> device function (seed 003). A
+ * plugin that cannot read it leaves the entry as it was. dev->lock held. */
+static void resolve_indirect(struct device *dev,
+                             const struct registered_lib *lib) {
+  bool had_error = report_error_get()[0] != '\0';
+  for (size_t i = 0; i < lib->num_entries; i++) {
+    const struct entry_info *e = &lib->entries[i];
+    if (!(e->flags & OMP_DECLARE_TARGET_INDIRECT) || e->size != sizeof(void *))
+      continue;
+    struct device_entry key = {.host_addr = e->host_addr};
+    struct device_entry *d = bsearch(&key, dev->entries, dev->num_entries,
+                                     sizeof *dev->entries, compare_entries);
+    void *fn = NULL;
+    if (!d || device_retrieve(dev, &fn, d->tgt_addr, sizeof fn) != 0 || !fn) {
+      report_debug("device %d: cannot read the device address of indirect"
+                   " function '%s'", dev->id, e->name);
+      continue;
+    }
+    d->tgt_addr = fn;
+  }
+  if (!had_error)
+    report_error_clear(); /* a failed read above is not this call's cause */
+}
+
+void *device_translate_fptr(struct device *dev, void *host_fn) {
+  void *result = host_fn;
+  pthread_mutex_lock(&dev->lock);
+  struct device_entry key = {.host_addr = host_fn};
+  const struct device_entry *d =
+      dev->num_entries ? bsearch(&key, dev->entries, dev->num_entries,
+                                 sizeof *dev->entries, compare_entries)
+                       : NULL;
+  if (d && (d->flags & OMP_DECLARE_TARGET_INDIRECT))
+    result = d->tgt_addr;
+  pthread_mutex_unlock(&dev->lock);
+  return result;
+}
+
 static const char *triple_of(const struct image_info *img) {
   return img->triple[0] ? img->triple : "unknown (raw image)";
 }
@@ -464,6 +509,7 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
                 report_error_get());
     return -1;
   }
+  resolve_indirect(dev, lib);
   if (run_structors(dev, lib, table, true) < 0) {
     device_fail(dev,
                 "device %d (plugin %s): a C++ constructor of the library"
@@ -475,6 +521,59 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
   report_debug("device %d: loaded image %d of library %p (%zu entries)",
                dev->id, chosen, (const void *)lib->desc, lib->num_entries);
   return 0;
+}
+
+static int compare_fptr(const void *a, const void *b) {
+  uint64_t x = ((const __tgt_fptr_map *)a)->host_ptr;
+  uint64_t y = ((const __tgt_fptr_map *)b)->host_ptr;
+  return x < y ? -1 : x > y;
+}
+
+/* Seed 003: hand the plugin every `declare target indirect` function of the
+ * device, host -> device, sorted by host address. The entry table is already
+ * sorted, so the rows come out in order. dev->lock held. */
+static int publish_indirect_table(struct device *dev) {
+  if (!dev->plugin->ops.set_function_ptr_map)
+    return 0; /* absent: indirect calls keep host addresses */
+  size_t n = 0;
+  for (size_t i = 0; i < dev->num_entries; i++)
+    n += (dev->entries[i].flags & OMP_DECLARE_TARGET_INDIRECT) != 0;
+  if (n == 0)
+    return 0;
+  __tgt_fptr_map *table = malloc(n * sizeof *table);
+  if (!table) {
+    device_fail(dev, "device %d: out of memory for %zu indirect functions",
+                dev->id, n);
+    return -1;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < dev->num_entries; i++)
+    if (dev->entries[i].flags & OMP_DECLARE_TARGET_INDIRECT)
+      table[k++] = (__tgt_fptr_map){
+          .host_ptr = (uint64_t)(uintptr_t)dev->entries[i].host_addr,
+          .device_ptr = (uint64_t)(uintptr_t)dev->entries[i].tgt_addr,
+      };
+  qsort(table, n, sizeof *table, compare_fptr); /* already sorted; cheap */
+  int32_t rc = dev->plugin->ops.set_function_ptr_map(dev->rtl_id, n, table);
+  free(table);
+  if (rc != OFFLOAD_SUCCESS) {
+    char cause[600];
+    plugin_cause(dev, cause, sizeof cause);
+    device_fail(dev,
+                "device %d (plugin %s): registering %zu 'declare target"
+                " indirect' functions failed (__tgt_rtl_set_function_ptr_map"
+                " returned %d)%s",
+                dev->id, dev->plugin->name, n, rc, cause);
+    return -1;
+  }
+  return 0;
+}
+
+static bool lib_has_indirect(const struct registered_lib *lib) {
+  for (size_t i = 0; i < lib->num_entries; i++)
+    if (lib->entries[i].flags & OMP_DECLARE_TARGET_INDIRECT)
+      return true;
+  return false;
 }
 
 /* Load every library registered since the last call. dev->lock held. */
@@ -506,8 +605,13 @@ static int load_pending_libs(struct device *dev) {
   /* Unregistration removes a library from the list before it takes
    * dev->lock, which we hold: the libraries in `todo` stay alive. */
   int rc = 0;
-  for (size_t i = 0; i < pending && rc == 0; i++)
+  bool indirect = false;
+  for (size_t i = 0; i < pending && rc == 0; i++) {
     rc = device_load_lib(dev, todo[i]);
+    indirect = indirect || lib_has_indirect(todo[i]);
+  }
+  if (rc == 0 && indirect)
+    rc = publish_indirect_table(dev);
   if (rc == 0)
     dev->loaded_generation = newest;
   free(todo);

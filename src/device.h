@@ -64,6 +64,10 @@ HIDDEN int device_ready(struct device *dev);
  * 0 and fills *out, or -1 (with report_error_set) when the entry is unknown. */
 HIDDEN int device_lookup_entry(struct device *dev, const void *host_addr,
                                struct device_entry *out);
+/* `declare target indirect`: the device address of host function `host_fn`
+ * when it is an indirect function loaded on this device, else host_fn
+ * itself (for kernel arguments holding function pointers). */
+HIDDEN void *device_translate_fptr(struct device *dev, void *host_fn);
 /* Unload one library from every device that loaded it (dtors first). */
 HIDDEN void devices_unload_lib(struct registered_lib *lib);
 /* Release all devices at library exit. */

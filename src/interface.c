@@ -22,9 +22,20 @@
 
 /* ---- registration ------------------------------------------------------ */
 
+/* Say once that translation units disagree on `requires`. */
+static void report_requires_conflict(void) {
+  static int reported;
+  const char *conflict = registry_requires_conflict();
+  if (conflict && conflict[0] && !__atomic_exchange_n(&reported, 1,
+                                                      __ATOMIC_RELAXED))
+    report_error("%s", conflict);
+}
+
 EXPORT void __tgt_register_lib(__tgt_bin_desc *desc) {
   report_init();
-  if (registry_add(desc) != 0) {
+  int rc = registry_add(desc);
+  report_requires_conflict();
+  if (rc != 0) {
     /* Constructs of this library will fail later with "no device code";
      * say now why its images were refused. */
     report_error("cannot register offload descriptor %p: %s", (void *)desc,
@@ -46,6 +57,7 @@ EXPORT void __tgt_unregister_lib(__tgt_bin_desc *desc) {
 EXPORT void __tgt_register_requires(int64_t flags) {
   report_init();
   registry_add_requires(flags);
+  report_requires_conflict();
 }
 
 EXPORT void __tgt_init_all_rtls(void) { plugins_load_all(); }

@@ -258,7 +258,9 @@ int launch_region(struct device *dev, const struct launch_request *req) {
     if (!(type & OMP_TGT_MAPTYPE_TARGET_PARAM))
       continue;
     if (type & OMP_TGT_MAPTYPE_LITERAL) {
-      params[k++] = a->base[i]; /* the value itself (seed 000: args_base) */
+      /* The value itself (seed 000: args_base). A host function pointer
+       * passed by value becomes its declare-target-indirect twin. */
+      params[k++] = device_translate_fptr(dev, a->base[i]);
     } else if (type & OMP_TGT_MAPTYPE_PRIVATE) {
       /* (first)private: a device copy of the host object for this launch */
       int64_t size = a->sizes[i];
@@ -275,6 +277,10 @@ int launch_region(struct device *dev, const struct launch_request *req) {
       if (maps_kernel_arg(dev, a->base[i], a->begin[i], a->sizes[i], type,
                           &params[k]) != 0)
         goto out_free_privates;
+      /* an unmapped zero-size pointer keeps its host value; if that is a
+       * host function, the device needs its indirect twin (seed 003) */
+      if (a->sizes[i] == 0 && params[k] == a->base[i])
+        params[k] = device_translate_fptr(dev, params[k]);
       k++;
     }
   }

@@ -108,6 +108,10 @@ int plugins_open(const char *path, struct plugin *out, char *why,
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *msg = dlerror();
+    size_t len = strlen(path);
+    /* glibc repeats the path; the caller already names it */
+    if (msg && !strncmp(msg, path, len) && !strncmp(msg + len, ": ", 2))
+      msg += len + 2;
     snprintf(why, why_len, "cannot be loaded: %s", msg ? msg : "unknown");
     return -1;
   }
@@ -223,11 +227,15 @@ out_free_names:
 /* The folder libomptarget.so was loaded from (or the test executable's). */
 static int own_folder(char *buf, size_t len) {
   Dl_info info;
-  if (!dladdr((void *)&own_folder, &info) || !info.dli_fname)
-    return -1;
   char resolved[PATH_MAX];
-  const char *file = realpath(info.dli_fname, resolved) ? resolved
-                                                        : info.dli_fname;
+  const char *file;
+  if (dladdr((void *)&own_folder, &info) && info.dli_fname &&
+      info.dli_fname[0])
+    file = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+  else if (realpath("/proc/self/exe", resolved))
+    file = resolved; /* linked into an executable (unit tests) */
+  else
+    return -1;
   const char *slash = strrchr(file, '/');
   if (!slash)
     return snprintf(buf, len, ".") >= (int)len ? -1 : 0;
@@ -256,6 +264,16 @@ static bool already_loaded(const char *name) {
     if (!strcmp(plugin_list[i].name, name))
       return true;
   return false;
+}
+
+void plugins_close(struct plugin *p) {
+  if (p->ops.deinit_plugin && p->ops.deinit_plugin() != 0)
+    report_debug("plugin %s: __tgt_rtl_deinit_plugin failed", p->name);
+  if (p->handle)
+    dlclose(p->handle);
+  free(p->name);
+  free(p->path);
+  memset(p, 0, sizeof *p);
 }
 
 static void try_plugin(const char *dir, const char *item) {
@@ -291,11 +309,7 @@ static void try_plugin(const char *dir, const char *item) {
   return;
 
 out_close:
-  if (p.ops.deinit_plugin)
-    p.ops.deinit_plugin();
-  dlclose(p.handle);
-  free(p.name);
-  free(p.path);
+  plugins_close(&p);
 }
 
 static void load_from_env_list(const char *dir, const char *list) {
@@ -384,15 +398,8 @@ struct plugin *plugins_for_device(int32_t device_id) {
 
 void plugins_unload_all(void) {
   pthread_mutex_lock(&plugins_mutex);
-  for (int i = 0; i < plugin_count; i++) {
-    struct plugin *p = &plugin_list[i];
-    if (p->ops.deinit_plugin)
-      p->ops.deinit_plugin();
-    if (p->handle)
-      dlclose(p->handle);
-    free(p->name);
-    free(p->path);
-  }
+  for (int i = 0; i < plugin_count; i++)
+    plugins_close(&plugin_list[i]);
   free(plugin_list);
   plugin_list = NULL;
   plugin_count = 0;

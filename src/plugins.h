@@ -68,6 +68,8 @@ HIDDEN int plugins_open(const char *path, struct plugin *out, char *why,
                         size_t why_len);
 /* Plugin names (`x` of libomptarget.rtl.x.so) in `dir`, in discovery order.
  * 0, or -1 when the folder cannot be read. Free with plugins_free_names. */
+/* Undo plugins_open: deinit_plugin, dlclose, free. */
+HIDDEN void plugins_close(struct plugin *p);
 HIDDEN int plugins_list_folder(const char *dir, char ***names, size_t *n);
 HIDDEN void plugins_free_names(char **names, size_t n);
 HIDDEN void plugins_reset_rejections_for_test(void);

@@ -114,6 +114,13 @@ static struct alloc_block *table_take(struct device_allocator *a, uint64_t key) 
 static int queue_protection(struct device_allocator *a, uint64_t offset,
                             uint64_t length, uint32_t access) {
   struct prot_queue *q = &a->pending;
+  /* A block freed (or reused) before the process saw the previous change:
+   * only the last one matters. */
+  if (q->count > 0 && q->items[q->count - 1].offset == offset &&
+      q->items[q->count - 1].length == length) {
+    q->items[q->count - 1].access = access;
+    return 0;
+  }
   if (q->count == q->cap) {
     size_t cap = q->cap ? q->cap * 2 : 256;
     struct simdev_prot_change *items = realloc(q->items, cap * sizeof *items);

@@ -96,7 +96,7 @@ struct kernel_ref {
 
 struct sim_device {
   int id;
-  int initialized;              /* memory and first process set up */
+  _Atomic int initialized;      /* memory and first process set up */
   pthread_mutex_t channel_lock; /* see the top of this file */
   /* memory */
   uint64_t dev_base, capacity;
@@ -108,6 +108,8 @@ struct sim_device {
   struct device_allocator alloc;
   /* process */
   pid_t pid;                /* 0 when none runs */
+  int reaped;               /* pid's exit status was collected */
+  int wait_status;          /* that status (-1: reaped by someone else) */
   int dead;                 /* died; the next command restarts it */
   _Atomic uint64_t death_epoch; /* deaths seen so far */
   char death_cause[SIMDEV_MESSAGE_SIZE];

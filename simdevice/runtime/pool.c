@@ -117,6 +117,16 @@ HIDDEN int rt_pool_acquire(int want, struct rt_worker **out)
   return got;
 }
 
+HIDDEN void rt_pool_release(struct rt_worker **w, int n)
+{
+  pthread_mutex_lock(&pool_lock);
+  for (int i = 0; i < n; i++) {
+    w[i]->next_idle = idle_workers;
+    idle_workers = w[i];
+  }
+  pthread_mutex_unlock(&pool_lock);
+}
+
 HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
                           void *arg)
 {

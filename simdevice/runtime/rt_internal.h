@@ -50,7 +50,9 @@ HIDDEN const struct rt_caps *rt_caps(void);
 /* The number of teams / the thread limit actually used for a request
  * (<= 0 means "not given"). */
 HIDDEN int32_t rt_pick_num_teams(int32_t requested);
-HIDDEN int32_t rt_pick_thread_limit(int32_t requested, int32_t nteams);
+HIDDEN int32_t rt_pick_thread_limit(int32_t requested);
+/* Threads of a parallel region without num_threads. */
+HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t nteams);
 
 /* ------------------------------------------------------------ locks */
 /* A futex mutex in one 32-bit word (0 free, 1 held, 2 held with waiters);
@@ -67,6 +69,7 @@ struct rt_taskgroup;
 struct rt_league {
   int32_t nteams;
   int32_t thread_limit;
+  int32_t default_threads;
 };
 
 /* Dispatch (dynamic/guided/ordered) loop state shared by a team. Slots are
@@ -91,7 +94,8 @@ struct rt_team {
   int32_t level;          /* parallel nesting level (0: team's initial region) */
   int32_t active_level;   /* enclosing parallel regions with > 1 thread */
   int32_t team_num;       /* number in the league */
-  int32_t thread_limit;   /* threads a parallel region may use */
+  int32_t thread_limit;   /* most threads a parallel region may use */
+  int32_t default_threads; /* threads of a parallel without num_threads */
   int32_t parent_tid;     /* thread number of the forking thread in `parent` */
   struct rt_team *parent;
   const struct rt_league *league; /* NULL outside a teams construct: 1 team */
@@ -153,6 +157,7 @@ struct rt_member {
   int32_t nthreads_var;          /* omp_set_num_threads */
   int32_t launch_num_teams;      /* the launch's request (initial thread) */
   int32_t launch_thread_limit;
+  int32_t unopened_serialized;   /* serialized regions that failed to open */
   struct rt_member *prev;        /* rt_cur to restore */
 };
 
@@ -178,6 +183,8 @@ struct rt_worker;
 /* Reserves up to `want` idle workers (creating them as needed); returns how
  * many were obtained (0..want). Failures to create threads are reported once. */
 HIDDEN int rt_pool_acquire(int want, struct rt_worker **out);
+/* Returns reserved workers that will not be started. */
+HIDDEN void rt_pool_release(struct rt_worker **w, int n);
 /* Starts fn(arg) on a reserved worker; when fn returns the worker goes back
  * to the pool, then calls finish(arg) (which must be its last use of arg). */
 HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),

@@ -11,7 +11,10 @@
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
  *   (each accepted in 1..1024; another value is reported and ignored)
  *   default num_teams      online CPUs, clamped to the cap
- *   default thread limit   max(2, online CPUs / num_teams), clamped to the cap
+ *   thread limit           thread_limit if given, else the cap
+ *   default threads of a parallel region without num_threads:
+ *                          thread_limit if given, else
+ *                          max(2, online CPUs / num_teams), clamped to the cap
  *   SIMDEVICE_DEVICE_NUM   what omp_get_device_num() returns      default 0
  * All teams of a league run at once, each on its own pool thread, and each
  * parallel region gets its threads from the same pool; the pool keeps its
@@ -87,7 +90,13 @@ HIDDEN int32_t rt_pick_num_teams(int32_t requested)
   return clamp(requested, 1, c->max_teams);
 }
 
-HIDDEN int32_t rt_pick_thread_limit(int32_t requested, int32_t nteams)
+HIDDEN int32_t rt_pick_thread_limit(int32_t requested)
+{
+  const struct rt_caps *c = rt_caps();
+  return requested <= 0 ? c->max_threads : clamp(requested, 1, c->max_threads);
+}
+
+HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t nteams)
 {
   const struct rt_caps *c = rt_caps();
   if (requested <= 0) {
@@ -170,7 +179,8 @@ static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t 
    * default attributes on Linux. */
   if (rt_team_init(t, 1, NULL) != 0)
     rt_error("cannot initialise the initial team's lock");
-  t->thread_limit = rt_pick_thread_limit(thread_limit, 1);
+  t->thread_limit = rt_pick_thread_limit(thread_limit);
+  t->default_threads = rt_pick_default_threads(thread_limit, 1);
   rt_member_init(m, t, 0);
   m->launch_num_teams = num_teams;
   m->launch_thread_limit = thread_limit;
@@ -244,6 +254,7 @@ HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *f
     t->team_num = p->team_num;
     t->league = p->league;
     t->thread_limit = p->thread_limit;
+    t->default_threads = p->default_threads;
   }
   return 0;
 }

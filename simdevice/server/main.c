@@ -141,16 +141,32 @@ static int run_kernel(struct simdev_slot *s) {
   return 0;
 }
 
+/* Each guarded allocation costs the process two memory mappings; past
+ * vm.max_map_count mprotect fails. Then every allocation must still be
+ * usable: make all device memory accessible and stop guarding, loudly. */
+static void disable_guards(int err) {
+  if (atomic_load(&ctl->guards_disabled))
+    return;
+  mprotect((void *)ctl->dev_base, ctl->capacity, PROT_READ | PROT_WRITE);
+  atomic_store(&ctl->guards_disabled, 1);
+  fprintf(stderr,
+          "simdevice-server: device %d: guard pages turned off: changing "
+          "protections failed (%s; too many live allocations for "
+          "vm.max_map_count?)\n",
+          ctl->device_id, strerror(err));
+}
+
 static void apply_protections(struct simdev_slot *s) {
   uint32_t count = s->prot_count;
   if (count > SIMDEV_PROTO_MAX_PROT)
     count = SIMDEV_PROTO_MAX_PROT;
-  for (uint32_t i = 0; i < count; i++) {
+  for (uint32_t i = 0; i < count && !atomic_load(&ctl->guards_disabled); i++) {
     const struct simdev_prot_change *c = &s->prot[i];
     if (c->offset >= ctl->capacity || c->length > ctl->capacity - c->offset)
       continue;
-    mprotect((void *)(ctl->dev_base + c->offset), c->length,
-             c->access ? PROT_READ | PROT_WRITE : PROT_NONE);
+    if (mprotect((void *)(ctl->dev_base + c->offset), c->length,
+                 c->access ? PROT_READ | PROT_WRITE : PROT_NONE) != 0)
+      disable_guards(errno);
   }
   s->prot_count = 0;
 }

@@ -1,7 +1,7 @@
 /* usm.c - requires unified_shared_memory on a device with its own memory.
  * simtarget-only
  * expect-exit: 1
- * expect-stderr: (?i)unified.?shared.?memory
+ * expect-stderr: unified.?shared.?memory
  * expect: simdevice runs kernels in another address space, so it cannot give
  * unified shared memory. The runtime must refuse the requirement clearly
  * (naming it) rather than run the region against host pointers it cannot

@@ -1,0 +1,166 @@
+/*
+ * channel.c - one command round trip with the device process through the
+ * shared slot (protocol.h), built for latency: the host spins briefly, then
+ * sleeps on the futex with a 100 ms timeout and checks after each timeout
+ * that the process is alive, so a dead device fails the call within a
+ * fraction of a second and never hangs the host.
+ *
+ * Locking: every function runs under the device's channel_lock, which makes
+ * the calling thread the slot's only host-side user.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin_internal.h"
+
+#define HOST_SPINS 4000
+
+static void futex_wake(_Atomic uint32_t *word) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static const char *fault_verb(int kind) {
+  switch (kind) {
+  case SIMDEV_FAULT_WRITE: return "wrote";
+  case SIMDEV_FAULT_EXEC: return "jumped to";
+  default: return "read";
+  }
+}
+
+/* Turns the fault record of a dead process into the recorded error. */
+static void report_fault(struct sim_device *dev, const char *kernel) {
+  const struct simdev_fault_record *f = &dev->ctl->fault;
+  char where[256];
+  uint64_t addr = f->address;
+  if (addr >= dev->dev_base && addr - dev->dev_base < dev->capacity)
+    allocator_describe(&dev->alloc, addr - dev->dev_base, where, sizeof where);
+  else if (addr < PAGE_BYTES)
+    snprintf(where, sizeof where, "null pointer: not device memory");
+  else
+    snprintf(where, sizeof where, "not device memory");
+  const char *name = f->kernel_name[0] ? f->kernel_name : kernel;
+  char what[700];
+  if (f->signal == SIGFPE)
+    snprintf(what, sizeof what,
+             "kernel `%.256s` raised an arithmetic exception (SIGFPE) at "
+             "instruction 0x%llx",
+             name ? name : "?", (unsigned long long)addr);
+  else if (f->in_kernel || name != NULL)
+    snprintf(what, sizeof what, "kernel `%.256s` %s address 0x%llx (%s)",
+             name ? name : "?", fault_verb(f->kind), (unsigned long long)addr,
+             where);
+  else
+    snprintf(what, sizeof what,
+             "device %d's server %s address 0x%llx outside any kernel (%s)",
+             dev->id, fault_verb(f->kind), (unsigned long long)addr, where);
+  snprintf(dev->death_cause, sizeof dev->death_cause,
+           "%.400s; device %d (pid %d) stopped with %s and restarts on its "
+           "next use",
+           what, dev->id, (int)dev->pid, strsignal(f->signal));
+  plugin_error_fault(addr, f->kind, 1, "%s", dev->death_cause);
+}
+
+static int round_trip(struct sim_device *dev, uint32_t command,
+                      const char *kernel) {
+  struct simdev_control *ctl = dev->ctl;
+  struct simdev_slot *s = &ctl->slot;
+  s->command = command;
+  s->status = SIMDEV_STATUS_OK;
+  atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
+  if (atomic_load(&ctl->server_sleeping))
+    futex_wake(&s->state);
+
+  uint32_t st = SIMDEV_SLOT_REQUEST;
+  for (int i = 0; i < HOST_SPINS; i++) {
+    st = atomic_load_explicit(&s->state, memory_order_acquire);
+    if (st != SIMDEV_SLOT_REQUEST)
+      break;
+    __builtin_ia32_pause();
+  }
+  int died = 0;
+  while (st == SIMDEV_SLOT_REQUEST) {
+    atomic_store(&s->host_sleeping, 1);
+    st = atomic_load(&s->state);
+    if (st != SIMDEV_SLOT_REQUEST)
+      break;
+    struct timespec timeout = {.tv_sec = 0, .tv_nsec = 100 * 1000000L};
+    syscall(SYS_futex, (uint32_t *)&s->state, FUTEX_WAIT, SIMDEV_SLOT_REQUEST,
+            &timeout, NULL, 0);
+    st = atomic_load(&s->state);
+    if (st == SIMDEV_SLOT_REQUEST && process_gone(dev)) {
+      died = 1;
+      break;
+    }
+  }
+  atomic_store(&s->host_sleeping, 0);
+  if (!died && st == SIMDEV_SLOT_DONE) {
+    int failed = s->status != SIMDEV_STATUS_OK;
+    if (failed)
+      plugin_error("simdevice: device %d: %.450s", dev->id, s->message);
+    atomic_store(&s->state, SIMDEV_SLOT_IDLE);
+    return failed ? -1 : 0;
+  }
+  /* FAULT, or the process vanished. */
+  process_reap(dev, kernel);
+  if (ctl->fault.valid)
+    report_fault(dev, kernel);
+  else
+    plugin_error_fault(0, 0, 1, "%s", dev->death_cause);
+  return -1;
+}
+
+int channel_send(struct sim_device *dev, uint32_t command, const char *kernel) {
+  struct simdev_slot *s = &dev->ctl->slot;
+  for (;;) {
+    s->prot_count = (uint32_t)allocator_take_protections(
+        &dev->alloc, s->prot, SIMDEV_PROTO_MAX_PROT);
+    if (s->prot_count < SIMDEV_PROTO_MAX_PROT)
+      break;
+    /* More changes than one command carries: send the rest with NOPs. */
+    if (round_trip(dev, SIMDEV_CMD_NOP, NULL) != 0)
+      return -1;
+  }
+  return round_trip(dev, command, kernel);
+}
+
+int channel_flush_protections(struct sim_device *dev) {
+  return channel_send(dev, SIMDEV_CMD_NOP, NULL);
+}
+
+int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
+  if (!dev->dead && dev->pid > 0)
+    return 0;
+  if (dev->dead && atomic_load(&dev->death_epoch) != epoch_at_entry) {
+    /* The device died while this call waited: it fails with the cause. */
+    plugin_error_fault(dev->ctl->fault.valid ? dev->ctl->fault.address : 0,
+                       dev->ctl->fault.valid ? dev->ctl->fault.kind : 0, 1,
+                       "%s", dev->death_cause);
+    return -1;
+  }
+  int was_dead = dev->dead;
+  char cause[SIMDEV_MESSAGE_SIZE];
+  snprintf(cause, sizeof cause, "%s", dev->death_cause);
+  if (process_start(dev) != 0)
+    return -1;
+  if (allocator_requeue_live(&dev->alloc) != 0 || images_replay(dev) != 0) {
+    process_stop(dev);
+    dev->dead = 1;
+    return -1;
+  }
+  if (was_dead) {
+    dev->restarts++;
+    fprintf(stderr,
+            "simdevice: device %d restarted (pid %d, restart %u) after: %s; "
+            "device memory kept, images reloaded, their globals reset\n",
+            dev->id, (int)dev->pid, dev->restarts, cause);
+  }
+  return 0;
+}

@@ -1,0 +1,580 @@
+/*
+ * plugin.c - the __tgt_rtl_* entry points of the simdevice plugin and the
+ * device table. Each device is a simdevice-server process (process.c) with
+ * its memory in a memfd mapped at a fixed address in that process and
+ * reserved (inaccessible) at the same address in the host, so a device
+ * pointer dereferenced on the host faults.
+ *
+ * Locking: the configuration is read once under pthread_once. Per device,
+ * channel_lock guards setup/teardown, the process and the command slot
+ * (plugin_internal.h); copies inside device memory take no lock; the
+ * allocator has its own lock.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "plugin_internal.h"
+
+#define DEFAULT_MEMORY (1ull << 30)
+
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+static int configured_devices;
+static uint64_t configured_memory;
+static int configured_guard = 1;
+static char config_error[256];
+static _Atomic uint32_t info_flags;
+static struct sim_device devices[PLUGIN_MAX_DEVICES];
+
+/* "123", "64K", "512M", "2G" (powers of 1024). Returns 0 or -1. */
+static int parse_bytes(const char *text, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno != 0 || end == text || text[0] == '-')
+    return -1;
+  unsigned shift = 0;
+  switch (toupper((unsigned char)*end)) {
+  case '\0': break;
+  case 'K': shift = 10; end++; break;
+  case 'M': shift = 20; end++; break;
+  case 'G': shift = 30; end++; break;
+  case 'T': shift = 40; end++; break;
+  default: return -1;
+  }
+  if (*end == 'B' || *end == 'b')
+    end++;
+  if (*end != '\0' || (shift && v > (~0ull >> shift)))
+    return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+static void read_config(void) {
+  configured_devices = 1;
+  configured_memory = DEFAULT_MEMORY;
+  const char *n = getenv("SIMDEVICE_NUM_DEVICES");
+  if (n != NULL && *n != '\0') {
+    char *end;
+    long v = strtol(n, &end, 10);
+    if (*end != '\0' || v < 0 || v > PLUGIN_MAX_DEVICES) {
+      snprintf(config_error, sizeof config_error,
+               "simdevice: SIMDEVICE_NUM_DEVICES=%.40s is not a number from 0 "
+               "to %d",
+               n, PLUGIN_MAX_DEVICES);
+      configured_devices = 0;
+    } else {
+      configured_devices = (int)v;
+    }
+  }
+  const char *m = getenv("SIMDEVICE_MEMORY");
+  if (m != NULL && *m != '\0' &&
+      (parse_bytes(m, &configured_memory) != 0 || configured_memory == 0 ||
+       configured_memory > SIMDEV_DEVICE_STRIDE)) {
+    snprintf(config_error, sizeof config_error,
+             "simdevice: SIMDEVICE_MEMORY=%.40s is not a size from 1 byte to "
+             "1T (K/M/G/T suffixes)",
+             m);
+    configured_devices = 0;
+  }
+  const char *g = getenv("SIMDEVICE_GUARD");
+  if (g != NULL && *g != '\0')
+    configured_guard = strcmp(g, "0") != 0;
+  for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
+    devices[i].id = i;
+    devices[i].mem_fd = devices[i].ctl_fd = -1;
+    pthread_mutex_init(&devices[i].channel_lock, NULL);
+  }
+  if (config_error[0] != '\0')
+    fprintf(stderr, "%s; simdevice offers no devices\n", config_error);
+}
+
+int device_count(void) {
+  pthread_once(&config_once, read_config);
+  return configured_devices;
+}
+
+struct sim_device *device_get(int32_t id) {
+  int n = device_count();
+  if (id < 0 || id >= n) {
+    plugin_error("simdevice: device %d does not exist (%d device%s; "
+                 "SIMDEVICE_NUM_DEVICES)%s%s",
+                 id, n, n == 1 ? "" : "s", config_error[0] ? ": " : "",
+                 config_error);
+    return NULL;
+  }
+  return &devices[id];
+}
+
+int device_setup(struct sim_device *dev) {
+  if (atomic_load(&dev->initialized))
+    return 0;
+  dev->dev_base = SIMDEV_DEVICE_BASE + (uint64_t)dev->id * SIMDEV_DEVICE_STRIDE;
+  dev->capacity = configured_memory;
+  if (allocator_init(&dev->alloc, dev->dev_base, configured_memory,
+                     configured_guard) != 0)
+    return -1;
+  dev->capacity = dev->alloc.capacity;
+  dev->mem_fd = memfd_create("simdevice-memory", MFD_CLOEXEC);
+  if (dev->mem_fd < 0 || ftruncate(dev->mem_fd, (off_t)dev->capacity) != 0) {
+    plugin_error("simdevice: device %d: cannot create %llu bytes of device "
+                 "memory: %s",
+                 dev->id, (unsigned long long)dev->capacity, strerror(errno));
+    goto out_close_mem;
+  }
+  dev->ctl_fd = memfd_create("simdevice-control", MFD_CLOEXEC);
+  if (dev->ctl_fd < 0 || ftruncate(dev->ctl_fd, (off_t)SIMDEV_CONTROL_BYTES) != 0) {
+    plugin_error("simdevice: device %d: cannot create its control area: %s",
+                 dev->id, strerror(errno));
+    goto out_close_ctl;
+  }
+  void *ctl = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_SHARED, dev->ctl_fd, 0);
+  if (ctl == MAP_FAILED) {
+    plugin_error("simdevice: device %d: cannot map its control area: %s",
+                 dev->id, strerror(errno));
+    goto out_close_ctl;
+  }
+  dev->ctl = ctl;
+  dev->bounce = (unsigned char *)ctl + SIMDEV_BOUNCE_OFFSET;
+  void *view = mmap(NULL, dev->capacity, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_NORESERVE, dev->mem_fd, 0);
+  if (view == MAP_FAILED) {
+    plugin_error("simdevice: device %d: cannot map device memory in the "
+                 "host: %s",
+                 dev->id, strerror(errno));
+    goto out_unmap_ctl;
+  }
+  dev->host_view = view;
+  /* Keep the host off the device range, so device pointers fault here. */
+  void *hole = mmap((void *)dev->dev_base, dev->capacity, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                        MAP_FIXED_NOREPLACE,
+                    -1, 0);
+  if (hole == MAP_FAILED || hole != (void *)dev->dev_base) {
+    plugin_error("simdevice: device %d: the device address range 0x%llx "
+                 "(+%llu bytes) is already in use in the host: %s",
+                 dev->id, (unsigned long long)dev->dev_base,
+                 (unsigned long long)dev->capacity,
+                 hole == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+    if (hole != MAP_FAILED)
+      munmap(hole, dev->capacity);
+    goto out_unmap_view;
+  }
+  dev->reservation = hole;
+  if (process_start(dev) != 0)
+    goto out_unmap_hole;
+  atomic_store(&dev->initialized, 1);
+  return 0;
+out_unmap_hole:
+  munmap(dev->reservation, dev->capacity);
+  dev->reservation = NULL;
+out_unmap_view:
+  munmap(dev->host_view, dev->capacity);
+  dev->host_view = NULL;
+out_unmap_ctl:
+  munmap(dev->ctl, SIMDEV_CONTROL_BYTES);
+  dev->ctl = NULL;
+out_close_ctl:
+  if (dev->ctl_fd >= 0)
+    close(dev->ctl_fd);
+  dev->ctl_fd = -1;
+out_close_mem:
+  if (dev->mem_fd >= 0)
+    close(dev->mem_fd);
+  dev->mem_fd = -1;
+  allocator_destroy(&dev->alloc);
+  return -1;
+}
+
+void device_teardown(struct sim_device *dev) {
+  if (!atomic_load(&dev->initialized))
+    return;
+  process_stop(dev);
+  images_forget_all(dev);
+  munmap(dev->reservation, dev->capacity);
+  munmap(dev->host_view, dev->capacity);
+  munmap(dev->ctl, SIMDEV_CONTROL_BYTES);
+  close(dev->ctl_fd);
+  close(dev->mem_fd);
+  allocator_destroy(&dev->alloc);
+  dev->reservation = dev->host_view = NULL;
+  dev->ctl = NULL;
+  dev->bounce = NULL;
+  dev->ctl_fd = dev->mem_fd = -1;
+  dev->dead = 0;
+  atomic_store(&dev->initialized, 0);
+}
+
+/* Takes the channel lock of an initialised, running device (restarting it
+ * after a death). Returns NULL, unlocked, with the error recorded. */
+static struct sim_device *enter_device(int32_t id) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return NULL;
+  uint64_t epoch = atomic_load(&dev->death_epoch);
+  pthread_mutex_lock(&dev->channel_lock);
+  if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0) {
+    pthread_mutex_unlock(&dev->channel_lock);
+    return NULL;
+  }
+  return dev;
+}
+
+static void leave_device(struct sim_device *dev) {
+  pthread_mutex_unlock(&dev->channel_lock);
+}
+
+/* The device for a copy into device memory: initialised, no lock needed. */
+static struct sim_device *ready_device(int32_t id, const char *what) {
+  struct sim_device *dev = device_get(id);
+  if (dev != NULL && !atomic_load(&dev->initialized)) {
+    plugin_error("simdevice: %s on device %d before init_device", what, id);
+    return NULL;
+  }
+  return dev;
+}
+
+static int in_device_memory(const struct sim_device *dev, uint64_t addr,
+                            uint64_t size) {
+  return addr >= dev->dev_base && addr - dev->dev_base <= dev->capacity &&
+         size <= dev->capacity - (addr - dev->dev_base);
+}
+
+/* ------------------------------------------------------------------ API */
+
+int32_t __tgt_rtl_abi_version(void) { return SIMTARGET_PLUGIN_ABI_VERSION; }
+
+int32_t __tgt_rtl_number_of_devices(void) { return device_count(); }
+
+int32_t __tgt_rtl_init_plugin(void) {
+  device_count();
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
+  char why[400];
+  const void *elf;
+  size_t size;
+  if (elfimage_check(image, &elf, &size, why, sizeof why) != 0) {
+    plugin_error("simdevice: image not for simdevice: %s", why);
+    return 0;
+  }
+  return 1;
+}
+
+int32_t __tgt_rtl_init_device(int32_t id) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&dev->channel_lock);
+  int rc = device_setup(dev);
+  pthread_mutex_unlock(&dev->channel_lock);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+__tgt_target_table *__tgt_rtl_load_binary(int32_t id,
+                                          __tgt_device_image *image) {
+  struct sim_device *dev = enter_device(id);
+  if (dev == NULL)
+    return NULL;
+  __tgt_target_table *table = images_load(dev, image);
+  leave_device(dev);
+  return table;
+}
+
+int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&dev->channel_lock);
+  int rc = images_unload(dev, image);
+  pthread_mutex_unlock(&dev->channel_lock);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
+                           int32_t kind) {
+  (void)hst_ptr;
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return NULL;
+  if (size < 0) {
+    plugin_error("simdevice: data_alloc of a negative size (%lld bytes) on "
+                 "device %d",
+                 (long long)size, id);
+    return NULL;
+  }
+  if (kind != TARGET_ALLOC_DEVICE && kind != TARGET_ALLOC_DEFAULT) {
+    plugin_error("simdevice: data_alloc kind %d (host or shared memory) is "
+                 "not supported: device memory is a separate address space",
+                 kind);
+    return NULL;
+  }
+  if (!atomic_load(&dev->initialized) && __tgt_rtl_init_device(id) != 0)
+    return NULL;
+  uint64_t offset;
+  if (allocator_alloc(&dev->alloc, (uint64_t)size, &offset) != 0)
+    return NULL;
+  return (void *)(dev->dev_base + offset);
+}
+
+int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
+  struct sim_device *dev = ready_device(id, "data_delete");
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  uint64_t addr = (uint64_t)tgt_ptr;
+  if (!in_device_memory(dev, addr, 0)) {
+    plugin_error("simdevice: data_delete of %p on device %d: not device "
+                 "memory (device memory is 0x%llx..0x%llx)",
+                 tgt_ptr, id, (unsigned long long)dev->dev_base,
+                 (unsigned long long)(dev->dev_base + dev->capacity));
+    return OFFLOAD_FAIL;
+  }
+  return allocator_free(&dev->alloc, addr - dev->dev_base) == 0
+             ? OFFLOAD_SUCCESS
+             : OFFLOAD_FAIL;
+}
+
+/* Copies to or from a declare-target global inside the device process, in
+ * bounce-sized chunks. `to_device` picks the direction. */
+static int32_t global_copy(int32_t id, uint64_t addr, void *host, int64_t size,
+                           int to_device) {
+  struct sim_device *dev = enter_device(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  int rc = 0;
+  if (!images_global_contains(dev, addr, (uint64_t)size)) {
+    plugin_error("simdevice: %s of %lld bytes at device address 0x%llx on "
+                 "device %d: neither device memory nor inside a "
+                 "declare-target global of a loaded image",
+                 to_device ? "data_submit" : "data_retrieve", (long long)size,
+                 (unsigned long long)addr, id);
+    rc = -1;
+  }
+  struct simdev_slot *s = &dev->ctl->slot;
+  for (int64_t done = 0; rc == 0 && done < size;) {
+    uint64_t n = (uint64_t)(size - done);
+    if (n > SIMDEV_BOUNCE_SIZE)
+      n = SIMDEV_BOUNCE_SIZE;
+    s->a[0] = addr + (uint64_t)done;
+    s->a[1] = n;
+    if (to_device)
+      memcpy(dev->bounce, (char *)host + done, n);
+    rc = channel_send(dev, to_device ? SIMDEV_CMD_WRITE : SIMDEV_CMD_READ,
+                      NULL);
+    if (rc == 0 && !to_device)
+      memcpy((char *)host + done, dev->bounce, n);
+    done += (int64_t)n;
+  }
+  leave_device(dev);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
+                        int to_device) {
+  const char *what = to_device ? "data_submit" : "data_retrieve";
+  struct sim_device *dev = ready_device(id, what);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  if (size < 0 || (size > 0 && host == NULL)) {
+    plugin_error("simdevice: %s of %lld bytes with host address %p",
+                 what, (long long)size, host);
+    return OFFLOAD_FAIL;
+  }
+  if (size == 0)
+    return OFFLOAD_SUCCESS;
+  if (in_device_memory(dev, tgt, (uint64_t)size)) {
+    unsigned char *view = dev->host_view + (tgt - dev->dev_base);
+    if (to_device)
+      memcpy(view, host, (size_t)size);
+    else
+      memcpy(host, view, (size_t)size);
+    return OFFLOAD_SUCCESS;
+  }
+  if (tgt >= dev->dev_base && tgt - dev->dev_base < dev->capacity) {
+    plugin_error("simdevice: %s of %lld bytes at 0x%llx runs past the end of "
+                 "device %d's memory",
+                 what, (long long)size, (unsigned long long)tgt, id);
+    return OFFLOAD_FAIL;
+  }
+  return global_copy(id, tgt, host, size, to_device);
+}
+
+int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
+                              int64_t size) {
+  return transfer(id, (uint64_t)tgt_ptr, hst_ptr, size, 1);
+}
+
+int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
+                                int64_t size) {
+  return transfer(id, (uint64_t)tgt_ptr, hst_ptr, size, 0);
+}
+
+int32_t __tgt_rtl_is_data_exchangable(int32_t src_id, int32_t dst_id) {
+  int n = device_count();
+  return src_id >= 0 && src_id < n && dst_id >= 0 && dst_id < n;
+}
+
+int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
+                                void *dst_ptr, int64_t size) {
+  struct sim_device *src = ready_device(src_id, "data_exchange");
+  struct sim_device *dst = ready_device(dst_id, "data_exchange");
+  if (src == NULL || dst == NULL)
+    return OFFLOAD_FAIL;
+  if (size < 0) {
+    plugin_error("simdevice: data_exchange of a negative size");
+    return OFFLOAD_FAIL;
+  }
+  uint64_t s = (uint64_t)src_ptr, d = (uint64_t)dst_ptr, n = (uint64_t)size;
+  if (in_device_memory(src, s, n) && in_device_memory(dst, d, n)) {
+    memmove(dst->host_view + (d - dst->dev_base),
+            src->host_view + (s - src->dev_base), n);
+    return OFFLOAD_SUCCESS;
+  }
+  /* A global on either side: go through a host buffer. */
+  void *buf = malloc(n ? n : 1);
+  if (buf == NULL) {
+    plugin_error("simdevice: no host memory for a %llu-byte data_exchange",
+                 (unsigned long long)n);
+    return OFFLOAD_FAIL;
+  }
+  int32_t rc = __tgt_rtl_data_retrieve(src_id, buf, src_ptr, size);
+  if (rc == OFFLOAD_SUCCESS)
+    rc = __tgt_rtl_data_submit(dst_id, dst_ptr, buf, size);
+  free(buf);
+  return rc;
+}
+
+int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
+                                         void **tgt_args,
+                                         ptrdiff_t *tgt_offsets,
+                                         int32_t arg_num, int32_t num_teams,
+                                         int32_t thread_limit,
+                                         uint64_t loop_tripcount) {
+  (void)loop_tripcount;
+  if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
+      (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
+    plugin_error("simdevice: a kernel launch on device %d with %d arguments: "
+                 "simdevice passes 0 to %d",
+                 id, arg_num, SIMDEV_PROTO_MAX_ARGS);
+    return OFFLOAD_FAIL;
+  }
+  struct sim_device *dev = enter_device(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  int rc = -1;
+  const struct kernel_ref *k = images_find_kernel(dev, (uint64_t)tgt_entry_ptr);
+  if (k == NULL) {
+    plugin_error("simdevice: launch on device %d of %p, which is not a "
+                 "kernel of any loaded image",
+                 id, tgt_entry_ptr);
+    goto out_leave;
+  }
+  struct simdev_slot *s = &dev->ctl->slot;
+  for (int32_t i = 0; i < arg_num; i++)
+    s->args[i] = (uint64_t)((char *)tgt_args[i] + tgt_offsets[i]);
+  s->a[0] = k->addr;
+  s->a[1] = (uint64_t)arg_num;
+  s->a[2] = (uint64_t)(int64_t)num_teams;
+  s->a[3] = (uint64_t)(int64_t)thread_limit;
+  if (atomic_load_explicit(&info_flags, memory_order_relaxed) & 0x10)
+    fprintf(stderr,
+            "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
+            "%d, thread_limit %d)\n",
+            id, k->name, arg_num, num_teams, thread_limit);
+  rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
+out_leave:
+  leave_device(dev);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,
+                                    void **tgt_args, ptrdiff_t *tgt_offsets,
+                                    int32_t arg_num) {
+  return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
+                                          tgt_offsets, arg_num, 0, 0, 0);
+}
+
+int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
+  int64_t unsupported =
+      requires_flags & (OMP_REQ_UNIFIED_SHARED_MEMORY | OMP_REQ_UNIFIED_ADDRESS);
+  if (unsupported) {
+    fprintf(stderr, "simdevice: `requires%s%s` is not supported: device "
+                    "memory is a separate address space\n",
+            (unsupported & OMP_REQ_UNIFIED_SHARED_MEMORY)
+                ? " unified_shared_memory" : "",
+            (unsupported & OMP_REQ_UNIFIED_ADDRESS) ? " unified_address" : "");
+    plugin_error("simdevice: requires unified_shared_memory/unified_address "
+                 "is not supported");
+  }
+  return requires_flags & ~unsupported;
+}
+
+int32_t __tgt_rtl_deinit_device(int32_t id) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&dev->channel_lock);
+  device_teardown(dev);
+  pthread_mutex_unlock(&dev->channel_lock);
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_deinit_plugin(void) {
+  for (int i = 0; i < device_count(); i++)
+    __tgt_rtl_deinit_device(i);
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
+  (void)id;
+  if (err == NULL)
+    return OFFLOAD_FAIL;
+  plugin_error_take(err);
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_set_info_flag(uint32_t flags) {
+  atomic_store(&info_flags, flags);
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_print_device_info(int32_t id) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&dev->channel_lock);
+  const char *teams = getenv("SIMDEVICE_MAX_TEAMS");
+  const char *threads = getenv("SIMDEVICE_MAX_THREADS");
+  printf("    simdevice device %d: the host CPU in a separate process\n", id);
+  if (atomic_load(&dev->initialized)) {
+    pthread_mutex_lock(&dev->alloc.lock);
+    uint64_t used = dev->alloc.bytes_used;
+    pthread_mutex_unlock(&dev->alloc.lock);
+    printf("      process:         pid %d%s, %u restart%s\n", (int)dev->pid,
+           dev->dead ? " (dead; restarts on next use)" : "", dev->restarts,
+           dev->restarts == 1 ? "" : "s");
+    printf("      device memory:   0x%llx..0x%llx (%llu bytes, %llu in use)\n",
+           (unsigned long long)dev->dev_base,
+           (unsigned long long)(dev->dev_base + dev->capacity),
+           (unsigned long long)dev->capacity, (unsigned long long)used);
+    printf("      guard pages:     %s\n",
+           !dev->alloc.guard ? "off (SIMDEVICE_GUARD=0)"
+           : atomic_load(&dev->ctl->guards_disabled)
+               ? "off (too many live allocations for vm.max_map_count)"
+               : "on");
+    printf("      kernels loaded:  %zu\n", dev->kernel_count);
+  } else {
+    printf("      not started yet\n");
+  }
+  printf("      max teams:       %s\n", teams ? teams : "runtime default");
+  printf("      max threads:     %s\n", threads ? threads : "runtime default");
+  pthread_mutex_unlock(&dev->channel_lock);
+  return OFFLOAD_SUCCESS;
+}

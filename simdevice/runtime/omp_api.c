@@ -1,0 +1,107 @@
+/*
+ * omp_api.c - the omp_* routines device code may call, answered from the
+ * calling thread's context (rt_current()).
+ *
+ * Locks: none; everything read here is the calling thread's own context or
+ * fields of its team that are fixed while the team exists.
+ */
+#include <time.h>
+
+#include "rt_internal.h"
+
+EXPORT int omp_get_num_teams(void)
+{
+  const struct rt_league *l = rt_current()->team->league;
+  return l ? l->nteams : 1;
+}
+
+EXPORT int omp_get_team_num(void) { return rt_current()->team->team_num; }
+EXPORT int omp_get_num_threads(void) { return rt_current()->team->nthreads; }
+EXPORT int omp_get_thread_num(void) { return rt_current()->tid; }
+EXPORT int omp_get_level(void) { return rt_current()->team->level; }
+EXPORT int omp_get_active_level(void) { return rt_current()->team->active_level; }
+EXPORT int omp_in_parallel(void) { return rt_current()->team->active_level > 0; }
+
+EXPORT int omp_get_thread_limit(void)
+{
+  const struct rt_team *t = rt_current()->team;
+  return t->league ? t->league->thread_limit : t->thread_limit;
+}
+
+EXPORT int omp_get_teams_thread_limit(void) { return omp_get_thread_limit(); }
+EXPORT int omp_get_max_teams(void) { return rt_caps()->max_teams; }
+
+/* The number of threads a parallel region without num_threads would get. */
+EXPORT int omp_get_max_threads(void)
+{
+  const struct rt_member *m = rt_current();
+  if (m->team->active_level > 0)
+    return 1;
+  int32_t n = m->nthreads_var > 0 ? m->nthreads_var : m->team->default_threads;
+  return n > m->team->thread_limit ? m->team->thread_limit : n;
+}
+
+EXPORT void omp_set_num_threads(int n)
+{
+  if (n <= 0) {
+    rt_error("omp_set_num_threads(%d): the number of threads must be positive; ignored", n);
+    return;
+  }
+  rt_current()->nthreads_var = n;
+}
+
+EXPORT int omp_get_num_procs(void) { return rt_caps()->ncpus; }
+EXPORT int omp_get_dynamic(void) { return 0; }
+EXPORT void omp_set_dynamic(UNUSED int on) {}
+EXPORT int omp_get_nested(void) { return 0; }
+EXPORT void omp_set_nested(UNUSED int on) {}
+EXPORT int omp_get_max_active_levels(void) { return 1; }
+EXPORT void omp_set_max_active_levels(UNUSED int n) {}
+EXPORT int omp_get_cancellation(void) { return 0; }
+
+static const struct rt_team *team_at_level(int level)
+{
+  const struct rt_team *t = rt_current()->team;
+  if (level < 0 || level > t->level)
+    return NULL;
+  while (t && t->level > level)
+    t = t->parent;
+  return t;
+}
+
+EXPORT int omp_get_team_size(int level)
+{
+  const struct rt_team *t = team_at_level(level);
+  return t ? t->nthreads : -1;
+}
+
+EXPORT int omp_get_ancestor_thread_num(int level)
+{
+  const struct rt_member *m = rt_current();
+  if (level == m->team->level)
+    return m->tid;
+  const struct rt_team *t = team_at_level(level + 1);
+  return t ? t->parent_tid : -1;
+}
+
+EXPORT double omp_get_wtime(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+EXPORT double omp_get_wtick(void)
+{
+  struct timespec ts;
+  clock_getres(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Inside the device process: not the host, and no devices of its own. */
+EXPORT int omp_is_initial_device(void) { return 0; }
+EXPORT int omp_get_num_devices(void) { return 0; }
+EXPORT int omp_get_initial_device(void) { return omp_get_num_devices(); }
+EXPORT int omp_get_default_device(void) { return 0; }
+EXPORT void omp_set_default_device(UNUSED int dev) {}
+EXPORT int omp_get_device_num(void) { return rt_caps()->device_num; }

@@ -1,0 +1,391 @@
+/*
+ * parallel.c - forking: `teams` (__kmpc_fork_teams), `parallel`
+ * (__kmpc_fork_call, serialized parallel) and the clauses pushed before
+ * them.
+ *
+ * A league's teams run at once: team 0 on the forking thread, the others on
+ * pool workers (a team whose worker could not be had runs on the forking
+ * thread after team 0). A parallel region's threads are the forking thread
+ * (thread 0) and pool workers. Nested parallel regions inside an active one
+ * get one thread.
+ *
+ * Locks: a league's `lock` guards `running`; a parallel team's `lock`
+ * guards `workers_running` (see rt_internal.h for the rest of the team).
+ * The forking thread's stack holds the team/league until every worker has
+ * reported done under that lock.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_internal.h"
+#include "simdev_rt.h"
+
+/* Outlined regions receive (&gtid, &btid) before the user arguments. */
+#define MAX_USER_ARGS (SIMDEV_MAX_ARGS - 2)
+
+typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
+
+EXPORT int32_t __kmpc_global_thread_num(UNUSED ident_t *loc) { return rt_gtid(); }
+EXPORT int32_t __kmpc_global_num_threads(UNUSED ident_t *loc) { return rt_current()->team->nthreads; }
+EXPORT int32_t __kmpc_bound_thread_num(UNUSED ident_t *loc) { return rt_current()->tid; }
+EXPORT int32_t __kmpc_bound_num_threads(UNUSED ident_t *loc) { return rt_current()->team->nthreads; }
+EXPORT int32_t __kmpc_in_parallel(UNUSED ident_t *loc) { return rt_current()->team->active_level > 0; }
+EXPORT int32_t __kmpc_ok_to_fork(UNUSED ident_t *loc) { return 1; }
+EXPORT void __kmpc_begin(UNUSED ident_t *loc, UNUSED int32_t flags) {}
+EXPORT void __kmpc_end(UNUSED ident_t *loc) {}
+
+EXPORT void __kmpc_push_num_threads(UNUSED ident_t *loc, UNUSED int32_t gtid, int32_t n)
+{
+  rt_current()->push_num_threads = n;
+}
+
+/* proc_bind has no meaning for pool threads; accepted and ignored. */
+EXPORT void __kmpc_push_proc_bind(UNUSED ident_t *loc, UNUSED int32_t gtid, UNUSED int proc_bind) {}
+
+EXPORT void __kmpc_push_num_teams(UNUSED ident_t *loc, UNUSED int32_t gtid, int32_t num_teams,
+                                  int32_t thread_limit)
+{
+  struct rt_member *m = rt_current();
+  m->push_num_teams = num_teams;
+  m->push_thread_limit = thread_limit;
+}
+
+/* OpenMP 5.1 num_teams(lb:ub): any count in the range is conforming; the
+ * upper bound is used (then clamped to the cap, but not below lb unless the
+ * cap forces it). */
+EXPORT void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, UNUSED int32_t lb, int32_t ub,
+                                     int32_t thread_limit)
+{
+  __kmpc_push_num_teams(loc, gtid, ub, thread_limit);
+}
+
+EXPORT void __kmpc_set_thread_limit(UNUSED ident_t *loc, UNUSED int32_t gtid, int32_t limit)
+{
+  struct rt_member *m = rt_current();
+  if (limit > 0)
+    m->team->thread_limit = m->team->default_threads = rt_pick_thread_limit(limit);
+}
+
+/* ------------------------------------------------------------ parallel */
+
+static void run_implicit_task(struct rt_team *t, int32_t tid, struct rt_member *prev)
+{
+  struct rt_member m;
+  rt_member_init(&m, t, tid);
+  m.prev = prev;
+  rt_set_current(&m);
+
+  int32_t gtid = rt_gtid();
+  int32_t btid = tid;
+  uint64_t argv[SIMDEV_MAX_ARGS];
+  argv[0] = (uint64_t)(uintptr_t)&gtid;
+  argv[1] = (uint64_t)(uintptr_t)&btid;
+  if (t->argc > 0)
+    memcpy(argv + 2, t->args, (size_t)t->argc * sizeof(uint64_t));
+  simdev_call(t->microtask, t->argc + 2, argv);
+
+  /* The implicit barrier at the end of the region; it also completes every
+   * task the region's threads created. */
+  rt_team_barrier(t);
+  rt_set_current(prev);
+}
+
+static void parallel_worker(void *arg)
+{
+  struct rt_team *t = arg;
+  int32_t tid = atomic_fetch_add(&t->next_tid, 1);
+  run_implicit_task(t, tid, NULL);
+}
+
+static void parallel_worker_done(void *arg)
+{
+  struct rt_team *t = arg;
+  pthread_mutex_lock(&t->lock);
+  if (--t->workers_running == 0)
+    pthread_cond_broadcast(&t->cond);
+  pthread_mutex_unlock(&t->lock);
+}
+
+static int32_t parallel_size(struct rt_member *m)
+{
+  struct rt_team *p = m->team;
+  int32_t want = m->push_num_threads;
+  m->push_num_threads = 0;
+  if (p->active_level > 0)
+    return 1; /* nested parallelism is serialised */
+  if (want <= 0)
+    want = m->nthreads_var > 0 ? m->nthreads_var : p->default_threads;
+  if (want > p->thread_limit)
+    want = p->thread_limit;
+  return want < 1 ? 1 : want;
+}
+
+/* Runs `microtask` on a new team; `args` holds argc pointer-sized values. */
+static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uint64_t *args)
+{
+  struct rt_member *m = rt_current();
+  int32_t want = parallel_size(m);
+  struct rt_worker *workers_small[16];
+  struct rt_worker **workers = workers_small;
+  struct rt_team t;
+
+  if (want > 16) {
+    workers = malloc((size_t)want * sizeof(*workers));
+    if (!workers) {
+      char where[256];
+      rt_error("parallel at %s: out of memory for %d threads; running it on 1 thread",
+               rt_loc(loc, where, sizeof(where)), want);
+      workers = workers_small;
+      want = 1;
+    }
+  }
+  int got = want > 1 ? rt_pool_acquire(want - 1, workers) : 0;
+  if (rt_team_init(&t, 1 + got, m) != 0) {
+    char where[256];
+    rt_error("parallel at %s: cannot initialise the team's lock; region skipped",
+             rt_loc(loc, where, sizeof(where)));
+    rt_pool_release(workers, got);
+    goto out_free_workers;
+  }
+  t.microtask = microtask;
+  t.argc = argc;
+  t.args = args;
+  t.next_tid = 1;
+  t.workers_running = got;
+  for (int i = 0; i < got; i++)
+    rt_pool_start(workers[i], parallel_worker, parallel_worker_done, &t);
+
+  run_implicit_task(&t, 0, m);
+
+  pthread_mutex_lock(&t.lock);
+  while (t.workers_running > 0)
+    pthread_cond_wait(&t.cond, &t.lock);
+  pthread_mutex_unlock(&t.lock);
+  rt_team_destroy(&t);
+out_free_workers:
+  if (workers != workers_small)
+    free(workers);
+  return;
+}
+
+EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+  if (argc < 0 || argc > MAX_USER_ARGS) {
+    char where[256];
+    rt_error("parallel at %s: %d shared arguments, the most supported is %d; region skipped",
+             rt_loc(loc, where, sizeof(where)), argc, MAX_USER_ARGS);
+    return;
+  }
+  uint64_t args[MAX_USER_ARGS];
+  va_list ap;
+  va_start(ap, microtask);
+  for (int i = 0; i < argc; i++)
+    args[i] = (uint64_t)(uintptr_t)va_arg(ap, void *);
+  va_end(ap);
+  fork_parallel(loc, argc, (void *)microtask, args);
+}
+
+/* parallel if(cond) as emitted by OpenMPIRBuilder: args is an array. */
+EXPORT void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask, int32_t cond,
+                                void *args)
+{
+  if (argc < 0 || argc > MAX_USER_ARGS) {
+    char where[256];
+    rt_error("parallel at %s: %d shared arguments, the most supported is %d; region skipped",
+             rt_loc(loc, where, sizeof(where)), argc, MAX_USER_ARGS);
+    return;
+  }
+  uint64_t vals[MAX_USER_ARGS];
+  for (int i = 0; i < argc; i++)
+    vals[i] = (uint64_t)(uintptr_t)((void **)args)[i];
+  if (!cond)
+    rt_current()->push_num_threads = 1;
+  fork_parallel(loc, argc, (void *)microtask, vals);
+}
+
+/* parallel if(false): the compiler calls the outlined function itself
+ * between these two, on the encountering thread. */
+struct serialized_region {
+  struct rt_team team;
+  struct rt_member member;
+};
+
+EXPORT void __kmpc_serialized_parallel(ident_t *loc, UNUSED int32_t gtid)
+{
+  struct rt_member *m = rt_current();
+  m->push_num_threads = 0;
+  struct serialized_region *r = malloc(sizeof(*r));
+  if (!r || rt_team_init(&r->team, 1, m) != 0) {
+    char where[256];
+    rt_error("serialized parallel at %s: out of memory; the region runs in the enclosing "
+             "team's context",
+             rt_loc(loc, where, sizeof(where)));
+    free(r);
+    /* The matching end then only undoes this count. */
+    m->unopened_serialized++;
+    return;
+  }
+  rt_member_init(&r->member, &r->team, 0);
+  r->member.prev = m;
+  rt_set_current(&r->member);
+}
+
+EXPORT void __kmpc_end_serialized_parallel(ident_t *loc, UNUSED int32_t gtid)
+{
+  struct rt_member *m = rt_current();
+  if (m->unopened_serialized > 0) {
+    m->unopened_serialized--;
+    return;
+  }
+  if (!m->prev || m->team->nthreads != 1 || m == m->prev) {
+    char where[256];
+    rt_error("end serialized parallel at %s: no serialized parallel region is open",
+             rt_loc(loc, where, sizeof(where)));
+    return;
+  }
+  struct serialized_region *r = (struct serialized_region *)((char *)m - offsetof(struct serialized_region, member));
+  rt_team_barrier(&r->team);
+  rt_set_current(m->prev);
+  rt_team_destroy(&r->team);
+  free(r);
+}
+
+/* ------------------------------------------------------------ teams */
+
+struct league_run {
+  struct rt_league league;
+  void *microtask;
+  int32_t argc;
+  const uint64_t *args;
+  int32_t runners;      /* threads running teams: forker + workers */
+  _Atomic int32_t next_runner;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int32_t running;      /* workers not yet done */
+};
+
+static void run_team(struct league_run *lr, int32_t team_num)
+{
+  struct rt_team t;
+  struct rt_member *prev = rt_current();
+  if (rt_team_init(&t, 1, NULL) != 0) {
+    rt_error("teams: cannot initialise team %d's lock; team skipped", team_num);
+    return;
+  }
+  t.team_num = team_num;
+  t.league = &lr->league;
+  t.thread_limit = lr->league.thread_limit;
+  t.default_threads = lr->league.default_threads;
+  struct rt_member m;
+  rt_member_init(&m, &t, 0);
+  m.prev = prev;
+  rt_set_current(&m);
+
+  int32_t gtid = rt_gtid();
+  int32_t btid = 0;
+  uint64_t argv[SIMDEV_MAX_ARGS];
+  argv[0] = (uint64_t)(uintptr_t)&gtid;
+  argv[1] = (uint64_t)(uintptr_t)&btid;
+  if (lr->argc > 0)
+    memcpy(argv + 2, lr->args, (size_t)lr->argc * sizeof(uint64_t));
+  simdev_call(lr->microtask, lr->argc + 2, argv);
+  rt_team_barrier(&t); /* completes the team's tasks */
+
+  rt_set_current(prev);
+  rt_team_destroy(&t);
+}
+
+/* Runner r runs teams r, r + runners, ... (all of them at once when every
+ * worker was obtained). */
+static void league_runner(struct league_run *lr, int32_t r)
+{
+  for (int32_t i = r; i < lr->league.nteams; i += lr->runners)
+    run_team(lr, i);
+}
+
+static void league_worker(void *arg)
+{
+  struct league_run *lr = arg;
+  league_runner(lr, atomic_fetch_add(&lr->next_runner, 1));
+}
+
+static void league_worker_done(void *arg)
+{
+  struct league_run *lr = arg;
+  pthread_mutex_lock(&lr->lock);
+  if (--lr->running == 0)
+    pthread_cond_broadcast(&lr->cond);
+  pthread_mutex_unlock(&lr->lock);
+}
+
+EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
+{
+  char where[256];
+  if (argc < 0 || argc > MAX_USER_ARGS) {
+    rt_error("teams at %s: %d shared arguments, the most supported is %d; region skipped",
+             rt_loc(loc, where, sizeof(where)), argc, MAX_USER_ARGS);
+    return;
+  }
+  struct rt_member *m = rt_current();
+  if (m->team->league || m->team->level > 0) {
+    rt_error("teams at %s: a teams construct must not be nested in a teams or parallel "
+             "region; region skipped",
+             rt_loc(loc, where, sizeof(where)));
+    return;
+  }
+  uint64_t args[MAX_USER_ARGS];
+  va_list ap;
+  va_start(ap, microtask);
+  for (int i = 0; i < argc; i++)
+    args[i] = (uint64_t)(uintptr_t)va_arg(ap, void *);
+  va_end(ap);
+
+  struct league_run lr;
+  memset(&lr, 0, sizeof(lr));
+  int32_t nt = m->push_num_teams > 0 ? m->push_num_teams : m->launch_num_teams;
+  int32_t tl = m->push_thread_limit > 0 ? m->push_thread_limit : m->launch_thread_limit;
+  m->push_num_teams = m->push_thread_limit = 0;
+  lr.league.nteams = rt_pick_num_teams(nt);
+  lr.league.thread_limit = rt_pick_thread_limit(tl);
+  lr.league.default_threads = rt_pick_default_threads(tl, lr.league.nteams);
+  lr.microtask = (void *)microtask;
+  lr.argc = argc;
+  lr.args = args;
+  if (pthread_mutex_init(&lr.lock, NULL) != 0) {
+    rt_error("teams at %s: cannot initialise the league's lock; region skipped",
+             rt_loc(loc, where, sizeof(where)));
+    return;
+  }
+  if (pthread_cond_init(&lr.cond, NULL) != 0) {
+    rt_error("teams at %s: cannot initialise the league's condition; region skipped",
+             rt_loc(loc, where, sizeof(where)));
+    goto out_destroy_lock;
+  }
+
+  struct rt_worker *small[16];
+  struct rt_worker **workers = small;
+  int want = lr.league.nteams - 1;
+  if (want > 16 && !(workers = malloc((size_t)want * sizeof(*workers)))) {
+    workers = small;
+    want = 16;
+  }
+  int got = want > 0 ? rt_pool_acquire(want, workers) : 0;
+  lr.runners = 1 + got;
+  lr.next_runner = 1;
+  lr.running = got;
+  for (int i = 0; i < got; i++)
+    rt_pool_start(workers[i], league_worker, league_worker_done, &lr);
+  league_runner(&lr, 0);
+
+  pthread_mutex_lock(&lr.lock);
+  while (lr.running > 0)
+    pthread_cond_wait(&lr.cond, &lr.lock);
+  pthread_mutex_unlock(&lr.lock);
+  if (workers != small)
+    free(workers);
+  pthread_cond_destroy(&lr.cond);
+out_destroy_lock:
+  pthread_mutex_destroy(&lr.lock);
+}

@@ -1,0 +1,185 @@
+/*
+ * simdev_test.h - helpers shared by the simdevice plugin drivers: build a
+ * small device image with a C compiler, describe it as libomptarget would
+ * (__tgt_device_image + legacy entries), find the device process.
+ * Single-threaded test code: no locks.
+ */
+#ifndef SIMDEV_TEST_H
+#define SIMDEV_TEST_H
+
+#include <dirent.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "omptarget.h"
+#include "omptarget_plugin.h"
+
+/* Kernels and globals of the hand-written test image. Each is published
+ * through its own `.omp_offloading.entry.<name>` object, like clang 13-16. */
+static const char kernel_source[] =
+    "#include <stdint.h>\n"
+    "#include <unistd.h>\n"
+    "struct entry { void *addr; const char *name; uint64_t size;"
+    " int32_t flags; int32_t reserved; };\n"
+    "#define ENTRY(sym, sz) __attribute__((used)) struct entry entry_##sym"
+    " __asm__(\".omp_offloading.entry.\" #sym) = {(void *)&sym, #sym, sz, 0, 0};\n"
+    "void k_empty(void) {}\n"
+    "void k_axpy(double *y, const double *x, long n, long a) {\n"
+    "  for (long i = 0; i < n; i++) y[i] += a * x[i]; }\n"
+    "void k_fill(double *p, long n) { for (long i = 0; i < n; i++) p[i] = (double)i; }\n"
+    "void k_read(const double *p) { volatile double v = *p; (void)v; }\n"
+    "void k_exit(long code) { _exit((int)code); }\n"
+    "void k_sum_args(long *out, long a, long b, long c, long d, long e, long f,"
+    " long g, long h) { *out = a + b + c + d + e + f + g + h; }\n"
+    "int gvec[4] = {1, 2, 3, 4};\n"
+    "void k_double_gvec(void) { for (int i = 0; i < 4; i++) gvec[i] *= 2; }\n"
+    "ENTRY(k_empty, 0) ENTRY(k_axpy, 0) ENTRY(k_fill, 0) ENTRY(k_read, 0)\n"
+    "ENTRY(k_exit, 0) ENTRY(k_sum_args, 0) ENTRY(k_double_gvec, 0)\n"
+    "ENTRY(gvec, sizeof gvec)\n";
+
+enum test_entry {
+  E_EMPTY, E_AXPY, E_FILL, E_READ, E_EXIT, E_SUM_ARGS, E_DOUBLE_GVEC, E_GVEC,
+  E_MISSING, E_COUNT
+};
+static const char *const entry_names[E_COUNT] = {
+    "k_empty", "k_axpy", "k_fill", "k_read", "k_exit", "k_sum_args",
+    "k_double_gvec", "gvec", "k_not_in_image"};
+
+struct test_image {
+  char dir[64];
+  unsigned char *bytes;
+  size_t size;
+  char host_ids[E_COUNT];              /* stand-ins for host region ids */
+  __tgt_offload_entry entries[E_COUNT];
+  __tgt_device_image image;
+};
+
+static inline int run_cmd(const char *fmt, ...) {
+  char cmd[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  return system(cmd);
+}
+
+static inline unsigned char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *buf = malloc((size_t)n);
+  if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *size = (size_t)n;
+  return buf;
+}
+
+static inline const char *c_compiler(void) {
+  return access("/usr/bin/clang-14", X_OK) == 0 ? "clang-14" : "cc";
+}
+
+/* Compiles the kernel library and describes it; fails the test on error. */
+static inline void test_image_build(struct test_image *t) {
+  memset(t, 0, sizeof *t);
+  snprintf(t->dir, sizeof t->dir, "/tmp/simdev_test_XXXXXX");
+  assert_non_null(mkdtemp(t->dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/k.c", t->dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(kernel_source, f);
+  fclose(f);
+  assert_int_equal(run_cmd("%s -O1 -shared -fPIC -o %s/k.so %s", c_compiler(),
+                           t->dir, path),
+                   0);
+  snprintf(path, sizeof path, "%s/k.so", t->dir);
+  t->bytes = read_file(path, &t->size);
+  assert_non_null(t->bytes);
+  for (int i = 0; i < E_COUNT; i++)
+    t->entries[i] = (__tgt_offload_entry){
+        .addr = &t->host_ids[i], .name = (char *)entry_names[i],
+        .size = i == E_GVEC ? 4 * sizeof(int) : 0, .flags = 0};
+  t->image = (__tgt_device_image){t->bytes, t->bytes + t->size, t->entries,
+                                  t->entries + E_COUNT};
+}
+
+static inline void test_image_free(struct test_image *t) {
+  run_cmd("rm -rf %s", t->dir);
+  free(t->bytes);
+}
+
+/* Makes the server use the device runtime built beside it, or the system
+ * libomp when the device runtime is not built yet (test setups only). */
+static inline void use_runtime_or_system_libomp(void) {
+  char exe[PATH_MAX], rt[PATH_MAX + 64];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return;
+  exe[n] = '\0';
+  *strrchr(exe, '/') = '\0';
+  snprintf(rt, sizeof rt, "%s/../../lib/simdevice/libomp.so.5", exe);
+  if (access(rt, R_OK) != 0)
+    setenv("SIMDEVICE_RUNTIME", "/usr/lib/x86_64-linux-gnu/libomp.so.5", 0);
+}
+
+/* The pid of our simdevice-server child with the highest pid (the newest),
+ * or -1. */
+static inline pid_t find_server(void) {
+  DIR *d = opendir("/proc");
+  pid_t best = -1;
+  struct dirent *de;
+  while (d != NULL && (de = readdir(d)) != NULL) {
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+      continue;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    int pid = 0, ppid = 0;
+    char comm[64] = "", state;
+    if (sscanf(buf, "%d (%63[^)]) %c %d", &pid, comm, &state, &ppid) == 4 &&
+        ppid == getpid() && strncmp(comm, "simdevice-serv", 14) == 0 &&
+        state != 'Z' && pid > best)
+      best = pid;
+  }
+  if (d != NULL)
+    closedir(d);
+  return best;
+}
+
+/* One launch with 64-bit values as parameters (offsets 0). */
+static inline int32_t launch(int32_t dev, void *entry, int n, const uint64_t *vals) {
+  void *args[16];
+  ptrdiff_t offsets[16] = {0};
+  for (int i = 0; i < n; i++)
+    args[i] = (void *)vals[i];
+  return __tgt_rtl_run_target_team_region(dev, entry, args, offsets, n, 0, 0,
+                                          0);
+}
+
+static inline __tgt_rtl_error last_error(int32_t dev) {
+  __tgt_rtl_error err;
+  memset(&err, 0, sizeof err);
+  assert_int_equal(__tgt_rtl_get_last_error(dev, &err), OFFLOAD_SUCCESS);
+  return err;
+}
+
+#endif

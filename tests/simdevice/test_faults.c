@@ -1,0 +1,180 @@
+/*
+ * test_faults.c - what simdevice does when device code goes wrong: a kernel
+ * that touches host memory, a guard page after an allocation, a kernel that
+ * exits, a device process killed from outside. The host must survive, get
+ * the cause, and the device must come back on its next use with its memory.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "simdev_test.h"
+
+static struct test_image img;
+static __tgt_target_table *table;
+
+static int setup(void **state) {
+  (void)state;
+  use_runtime_or_system_libomp();
+  test_image_build(&img);
+  if (__tgt_rtl_init_device(0) != OFFLOAD_SUCCESS)
+    return -1;
+  table = __tgt_rtl_load_binary(0, &img.image);
+  return table == NULL ? -1 : 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
+  test_image_free(&img);
+  return 0;
+}
+
+static void *entry(int i) { return table->EntriesBegin[i].addr; }
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void test_kernel_reading_host_memory_is_reported(void **state) {
+  (void)state;
+  /* Device memory written before the fault must survive the restart. */
+  long keep = 4242;
+  long *dkeep = __tgt_rtl_data_alloc(0, sizeof keep, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(dkeep);
+  assert_int_equal(__tgt_rtl_data_submit(0, dkeep, &keep, sizeof keep),
+                   OFFLOAD_SUCCESS);
+  pid_t before = find_server();
+  assert_true(before > 0);
+
+  double host_value = 1.0; /* a host stack address: not mapped */
+  uint64_t arg = (uint64_t)&host_value;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  __tgt_rtl_error err = last_error(0);
+  char want[128];
+  snprintf(want, sizeof want, "kernel `k_read` read address %p (not device memory)",
+           (void *)&host_value);
+  assert_non_null(strstr(err.message, want));
+  assert_true(err.fault_addr == (uint64_t)&host_value);
+  assert_int_equal(err.fault_kind, 1);
+  assert_int_equal(err.device_lost, 1);
+
+  /* Next use restarts the device; memory and kernel addresses kept. */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  pid_t after = find_server();
+  assert_true(after > 0 && after != before);
+  long got = 0;
+  assert_int_equal(__tgt_rtl_data_retrieve(0, &got, dkeep, sizeof got),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(got, 4242);
+  /* The restarted device runs real work on the surviving memory. */
+  uint64_t fill[2] = {(uint64_t)dkeep, 1};
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, dkeep), OFFLOAD_SUCCESS);
+}
+
+static void test_guard_page_catches_one_element_short(void **state) {
+  (void)state;
+  enum { N = 100 };
+  /* Allocated one double short of what the kernel writes. */
+  double *d = __tgt_rtl_data_alloc(0, (N - 1) * sizeof(double), NULL,
+                                   TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t ok_args[2] = {(uint64_t)d, N - 1};
+  assert_int_equal(launch(0, entry(E_FILL), 2, ok_args), OFFLOAD_SUCCESS);
+  uint64_t bad_args[2] = {(uint64_t)d, N};
+  assert_int_equal(launch(0, entry(E_FILL), 2, bad_args), OFFLOAD_FAIL);
+  __tgt_rtl_error err = last_error(0);
+  assert_true(err.fault_addr == (uint64_t)(d + N - 1));
+  assert_int_equal(err.fault_kind, 2);
+  char want[160];
+  snprintf(want, sizeof want,
+           "kernel `k_fill` wrote address %p (0 bytes past the end of the "
+           "792-byte device allocation at %p)",
+           (void *)(d + N - 1), (void *)d);
+  assert_non_null(strstr(err.message, want));
+  /* The elements written before the fault are in device memory. */
+  double got[N - 1];
+  assert_int_equal(__tgt_rtl_data_retrieve(0, got, d, sizeof got),
+                   OFFLOAD_SUCCESS);
+  assert_true(got[N - 2] == N - 2);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+}
+
+static void test_freed_memory_faults(void **state) {
+  (void)state;
+  double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t arg = (uint64_t)d;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "not allocated"));
+}
+
+static void test_kernel_exit_is_reported(void **state) {
+  (void)state;
+  uint64_t code = 3;
+  assert_int_equal(launch(0, entry(E_EXIT), 1, &code), OFFLOAD_FAIL);
+  __tgt_rtl_error err = last_error(0);
+  assert_non_null(strstr(err.message, "exited with status 3 during kernel `k_exit`"));
+  assert_int_equal(err.device_lost, 1);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+}
+
+static void test_killed_device_fails_fast_then_restarts(void **state) {
+  (void)state;
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  pid_t pid = find_server();
+  assert_true(pid > 0);
+  assert_int_equal(kill(pid, SIGKILL), 0);
+  double t0 = now();
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_FAIL);
+  double waited = now() - t0;
+  assert_true(waited < 1.0);
+  __tgt_rtl_error err = last_error(0);
+  char want[96];
+  snprintf(want, sizeof want, "(pid %d) was killed by signal 9", (int)pid);
+  assert_non_null(strstr(err.message, want));
+  assert_int_equal(err.device_lost, 1);
+  /* Globals come back with the image (reset to their initial values). */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  int g[4] = {0};
+  assert_int_equal(__tgt_rtl_data_retrieve(0, g, entry(E_GVEC), sizeof g),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(g[1], 2);
+  printf("kill -9 detected after %.3f s\n", waited);
+}
+
+static void test_no_fd_leak_across_restarts(void **state) {
+  (void)state;
+  int before = 0, after = 0;
+  DIR *d = opendir("/proc/self/fd");
+  while (d && readdir(d))
+    before++;
+  closedir(d);
+  uint64_t code = 1;
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(launch(0, entry(E_EXIT), 1, &code), OFFLOAD_FAIL);
+    assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  }
+  d = opendir("/proc/self/fd");
+  while (d && readdir(d))
+    after++;
+  closedir(d);
+  assert_int_equal(before, after);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kernel_reading_host_memory_is_reported),
+      cmocka_unit_test(test_guard_page_catches_one_element_short),
+      cmocka_unit_test(test_freed_memory_faults),
+      cmocka_unit_test(test_kernel_exit_is_reported),
+      cmocka_unit_test(test_killed_device_fails_fast_then_restarts),
+      cmocka_unit_test(test_no_fd_leak_across_restarts),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,326 @@
+/*
+ * test_plugin.c - the simdevice plugin's data path, image loading and
+ * launches, driven through __tgt_rtl_* on a compiled kernel library.
+ */
+#include "simdev_test.h"
+
+static struct test_image img;
+static __tgt_target_table *table;
+
+static int setup(void **state) {
+  (void)state;
+  use_runtime_or_system_libomp();
+  test_image_build(&img);
+  if (__tgt_rtl_init_device(0) != OFFLOAD_SUCCESS) {
+    fprintf(stderr, "init_device: %s\n", last_error(0).message);
+    return -1;
+  }
+  table = __tgt_rtl_load_binary(0, &img.image);
+  return table == NULL ? -1 : 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
+  assert_int_equal(find_server(), -1); /* the process is gone */
+  test_image_free(&img);
+  return 0;
+}
+
+static void *entry(int i) { return table->EntriesBegin[i].addr; }
+
+static void test_handshake(void **state) {
+  (void)state;
+  assert_int_equal(__tgt_rtl_abi_version(), SIMTARGET_PLUGIN_ABI_VERSION);
+  assert_int_equal(__tgt_rtl_number_of_devices(), 1);
+  assert_int_equal(__tgt_rtl_is_valid_binary(&img.image), 1);
+}
+
+static void test_table_follows_host_entries(void **state) {
+  (void)state;
+  assert_int_equal(table->EntriesEnd - table->EntriesBegin, E_COUNT);
+  for (int i = 0; i < E_COUNT; i++) {
+    assert_string_equal(table->EntriesBegin[i].name, entry_names[i]);
+    if (i == E_MISSING)
+      assert_null(table->EntriesBegin[i].addr);
+    else
+      assert_non_null(table->EntriesBegin[i].addr);
+  }
+  /* Device addresses are the device process's, not the host's. */
+  assert_ptr_not_equal(entry(E_AXPY), &img.host_ids[E_AXPY]);
+}
+
+static void test_alloc_submit_retrieve(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  double in[N], out[N];
+  for (int i = 0; i < N; i++)
+    in[i] = i * 0.5;
+  double *d = __tgt_rtl_data_alloc(0, sizeof in, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  assert_true((uint64_t)d >= 0x600000000000ull);
+  assert_int_equal(__tgt_rtl_data_submit(0, d, in, sizeof in), OFFLOAD_SUCCESS);
+  memset(out, 0, sizeof out);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, out, d, sizeof out),
+                   OFFLOAD_SUCCESS);
+  assert_memory_equal(in, out, sizeof in);
+  /* A part in the middle. */
+  double part[10] = {0};
+  assert_int_equal(__tgt_rtl_data_retrieve(0, part, d + 500, sizeof part),
+                   OFFLOAD_SUCCESS);
+  assert_memory_equal(part, in + 500, sizeof part);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  /* Freeing twice is refused with the address named. */
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_FAIL);
+  char want[64];
+  snprintf(want, sizeof want, "%p", (void *)d);
+  assert_non_null(strstr(last_error(0).message, want + 2));
+}
+
+static void test_device_pointer_is_not_host_memory(void **state) {
+  (void)state;
+  /* The host holds the device range PROT_NONE: mincore-free check. */
+  double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  FILE *maps = fopen("/proc/self/maps", "r");
+  assert_non_null(maps);
+  char line[512];
+  int found_none = 0;
+  while (fgets(line, sizeof line, maps)) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+        (uint64_t)d >= lo && (uint64_t)d < hi)
+      found_none = strcmp(perms, "---p") == 0;
+  }
+  fclose(maps);
+  assert_true(found_none);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+}
+
+static void test_launch_axpy(void **state) {
+  (void)state;
+  enum { N = 64 };
+  double x[N], y[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = i;
+    y[i] = 1;
+  }
+  double *dx = __tgt_rtl_data_alloc(0, sizeof x, NULL, TARGET_ALLOC_DEFAULT);
+  double *dy = __tgt_rtl_data_alloc(0, sizeof y, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(dx);
+  assert_non_null(dy);
+  assert_int_equal(__tgt_rtl_data_submit(0, dx, x, sizeof x), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_submit(0, dy, y, sizeof y), OFFLOAD_SUCCESS);
+  /* Parameter = args[i] + offsets[i]: pass dy as (dy - 2) + 16 bytes. */
+  void *args[4] = {dy - 2, dx, (void *)(uintptr_t)N, (void *)(uintptr_t)3};
+  ptrdiff_t offsets[4] = {2 * sizeof(double), 0, 0, 0};
+  assert_int_equal(__tgt_rtl_run_target_team_region(0, entry(E_AXPY), args,
+                                                    offsets, 4, 2, 8, N),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, y, dy, sizeof y), OFFLOAD_SUCCESS);
+  for (int i = 0; i < N; i++)
+    assert_true(y[i] == 1 + 3.0 * i);
+  assert_int_equal(__tgt_rtl_data_delete(0, dx), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, dy), OFFLOAD_SUCCESS);
+}
+
+static void test_eight_arguments_reach_the_kernel(void **state) {
+  (void)state;
+  long *out = __tgt_rtl_data_alloc(0, sizeof(long), NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(out);
+  uint64_t vals[9] = {(uint64_t)out, 1, 10, 100, 1000, 10000, 100000,
+                      1000000, 10000000};
+  assert_int_equal(launch(0, entry(E_SUM_ARGS), 9, vals), OFFLOAD_SUCCESS);
+  long got = 0;
+  assert_int_equal(__tgt_rtl_data_retrieve(0, &got, out, sizeof got),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(got, 11111111);
+  assert_int_equal(__tgt_rtl_data_delete(0, out), OFFLOAD_SUCCESS);
+}
+
+static void test_run_target_region(void **state) {
+  (void)state;
+  assert_int_equal(__tgt_rtl_run_target_region(0, entry(E_EMPTY), NULL, NULL, 0),
+                   OFFLOAD_SUCCESS);
+}
+
+static void test_bad_launches_are_refused(void **state) {
+  (void)state;
+  /* Not a kernel: a host address. */
+  assert_int_equal(launch(0, &img.host_ids[E_EMPTY], 0, NULL), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "not a kernel"));
+  /* Too many arguments. */
+  void *args[300] = {0};
+  ptrdiff_t offsets[300] = {0};
+  assert_int_equal(__tgt_rtl_run_target_team_region(0, entry(E_EMPTY), args,
+                                                    offsets, 300, 0, 0, 0),
+                   OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "300 arguments"));
+  /* The device still works. */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+}
+
+static void test_globals_live_in_the_image(void **state) {
+  (void)state;
+  int g[4] = {0};
+  void *dg = entry(E_GVEC);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, g, dg, sizeof g), OFFLOAD_SUCCESS);
+  assert_int_equal(g[0], 1);
+  assert_int_equal(g[3], 4);
+  int nv[4] = {5, 6, 7, 8};
+  assert_int_equal(__tgt_rtl_data_submit(0, dg, nv, sizeof nv), OFFLOAD_SUCCESS);
+  assert_int_equal(launch(0, entry(E_DOUBLE_GVEC), 0, NULL), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, g, dg, sizeof g), OFFLOAD_SUCCESS);
+  assert_int_equal(g[0], 10);
+  assert_int_equal(g[3], 16);
+  /* Part of a global. */
+  int one = 0;
+  assert_int_equal(__tgt_rtl_data_retrieve(0, &one, (int *)dg + 2, sizeof one),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(one, 14);
+  /* Past its end, or an unrelated address: refused, device unharmed. */
+  assert_int_equal(__tgt_rtl_data_retrieve(0, g, (int *)dg + 1, sizeof g),
+                   OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "declare-target global"));
+  assert_int_equal(__tgt_rtl_data_submit(0, (void *)0x1000, nv, 4),
+                   OFFLOAD_FAIL);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+}
+
+static void test_foreign_images_are_rejected(void **state) {
+  (void)state;
+  unsigned char *copy = malloc(img.size);
+  assert_non_null(copy);
+  memcpy(copy, img.bytes, img.size);
+  __tgt_device_image bad = {copy, copy + img.size, img.entries,
+                            img.entries + E_COUNT};
+  copy[18] = 190; /* e_machine = EM_CUDA */
+  copy[19] = 0;
+  assert_int_equal(__tgt_rtl_is_valid_binary(&bad), 0);
+  assert_non_null(strstr(last_error(0).message, "machine 190"));
+  assert_null(__tgt_rtl_load_binary(0, &bad));
+  assert_non_null(strstr(last_error(0).message, "machine 190"));
+  copy[18] = 62;
+  copy[16] = 2; /* e_type = ET_EXEC */
+  assert_int_equal(__tgt_rtl_is_valid_binary(&bad), 0);
+  assert_non_null(strstr(last_error(0).message, "ET_DYN"));
+  copy[0] = 'X';
+  assert_int_equal(__tgt_rtl_is_valid_binary(&bad), 0);
+  assert_non_null(strstr(last_error(0).message, "not an ELF"));
+  bad.ImageEnd = copy + 10; /* truncated */
+  copy[0] = 0x7f;
+  assert_int_equal(__tgt_rtl_is_valid_binary(&bad), 0);
+  assert_int_equal(__tgt_rtl_is_valid_binary(NULL), 0);
+  free(copy);
+}
+
+/* An OffloadBinary container (clang 15/16) around the same ELF loads. */
+static void test_offload_binary_container(void **state) {
+  (void)state;
+  size_t total = 0x90 + img.size;
+  unsigned char *c = calloc(1, total);
+  assert_non_null(c);
+  uint64_t v;
+  memcpy(c, "\x10\xff\x10\xad", 4);
+  c[4] = 1;
+  v = total; memcpy(c + 0x08, &v, 8);
+  v = 0x20; memcpy(c + 0x10, &v, 8);
+  v = 0x28; memcpy(c + 0x18, &v, 8);
+  c[0x20] = 1; /* IMG_Object */
+  c[0x22] = 1; /* OFK_OpenMP */
+  v = 0x90; memcpy(c + 0x20 + 0x18, &v, 8);
+  v = img.size; memcpy(c + 0x20 + 0x20, &v, 8);
+  memcpy(c + 0x90, img.bytes, img.size);
+  __tgt_offload_entry entries[1] = {{&img.host_ids[E_EMPTY], "k_empty", 0, 0, 0}};
+  __tgt_device_image wrapped = {c, c + total, entries, entries + 1};
+  assert_int_equal(__tgt_rtl_is_valid_binary(&wrapped), 1);
+  __tgt_target_table *t = __tgt_rtl_load_binary(0, &wrapped);
+  assert_non_null(t);
+  assert_non_null(t->EntriesBegin[0].addr);
+  assert_int_equal(launch(0, t->EntriesBegin[0].addr, 0, NULL), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_unload_binary(0, &wrapped), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_unload_binary(0, &wrapped), OFFLOAD_FAIL);
+  /* A container whose image lies outside it. */
+  v = total * 2; memcpy(c + 0x20 + 0x20, &v, 8);
+  assert_int_equal(__tgt_rtl_is_valid_binary(&wrapped), 0);
+  assert_non_null(strstr(last_error(0).message, "outside"));
+  free(c);
+}
+
+static void test_alloc_kinds_and_sizes(void **state) {
+  (void)state;
+  assert_null(__tgt_rtl_data_alloc(0, 8, NULL, TARGET_ALLOC_SHARED));
+  assert_non_null(strstr(last_error(0).message, "not supported"));
+  assert_null(__tgt_rtl_data_alloc(0, -1, NULL, TARGET_ALLOC_DEVICE));
+  void *z = __tgt_rtl_data_alloc(0, 0, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(z);
+  assert_int_equal(__tgt_rtl_data_delete(0, z), OFFLOAD_SUCCESS);
+  assert_null(__tgt_rtl_data_alloc(5, 8, NULL, TARGET_ALLOC_DEVICE));
+  assert_non_null(strstr(last_error(0).message, "device 5 does not exist"));
+  assert_int_equal(__tgt_rtl_data_delete(0, (void *)0x1234), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "not device memory"));
+}
+
+static void test_many_allocations(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  void **p = calloc(N, sizeof *p);
+  assert_non_null(p);
+  for (int i = 0; i < N; i++) {
+    p[i] = __tgt_rtl_data_alloc(0, 8 + (i % 7) * 16, NULL, TARGET_ALLOC_DEVICE);
+    assert_non_null(p[i]);
+    *(int *)&((char *)p)[0] += 0; /* keep p used */
+  }
+  /* Distinct, and each writable from the host side without overlap. */
+  for (int i = 0; i < N; i++)
+    assert_int_equal(__tgt_rtl_data_submit(0, p[i], &i, sizeof i),
+                     OFFLOAD_SUCCESS);
+  for (int i = 0; i < N; i++) {
+    int v = -1;
+    assert_int_equal(__tgt_rtl_data_retrieve(0, &v, p[i], sizeof v),
+                     OFFLOAD_SUCCESS);
+    assert_int_equal(v, i);
+  }
+  for (int i = 0; i < N; i += 2)
+    assert_int_equal(__tgt_rtl_data_delete(0, p[i]), OFFLOAD_SUCCESS);
+  for (int i = 1; i < N; i += 2)
+    assert_int_equal(__tgt_rtl_data_delete(0, p[i]), OFFLOAD_SUCCESS);
+  /* Everything coalesced back: one big allocation fits again. */
+  void *big = __tgt_rtl_data_alloc(0, 900 << 20, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(big);
+  assert_int_equal(__tgt_rtl_data_delete(0, big), OFFLOAD_SUCCESS);
+  /* Launch still fine after thousands of protection changes. */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  free(p);
+}
+
+static void test_requires_and_info(void **state) {
+  (void)state;
+  assert_int_equal(__tgt_rtl_init_requires(OMP_REQ_NONE), OMP_REQ_NONE);
+  assert_int_equal(__tgt_rtl_init_requires(OMP_REQ_UNIFIED_SHARED_MEMORY |
+                                           OMP_REQ_REVERSE_OFFLOAD),
+                   OMP_REQ_REVERSE_OFFLOAD);
+  assert_int_equal(__tgt_rtl_print_device_info(0), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_print_device_info(3), OFFLOAD_FAIL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_handshake),
+      cmocka_unit_test(test_table_follows_host_entries),
+      cmocka_unit_test(test_alloc_submit_retrieve),
+      cmocka_unit_test(test_device_pointer_is_not_host_memory),
+      cmocka_unit_test(test_launch_axpy),
+      cmocka_unit_test(test_eight_arguments_reach_the_kernel),
+      cmocka_unit_test(test_run_target_region),
+      cmocka_unit_test(test_bad_launches_are_refused),
+      cmocka_unit_test(test_globals_live_in_the_image),
+      cmocka_unit_test(test_foreign_images_are_rejected),
+      cmocka_unit_test(test_offload_binary_container),
+      cmocka_unit_test(test_alloc_kinds_and_sizes),
+      cmocka_unit_test(test_many_allocations),
+      cmocka_unit_test(test_requires_and_info),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,229 @@
+/*
+ * test_mapping.c - the interval tree of src/mapping.c: lookups classify
+ * ranges correctly, the tree stays balanced, and 100000 random operations
+ * agree with a brute-force model.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mapping.h"
+
+static struct mapping_table table;
+
+static int setup(void **state) {
+  (void)state;
+  mapping_table_init(&table);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  mapping_table_destroy(&table);
+  return 0;
+}
+
+static void test_lookup_classifies_ranges(void **state) {
+  (void)state;
+  struct mapping_entry *a = mapping_insert(&table, 1000, 1100, 50000, "a");
+  struct mapping_entry *b = mapping_insert(&table, 2000, 2080, 60000, "b");
+  assert_non_null(a);
+  assert_non_null(b);
+  struct mapping_entry *e = NULL;
+  assert_int_equal(mapping_lookup(&table, 1000, 100, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, a);
+  assert_int_equal(mapping_lookup(&table, 1050, 10, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, a);
+  /* extends after the end of a */
+  assert_int_equal(mapping_lookup(&table, 1050, 100, &e), MAPPING_EXTENDS);
+  assert_ptr_equal(e, a);
+  /* starts before b and reaches into it */
+  assert_int_equal(mapping_lookup(&table, 1900, 101, &e), MAPPING_EXTENDS);
+  assert_ptr_equal(e, b);
+  /* ends exactly at b's begin: no overlap */
+  assert_int_equal(mapping_lookup(&table, 1900, 100, &e), MAPPING_ABSENT);
+  assert_null(e);
+  /* a superset of b */
+  assert_int_equal(mapping_lookup(&table, 1500, 1000, &e), MAPPING_EXTENDS);
+  assert_ptr_equal(e, b);
+  /* size 0: containing the address; the end address is outside */
+  assert_int_equal(mapping_lookup(&table, 1099, 0, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, a);
+  assert_int_equal(mapping_lookup(&table, 1100, 0, &e), MAPPING_ABSENT);
+  assert_ptr_equal(mapping_find(&table, 2079), b);
+  assert_null(mapping_find(&table, 2080));
+  assert_null(mapping_find(&table, 999));
+  assert_ptr_equal(mapping_find_device(&table, 60079), b);
+  assert_null(mapping_find_device(&table, 60080));
+  assert_ptr_equal(mapping_find_device(&table, 50000), a);
+}
+
+static void test_insert_refuses_overlap(void **state) {
+  (void)state;
+  assert_non_null(mapping_insert(&table, 100, 200, 1, "x"));
+  assert_null(mapping_insert(&table, 150, 250, 2, "y"));
+  assert_null(mapping_insert(&table, 50, 101, 2, "y"));
+  assert_null(mapping_insert(&table, 300, 200, 2, "backwards"));
+  assert_int_equal(table.count, 1);
+  assert_non_null(mapping_insert(&table, 200, 300, 3, "adjacent"));
+  assert_int_equal(table.count, 2);
+}
+
+static void test_zero_size_entry_found_at_its_begin(void **state) {
+  (void)state;
+  struct mapping_entry *z = mapping_insert(&table, 500, 500, 9000, "z");
+  assert_non_null(z);
+  struct mapping_entry *e = NULL;
+  assert_int_equal(mapping_lookup(&table, 500, 0, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, z);
+  assert_int_equal(mapping_lookup(&table, 400, 200, &e), MAPPING_EXTENDS);
+  assert_ptr_equal(e, z);
+}
+
+static int collect(struct mapping_entry *e, void *arg) {
+  uintptr_t *prev = arg;
+  assert_true(e->hst_begin >= *prev);
+  *prev = e->hst_end;
+  return 0;
+}
+
+static int count_until(struct mapping_entry *e, void *arg) {
+  (void)e;
+  int *n = arg;
+  return ++*n == 3;
+}
+
+static int tree_height(const struct mapping_entry *e) {
+  if (!e)
+    return 0;
+  int l = tree_height(e->left), r = tree_height(e->right);
+  assert_true(l - r <= 1 && r - l <= 1); /* AVL invariant */
+  return 1 + (l > r ? l : r);
+}
+
+static void test_sorted_insert_stays_balanced(void **state) {
+  (void)state;
+  for (uintptr_t i = 0; i < 4096; i++)
+    assert_non_null(mapping_insert(&table, 4096 + i * 16, 4096 + i * 16 + 8,
+                                   i, NULL));
+  int h = tree_height(table.root);
+  assert_true(h <= 14); /* 1.44 * log2(4096) ~ 17; a list would be 4096 */
+  uintptr_t prev = 0;
+  mapping_foreach(&table, collect, &prev);
+  int n = 0;
+  mapping_foreach(&table, count_until, &n);
+  assert_int_equal(n, 3); /* stopped when fn returned non-zero */
+}
+
+static void test_dump_prints_counts_and_names(void **state) {
+  (void)state;
+  struct mapping_entry *e = mapping_insert(&table, 0x1000, 0x1010, 0x9000,
+                                           "x[0:4]");
+  e->dyn_refcount = 2;
+  e->hold_refcount = 1;
+  e->owned = true;
+  struct mapping_entry *g = mapping_insert(&table, 0x2000, 0x2008, 0xa000,
+                                           "global_g");
+  g->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  assert_non_null(out);
+  mapping_dump(&table, out, "table of device 0");
+  fclose(out);
+  assert_non_null(strstr(buf, "table of device 0: 2 entries"));
+  assert_non_null(strstr(buf, "host 0x1000..0x1010 (16 bytes) -> device "
+                              "0x9000, dyn=2 hold=1 x[0:4]"));
+  assert_non_null(strstr(buf, "dyn=inf hold=0 (not owned) global_g"));
+  free(buf);
+}
+
+/* Brute-force model: a flat array of intervals. */
+struct model_entry {
+  uintptr_t begin, end;
+  struct mapping_entry *node;
+};
+
+static void test_random_against_model(void **state) {
+  (void)state;
+  enum { SLOTS = 1500, OPS = 100000 };
+  static struct model_entry model[SLOTS];
+  size_t n = 0;
+  srand(12345);
+  for (int op = 0; op < OPS; op++) {
+    /* inserts outweigh removals so the tree grows to ~SLOTS entries */
+    int what = rand() % 5;
+    if (what == 3)
+      what = 0;
+    else if (what == 4)
+      what = 2;
+    uintptr_t begin = 0x10000 + (uintptr_t)(rand() % 2000000);
+    uintptr_t size = 1 + (uintptr_t)(rand() % 300);
+    /* what the model says about [begin, begin+size) */
+    struct model_entry *holder = NULL, *overlap = NULL;
+    for (size_t i = 0; i < n; i++) {
+      if (begin >= model[i].begin && begin < model[i].end)
+        holder = &model[i];
+      if (model[i].begin < begin + size && model[i].end > begin)
+        overlap = &model[i];
+    }
+    struct mapping_entry *e = NULL;
+    enum mapping_overlap ov = mapping_lookup(&table, begin, size, &e);
+    if (!overlap) {
+      assert_int_equal(ov, MAPPING_ABSENT);
+    } else if (holder && begin + size <= holder->end) {
+      assert_int_equal(ov, MAPPING_CONTAINED);
+      assert_ptr_equal(e, holder->node);
+    } else {
+      assert_int_equal(ov, MAPPING_EXTENDS);
+      if (holder)
+        assert_ptr_equal(e, holder->node);
+    }
+    if (what == 0 && !overlap && n < SLOTS) {
+      struct mapping_entry *node =
+          mapping_insert(&table, begin, begin + size, begin * 2, NULL);
+      assert_non_null(node);
+      model[n++] = (struct model_entry){begin, begin + size, node};
+    } else if (what == 1 && n > 0) {
+      size_t victim = (size_t)rand() % n;
+      mapping_remove(&table, model[victim].node);
+      model[victim] = model[--n];
+    } else if (what == 2 && n > 0) {
+      size_t probe = (size_t)rand() % n;
+      uintptr_t addr = model[probe].begin +
+                       (uintptr_t)rand() % (model[probe].end - model[probe].begin);
+      assert_ptr_equal(mapping_find(&table, addr), model[probe].node);
+      assert_ptr_equal(mapping_find_device(&table, addr + model[probe].begin),
+                       model[probe].node);
+    }
+    assert_int_equal(table.count, n);
+  }
+  assert_true(n > 500); /* the tree really grew */
+  tree_height(table.root);
+  uintptr_t prev = 0;
+  mapping_foreach(&table, collect, &prev);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_lookup_classifies_ranges, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_insert_refuses_overlap, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_zero_size_entry_found_at_its_begin,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sorted_insert_stays_balanced, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_dump_prints_counts_and_names, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_random_against_model, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
