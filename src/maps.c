@@ -319,14 +319,15 @@ static int report_absent_present(struct construct *c,
  * hold `value`, and remember the host value so copies restore it.
  */
 static int attach_pointer(struct construct *c, struct mapping_entry *pe,
-                          uintptr_t ptr_addr, uintptr_t value) {
+                          uintptr_t ptr_addr, uintptr_t value, bool force) {
   uintptr_t host_value;
   memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
   uintptr_t tgt_addr = pe->tgt_begin + (ptr_addr - pe->hst_begin);
   struct shadow_ptr *s = pe->shadows;
   while (s && s->hst_ptr_addr != ptr_addr)
     s = s->next;
-  if (s && s->tgt_ptr_value == value && s->hst_ptr_value == host_value)
+  if (!force && s && s->tgt_ptr_value == value &&
+      s->hst_ptr_value == host_value)
     return 0; /* already attached to this pointee */
   bool fresh = false;
   if (!s) {
@@ -533,7 +534,8 @@ static int map_pointer_storage(struct construct *c, const struct map_item *it,
   memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
   return attach_pointer(
       c, pe, ptr_addr,
-      translate_pointer(pointee, (uintptr_t)it->begin, host_value));
+      translate_pointer(pointee, (uintptr_t)it->begin, host_value),
+      (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0);
 }
 
 /* RETURN_PARAM: hand the device address back through args_base[i]. */
@@ -580,7 +582,8 @@ static int attach_deferred(struct construct *c, const struct map_item *it) {
   uintptr_t host_value;
   memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
   return attach_pointer(c, pe, ptr_addr,
-                        translate_pointer(te, pointee_begin, host_value));
+                        translate_pointer(te, pointee_begin, host_value),
+                        always);
 }
 
 static bool not_mapped_at_all(int64_t type) {

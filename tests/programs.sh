@@ -10,6 +10,7 @@
 #   cflags: -fopenmp-version=51
 #   expect-exit: 1         exit status wanted (default 0)
 #   expect-stderr: REGEX   extended regex (case-insensitive) stderr must match
+#   expect-stderr-not: REGEX  stderr must not match it
 #   expect-stdout: REGEX   default for exit 0: a line "PASS"
 #   simtarget-only         the expectation needs a separate device address
 #                          space; skipped with --llvm
@@ -154,6 +155,7 @@ for src in "${PROGRAMS[@]}"; do
   want_exit=$(header_field "$src" expect-exit)
   want_exit=${want_exit:-0}
   want_err=$(header_field "$src" expect-stderr)
+  want_err_not=$(header_field "$src" expect-stderr-not)
   want_out=$(header_field "$src" expect-stdout)
   [ -z "$want_out" ] && [ "$want_exit" = 0 ] && want_out='^PASS$'
   for n in $VERSIONS; do
@@ -185,6 +187,8 @@ for src in "${PROGRAMS[@]}"; do
       [ $rc -gt 128 ] && reason="$reason (signal $((rc - 128)))"
     elif [ -n "$want_err" ] && ! grep -Eiq -- "$want_err" "$bin.err"; then
       reason="stderr does not match /$want_err/"
+    elif [ -n "$want_err_not" ] && grep -Eiq -- "$want_err_not" "$bin.err"; then
+      reason="stderr matches /$want_err_not/: ...$(grep -Eio -m1 -- ".{0,80}($want_err_not).{0,40}" "$bin.err" | head -1)..."
     elif [ -n "$want_out" ] && ! grep -Eq -- "$want_out" "$bin.out"; then
       reason="stdout does not match /$want_out/"
     fi

@@ -119,6 +119,12 @@ static int round_trip(struct sim_device *dev, uint32_t command,
 
 int channel_send(struct sim_device *dev, uint32_t command, const char *kernel) {
   struct simdev_slot *s = &dev->ctl->slot;
+  if (atomic_load(&dev->ctl->guards_disabled)) {
+    /* The server stopped guarding (protocol.h): drop what it would ignore. */
+    while (allocator_take_protections(&dev->alloc, s->prot,
+                                      SIMDEV_PROTO_MAX_PROT) > 0)
+      ;
+  }
   for (;;) {
     s->prot_count = (uint32_t)allocator_take_protections(
         &dev->alloc, s->prot, SIMDEV_PROTO_MAX_PROT);

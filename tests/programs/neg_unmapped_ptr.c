@@ -2,7 +2,7 @@
  * region without mapping what it points to.
  * simtarget-only
  * expect-exit: 1
- * expect-stderr: host address|fault|SIGSEGV|segmentation
+ * expect-stderr: (read|wrote) (host )?address 0x[0-9a-f]+.*not device memory|read host address
  * expect: p is passed as a zero-size implicit map that finds nothing, so the
  * device receives the host address. In simdevice's separate address space
  * the access faults and the runtime reports it (LLVM's host plugin shares

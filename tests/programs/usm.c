@@ -2,11 +2,14 @@
  * simtarget-only
  * expect-exit: 1
  * expect-stderr: unified.?shared.?memory
+ * expect-stderr-not: stopped with|not device memory
  * expect: simdevice runs kernels in another address space, so it cannot give
  * unified shared memory. The runtime must refuse the requirement clearly
  * (naming it) rather than run the region against host pointers it cannot
  * reach; under OMP_TARGET_OFFLOAD=mandatory that ends the program with
- * status 1. If the region ran anyway the program exits 3. (LLVM's host
+ * status 1, before any kernel touches a host pointer (a device fault
+ * report means the requirement was not enforced). If the region ran
+ * anyway the program exits 3. (LLVM's host
  * plugin shares the address space and runs it: exit 0 there.) */
 #include <omp.h>
 #include <stdlib.h>

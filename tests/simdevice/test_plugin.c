@@ -2,6 +2,8 @@
  * test_plugin.c - the simdevice plugin's data path, image loading and
  * launches, driven through __tgt_rtl_* on a compiled kernel library.
  */
+#include <pthread.h>
+
 #include "simdev_test.h"
 
 static struct test_image img;
@@ -305,6 +307,51 @@ static void test_requires_and_info(void **state) {
   assert_int_equal(__tgt_rtl_print_device_info(3), OFFLOAD_FAIL);
 }
 
+/* Several host threads use one device at once: transfers, launches and
+ * allocations interleave; each thread's results must be its own. */
+static void *thread_work(void *arg) {
+  long id = (long)arg;
+  enum { N = 32 };
+  for (int round = 0; round < 200; round++) {
+    double *d = __tgt_rtl_data_alloc(0, N * sizeof(double), NULL,
+                                     TARGET_ALLOC_DEVICE);
+    if (d == NULL)
+      return (void *)1;
+    uint64_t fill[2] = {(uint64_t)d, N};
+    double x[N], y[N];
+    for (int i = 0; i < N; i++)
+      x[i] = id * 1000 + round;
+    if (launch(0, entry(E_FILL), 2, fill) != OFFLOAD_SUCCESS)
+      return (void *)2;
+    /* y = fill (i) + 1 * x */
+    double *dx = __tgt_rtl_data_alloc(0, sizeof x, NULL, TARGET_ALLOC_DEVICE);
+    if (dx == NULL || __tgt_rtl_data_submit(0, dx, x, sizeof x) != 0)
+      return (void *)3;
+    uint64_t axpy[4] = {(uint64_t)d, (uint64_t)dx, N, 1};
+    if (launch(0, entry(E_AXPY), 4, axpy) != OFFLOAD_SUCCESS ||
+        __tgt_rtl_data_retrieve(0, y, d, sizeof y) != OFFLOAD_SUCCESS)
+      return (void *)4;
+    for (int i = 0; i < N; i++)
+      if (y[i] != i + x[i])
+        return (void *)5;
+    if (__tgt_rtl_data_delete(0, d) != 0 || __tgt_rtl_data_delete(0, dx) != 0)
+      return (void *)6;
+  }
+  return NULL;
+}
+
+static void test_threads_share_a_device(void **state) {
+  (void)state;
+  pthread_t t[4];
+  for (long i = 0; i < 4; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, thread_work, (void *)i), 0);
+  for (int i = 0; i < 4; i++) {
+    void *rc = (void *)-1;
+    assert_int_equal(pthread_join(t[i], &rc), 0);
+    assert_null(rc);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_handshake),
@@ -321,6 +368,7 @@ int main(void) {
       cmocka_unit_test(test_alloc_kinds_and_sizes),
       cmocka_unit_test(test_many_allocations),
       cmocka_unit_test(test_requires_and_info),
+      cmocka_unit_test(test_threads_share_a_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

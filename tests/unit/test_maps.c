@@ -39,20 +39,24 @@
 /* ------------------------------------------------------- test plugin */
 
 static struct {
-  int allocs, deletes, submits, retrieves;
+  int attempts;        /* data_alloc calls */
+  int allocs, deletes, submits, retrieves; /* successful calls */
   int live;            /* allocations not yet deleted */
   int fail_alloc_at;   /* fail the N-th allocation (1-based); 0: never */
   int fail_submit;     /* fail every submit */
+  uintptr_t retrieved[64]; /* host addresses of the retrieves, in order */
 } plug_stats;
 
 static void *tp_alloc(int32_t id, int64_t size, void *hst, int32_t kind) {
   (void)id, (void)hst, (void)kind;
-  plug_stats.allocs++;
-  if (plug_stats.fail_alloc_at && plug_stats.allocs == plug_stats.fail_alloc_at)
+  plug_stats.attempts++;
+  if (plug_stats.fail_alloc_at &&
+      plug_stats.attempts == plug_stats.fail_alloc_at)
     return NULL;
   void *p = malloc(size > 0 ? (size_t)size : 1);
   if (p) {
     memset(p, POISON, size > 0 ? (size_t)size : 1);
+    plug_stats.allocs++;
     plug_stats.live++;
   }
   return p;
@@ -77,6 +81,8 @@ static int32_t tp_submit(int32_t id, void *tgt, void *hst, int64_t size) {
 
 static int32_t tp_retrieve(int32_t id, void *hst, void *tgt, int64_t size) {
   (void)id;
+  if (plug_stats.retrieves < 64)
+    plug_stats.retrieved[plug_stats.retrieves] = (uintptr_t)hst;
   plug_stats.retrieves++;
   memcpy(hst, tgt, (size_t)size);
   return OFFLOAD_SUCCESS;
@@ -298,22 +304,28 @@ static void test_explicit_extension_is_an_error(void **state) {
   (void)state;
   double y[20];
   assert_int_equal(map1(maps_data_begin, y, 80, TO), 0);
-  char host[64];
-  snprintf(host, sizeof host, "host %p [0:160]", (void *)y);
+  char want[96];
+  /* extends past the end of the entry */
   assert_int_equal(map1(maps_data_begin, y, 160, TO), -1);
   assert_error_contains("explicit extension of a mapped object");
-  assert_error_contains(host);
-  snprintf(host, sizeof host, "extends mapped unknown host %p [0:80]",
+  snprintf(want, sizeof want, "new map of unknown host %p [0:160]", (void *)y);
+  assert_error_contains(want);
+  snprintf(want, sizeof want, "extends mapped unknown host %p [0:80]",
            (void *)y);
-  assert_error_contains(host);
+  assert_error_contains(want);
   assert_int_equal(dyn_of(y), 1); /* unchanged */
   assert_int_equal(dev.map.count, 1);
-  /* a map starting before the entry is an extension too */
-  report_error_clear();
-  assert_int_equal(call1(maps_data_begin, &y[-0] - 0, (char *)y - 0, 8, TO), 0);
-  assert_int_equal(dyn_of(y), 2);
-  assert_int_equal(map1(maps_data_end, y, 8, 0), 0);
+  assert_int_equal(plug_stats.allocs, 1);
   assert_int_equal(map1(maps_data_end, y, 80, 0), 0);
+  /* starts before the entry and reaches into it */
+  assert_int_equal(map1(maps_data_begin, &y[4], 32, TO), 0);
+  report_error_clear();
+  assert_int_equal(map1(maps_data_begin, &y[0], 40, TO | FROM), -1);
+  snprintf(want, sizeof want, "host %p [0:40] extends mapped unknown host %p [0:32]",
+           (void *)y, (void *)&y[4]);
+  assert_error_contains(want);
+  assert_int_equal(dyn_of(&y[4]), 1);
+  assert_int_equal(map1(maps_data_end, &y[4], 32, 0), 0);
   assert_table_empty_and_freed();
 }
 
@@ -450,7 +462,12 @@ static void test_ptr_and_obj_shadow_both_ways(void **state) {
 
   dp[3] = 300; /* the "kernel" writes through the device pointer */
   ds->p[4] = 400;
+  int retrieves = plug_stats.retrieves;
   assert_int_equal(maps_data_end(&dev, &a), 0);
+  /* reverse order: the pointee comes back before the struct holding it */
+  assert_int_equal(plug_stats.retrieves - retrieves, 2);
+  assert_int_equal(plug_stats.retrieved[retrieves], (uintptr_t)pointee);
+  assert_int_equal(plug_stats.retrieved[retrieves + 1], (uintptr_t)&s);
   assert_ptr_equal(s.p, pointee); /* host pointer restored after FROM */
   assert_int_equal(pointee[3], 300);
   assert_int_equal(pointee[4], 400);
@@ -522,6 +539,17 @@ static void test_attach_clang22(void **state) {
   assert_int_equal(maps_data_end(&dev, &a), 0);
   assert_ptr_equal(s.p, pointee); /* restored after the FROM of s */
   assert_int_equal(pointee[31], -31);
+  assert_table_empty_and_freed();
+
+  /* both mapped earlier by other constructs: nothing new, no attach */
+  assert_int_equal(map1(maps_data_begin, &s, sizeof s, TO), 0);
+  assert_int_equal(map1(maps_data_begin, pointee, sizeof pointee, TO), 0);
+  assert_int_equal(maps_data_begin(&dev, &a), 0);
+  assert_ptr_equal(((struct rec *)tgt_of(&s))->p, pointee); /* host value */
+  assert_null(entry_of(&s)->shadows);
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  assert_int_equal(map1(maps_data_end, pointee, sizeof pointee, 0), 0);
+  assert_int_equal(map1(maps_data_end, &s, sizeof s, 0), 0);
   assert_table_empty_and_freed();
 
   /* ATTACH with an unmapped pointee attaches nothing and is no error */
@@ -736,7 +764,8 @@ static void test_mapper_components(void **state) {
   /* enter data map(to: v) / exit data map(release: v) with the mapper */
   types[0] = TO;
   assert_int_equal(maps_data_begin(&dev, &a), 0);
-  assert_int_equal(plug_stats.retrieves > 0, 1);
+  assert_ptr_equal(((struct vec *)tgt_of(&v))->data, tgt_of(buf));
+  assert_true(((double *)tgt_of(buf))[3] == 33.0);
   types[0] = 0;
   assert_int_equal(maps_data_end(&dev, &a), 0);
   assert_table_empty_and_freed();
@@ -958,14 +987,17 @@ static void test_seed000_pointer_mapping_example(void **state) {
    *   is_device_ptr(C) firstprivate(D[0:M]), and the captured i and pA.
    * pA's args value is "undefined" in the seed; clang passes pA itself. */
   int i_value = 0;
-  void *k_base[7] = {pA, A, &s1, &s1, &s1.pB, dC, (void *)(intptr_t)i_value};
-  void *k_begin[7] = {pA, &A[S], &s1.B[0], &s1.B[0], s1.pB, dC,
-                      (void *)(intptr_t)i_value};
-  int64_t k_sizes[7] = {0, M * sizeof(int), M * sizeof(int) + sizeof(void *),
-                        M * sizeof(int), M * sizeof(int), 0, sizeof(int)};
-  int64_t k_types[7] = {TO | FROM | PARAM, TO | PARAM, PARAM, TO,
-                        FROM | PTR_AND_OBJ, LITERAL | PARAM, LITERAL | PARAM};
-  struct map_args kernel = {7, k_base, k_begin, k_sizes, k_types, NULL, NULL};
+  void *k_base[8] = {pA,     A,  &s1, &s1, &s1.pB, dC, (void *)(intptr_t)i_value,
+                     D};
+  void *k_begin[8] = {pA, &A[S], &s1.B[0], &s1.B[0], s1.pB, dC,
+                      (void *)(intptr_t)i_value, &D[0]};
+  int64_t k_sizes[8] = {0, M * sizeof(int), M * sizeof(int) + sizeof(void *),
+                        M * sizeof(int), M * sizeof(int), 0, sizeof(int),
+                        M * sizeof(int)};
+  int64_t k_types[8] = {TO | FROM | PARAM, TO | PARAM, PARAM, TO,
+                        FROM | PTR_AND_OBJ, LITERAL | PARAM, LITERAL | PARAM,
+                        PRIVATE | TO | PARAM};
+  struct map_args kernel = {8, k_base, k_begin, k_sizes, k_types, NULL, NULL};
   assert_int_equal(maps_data_begin(&dev, &kernel), 0);
   /* s1 was mapped before: no new mapping, its count went up once */
   assert_int_equal(dyn_of(&s1), 2);

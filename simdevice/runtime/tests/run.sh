@@ -10,7 +10,7 @@ lib="$root/build/lib/simdevice"
 out="$root/build/tests/simdevice-runtime"
 wrap=""
 if [ "${1:-}" = "--valgrind" ]; then
-  wrap="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite"
+  wrap="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --suppressions=$here/valgrind.supp"
   shift
 fi
 compilers="${*:-clang-14 clang-19}"
@@ -49,6 +49,54 @@ for cc in $compilers; do
       fail=$((fail + 1))
     fi
   done
+done
+
+# A real device image of each compiler, loaded and launched like the device
+# server does. clang 15+ links the host side against libomptarget, which
+# Debian cannot install beside libomp-14-dev: set SIMDEVICE_OFFLOAD_LIBDIR to
+# an unpacked LLVM lib dir (e.g. from libomp-19-dev) to include them.
+for cc in $compilers; do
+  command -v "$cc" >/dev/null 2>&1 || continue
+  name="devimage"
+  dir="$out/$name.$cc.d"
+  log="$out/$name.$cc.log"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  extra=""
+  case "$cc" in
+    clang-13|clang-14) ;;
+    *)
+      if [ -z "${SIMDEVICE_OFFLOAD_LIBDIR:-}" ]; then
+        echo "SKIP $name ($cc): SIMDEVICE_OFFLOAD_LIBDIR not set"
+        continue
+      fi
+      extra="-L$SIMDEVICE_OFFLOAD_LIBDIR -I$SIMDEVICE_OFFLOAD_LIBDIR/clang/${cc#clang-}/include" ;;
+  esac
+  if ! (cd "$dir" && "$cc" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu $extra -save-temps \
+          "$here/devimage_kernel.c" -o prog) >"$log" 2>&1 ||
+     ! "$cc" -g -Wall "$here/devimage_host.c" -o "$dir/host" "$lib/libomp.so.5" \
+          -Wl,-rpath,"$lib" -ldl >>"$log" 2>&1; then
+    echo "FAIL $name ($cc): build, see $log"
+    fail=$((fail + 1))
+    continue
+  fi
+  image=""
+  for f in "$dir"/*; do
+    case "$f" in *.o|*.bc|*.s|*.i|*.ll|*/prog|*/host) continue ;; esac
+    if file -L "$f" 2>/dev/null | grep -q 'ELF 64-bit LSB shared object'; then image="$f"; fi
+  done
+  kernel=$(nm -D --defined-only "$image" 2>/dev/null | awk '/__omp_offloading_.*_run_l/ {print $3}' | head -1)
+  dyn=0
+  case "$cc" in clang-13|clang-14|clang-15|clang-16) ;; *) dyn=1 ;; esac
+  if [ -n "$image" ] && [ -n "$kernel" ] &&
+     LD_LIBRARY_PATH="$lib" timeout 120 $wrap "$dir/host" "$image" "$kernel" "$dyn" >>"$log" 2>&1; then
+    echo "PASS $name ($cc)"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name ($cc): image '$image' kernel '$kernel', see $log"
+    tail -5 "$log" | sed 's/^/    /'
+    fail=$((fail + 1))
+  fi
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

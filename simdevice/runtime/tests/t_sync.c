@@ -38,6 +38,20 @@ int main(void)
   }
   CHECK(at == T * 1000, "atomic int: %d", at);
 
+  /* atomic on long double and _Complex double: clang emits the generic
+   * __atomic_* library calls for these, which the runtime provides. */
+  long double ld = 0;
+  double _Complex cz = 0;
+#pragma omp parallel num_threads(T)
+  for (int k = 0; k < 500; k++) {
+#pragma omp atomic
+    ld += 0.5L;
+#pragma omp atomic
+    cz += 1.0 + 3.0 * I;
+  }
+  CHECK(ld == T * 250.0L && creal(cz) == T * 500.0 && cimag(cz) == T * 1500.0,
+        "atomic long double %Lg, complex (%g,%g)", ld, creal(cz), cimag(cz));
+
   /* barrier: no thread passes phase p before all finished phase p. */
   atomic_int phase_count[5] = {0};
   int early = 0;
