@@ -119,7 +119,7 @@ testbins: $(UNIT_BIN) $(ABI_BIN) $(SIMDEV_TEST_BIN)
 deps:
 	@tests/deps.sh
 
-bench: all
+bench: all $(B)/tests/simdevice/bench_plugin
 	@tests/bench.sh
 
 demo:

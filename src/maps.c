@@ -167,7 +167,10 @@ int maps_check_args(const struct map_args *a, const char *construct) {
 
 static struct touched *find_touched(struct construct *c,
                                     struct mapping_entry *e) {
-  for (size_t i = 0; i < c->num_touched; i++)
+  /* Newest first: members follow their parent, so this usually stops at
+   * once. Constructs are small; a mapper over a large array is the worst
+   * case (quadratic in its components). */
+  for (size_t i = c->num_touched; i-- > 0;)
     if (c->touched[i].entry == e)
       return &c->touched[i];
   return NULL;

@@ -6,6 +6,9 @@ set -eu
 cd "$(dirname "$0")/.."
 out=build/bench
 mkdir -p "$out"
+echo "simdevice at the plugin interface (build/tests/simdevice/bench_plugin):"
+build/tests/simdevice/bench_plugin | grep -v '^\['
+echo
 cc=${BENCH_CC:-clang-14}
 $cc -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu tests/bench/bench_offload.c -o "$out/bench_offload"
 llvm_lib=${BENCH_LLVM_LIB:-/usr/lib/llvm-14/lib}

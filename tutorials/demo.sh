@@ -48,9 +48,10 @@ if ! $cc $flags -gline-tables-only -O1 "$SRC" -o "$bin"; then
   echo "demo: compiling failed" >&2
   exit 1
 fi
-echo "== running on simdevice (LIBOMPTARGET_INFO=0x29: kernel launches, mapping changes, copies):"
+info=${LIBOMPTARGET_INFO:-0x29}
+echo "== running on simdevice (LIBOMPTARGET_INFO=$info; 0x29 = kernel launches, mapping changes, copies):"
 echo
-LIBOMPTARGET_INFO=${LIBOMPTARGET_INFO:-0x29} OMP_TARGET_OFFLOAD=mandatory \
+LIBOMPTARGET_INFO=$info OMP_TARGET_OFFLOAD=mandatory \
   LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" "$bin" 2>&1 | sed 's/^omptarget info: /  | /'
 rc=${PIPESTATUS[0]}
 [ "$SRC" = "$ROOT/tutorials/demo.c" ] && cat <<'EXPLAIN'

@@ -17,9 +17,11 @@ int main(void) {
     printf("after inner target:   host a[0] = %d (still 1)\n", a[0]);
     ok &= a[0] == 1;
 
-#pragma omp target map(always, tofrom : a) /* always: copy anyway */
+    /* always: copy back anyway. (always, tofrom would also copy the host's
+     * stale a in first, undoing a[0] = 2 on the device.) */
+#pragma omp target map(always, from : a)
     a[1] = 3;
-    printf("after always tofrom:  host a[0] = %d, a[1] = %d\n", a[0], a[1]);
+    printf("after always from:    host a[0] = %d, a[1] = %d\n", a[0], a[1]);
     ok &= a[0] == 2 && a[1] == 3;
 
 #pragma omp target enter data map(to : a) /* count 2 */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -938,6 +939,37 @@ static void test_info_traces_transfers(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* ------------------------------------------------------ two threads */
+
+static int shared_arr[64];
+
+static void *map_unmap_loop(void *arg) {
+  int *own = arg;
+  for (int i = 0; i < 2000; i++) {
+    void *base[2] = {shared_arr, own}, *begin[2] = {shared_arr, own};
+    int64_t sizes[2] = {sizeof shared_arr, 16 * sizeof(int)};
+    int64_t types[2] = {TO | FROM, TO | FROM};
+    struct map_args a = {2, base, begin, sizes, types, NULL, NULL};
+    if (maps_data_begin(&dev, &a) != 0 || maps_data_end(&dev, &a) != 0)
+      return (void *)1;
+  }
+  return NULL;
+}
+
+static void test_concurrent_constructs(void **state) {
+  (void)state;
+  int own1[16] = {0}, own2[16] = {0};
+  pthread_t t1, t2;
+  assert_int_equal(pthread_create(&t1, NULL, map_unmap_loop, own1), 0);
+  assert_int_equal(pthread_create(&t2, NULL, map_unmap_loop, own2), 0);
+  void *r1 = NULL, *r2 = NULL;
+  pthread_join(t1, &r1);
+  pthread_join(t2, &r2);
+  assert_null(r1);
+  assert_null(r2);
+  assert_table_empty_and_freed();
+}
+
 /* ------------------------------------------------ seed 000's example */
 
 enum { N = 16, M = 10, S = 2 };
@@ -1080,6 +1112,7 @@ int main(void) {
       T(test_failed_begin_rolls_back),
       T(test_failed_copy_names_the_transfer),
       T(test_info_traces_transfers),
+      T(test_concurrent_constructs),
       T(test_seed000_pointer_mapping_example),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

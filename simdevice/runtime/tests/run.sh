@@ -85,7 +85,7 @@ for cc in $compilers; do
     case "$f" in *.o|*.bc|*.s|*.i|*.ll|*/prog|*/host) continue ;; esac
     if file -L "$f" 2>/dev/null | grep -q 'ELF 64-bit LSB shared object'; then image="$f"; fi
   done
-  kernel=$(nm -D --defined-only "$image" 2>/dev/null | awk '/__omp_offloading_.*_run_l/ {print $3}' | head -1)
+  kernel=$(nm -D --defined-only "$image" 2>/dev/null | awk '$3 ~ /^__omp_offloading_.*_run_l[0-9]+$/ {print $3}' | head -1)
   dyn=0
   case "$cc" in clang-13|clang-14|clang-15|clang-16) ;; *) dyn=1 ;; esac
   if [ -n "$image" ] && [ -n "$kernel" ] &&

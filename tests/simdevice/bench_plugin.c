@@ -1,8 +1,8 @@
 /*
- * test_bench.c - simdevice's costs, printed: round trip of an empty kernel
- * launch, host<->device copy bandwidth, alloc+free with guard pages. The
- * assertions are loose sanity bounds (a loaded CI machine must pass); the
- * printed figures are the measurement.
+ * bench_plugin.c - simdevice's own costs at the plugin interface, printed
+ * (part of `make bench`, not a test: nothing asserts a time): round trip of
+ * an empty kernel launch, host<->device copy bandwidth, alloc+free with
+ * guard pages.
  */
 #include <time.h>
 
@@ -43,7 +43,6 @@ static void test_measure(void **state) {
   printf("empty kernel launch round trip: median %.2f us, best %.2f us, "
          "worst %.2f us (per launch, batches of %d)\n",
          batch_us[BATCHES / 2], batch_us[0], batch_us[BATCHES - 1], PER_BATCH);
-  assert_true(batch_us[BATCHES / 2] < 1000.0);
 
   /* Bandwidth: 64 MiB each way, 8 times. */
   size_t bytes = 64u << 20;
