@@ -22,8 +22,8 @@ static void add_plugin_cause(struct device *dev) {
     return;
   err.message[sizeof err.message - 1] = '\0';
   if (err.message[0])
-    report_error_set("plugin %s says: %s", dev->plugin->name ? dev->plugin->name : "?",
-                     err.message);
+    report_error_set("plugin %s says: %s",
+                     dev->plugin->name ? dev->plugin->name : "?", err.message);
 }
 
 void device_init_for_test(struct device *dev, struct plugin *plugin,
@@ -105,8 +105,7 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
 
 int device_launch(struct device *dev, const struct device_entry *kernel,
                   void **args, ptrdiff_t *offsets, int32_t num_args,
-                  int32_t num_teams, int32_t thread_limit,
-                  uint64_t tripcount) {
+                  int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
   int rc = dev->plugin->ops.run_target_team_region(
       dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
       thread_limit, tripcount);

@@ -51,7 +51,9 @@ void mapping_table_destroy(struct mapping_table *t) {
 
 /* ---------------------------------------------------------------- AVL */
 
-static int height_of(const struct mapping_entry *e) { return e ? e->height : 0; }
+static int height_of(const struct mapping_entry *e) {
+  return e ? e->height : 0;
+}
 
 static void update_height(struct mapping_entry *e) {
   int l = height_of(e->left), r = height_of(e->right);
@@ -202,9 +204,8 @@ struct find_device_arg {
 static int match_device_addr(struct mapping_entry *e, void *arg) {
   struct find_device_arg *fa = arg;
   uintptr_t size = e->hst_end - e->hst_begin;
-  if (fa->addr >= e->tgt_begin &&
-      (fa->addr < e->tgt_begin + size ||
-       (size == 0 && fa->addr == e->tgt_begin))) {
+  if (fa->addr >= e->tgt_begin && (fa->addr < e->tgt_begin + size ||
+                                   (size == 0 && fa->addr == e->tgt_begin))) {
     fa->found = e;
     return 1;
   }

@@ -89,8 +89,7 @@ const char *maps_var_name(const struct map_args *a, int32_t i, char *buf,
   return name_from_raw(a->names[i], buf, len);
 }
 
-static const char *item_name(const struct map_item *it, char *buf,
-                             size_t len) {
+static const char *item_name(const struct map_item *it, char *buf, size_t len) {
   name_from_raw(it->name, buf, len);
   if (!buf[0])
     snprintf(buf, len, "unknown");
@@ -348,8 +347,8 @@ static int attach_pointer(struct construct *c, struct mapping_entry *pe,
   s->hst_ptr_value = host_value;
   s->tgt_ptr_addr = tgt_addr;
   s->tgt_ptr_value = value;
-  if (device_submit_named(c->dev, (void *)tgt_addr, &s->tgt_ptr_value,
-                          PTR_SIZE, pe->name) != 0) {
+  if (device_submit_named(c->dev, (void *)tgt_addr, &s->tgt_ptr_value, PTR_SIZE,
+                          pe->name) != 0) {
     report_error_set("%s: writing device pointer 0x%" PRIxPTR
                      " into the device copy (0x%" PRIxPTR
                      ") of host pointer 0x%" PRIxPTR " failed",
@@ -400,10 +399,9 @@ static int add_reference(struct construct *c, struct mapping_entry *e,
 }
 
 /* Allocate and insert a new entry for host [begin, begin+size). */
-static struct mapping_entry *create_entry(struct construct *c,
-                                          uintptr_t begin, int64_t size,
-                                          uintptr_t base, const char *name,
-                                          bool hold) {
+static struct mapping_entry *create_entry(struct construct *c, uintptr_t begin,
+                                          int64_t size, uintptr_t base,
+                                          const char *name, bool hold) {
   void *tgt = device_alloc(c->dev, size, (void *)begin, TARGET_ALLOC_DEFAULT);
   if (!tgt) {
     report_error_set("%s: cannot allocate device memory for %s host "
@@ -411,9 +409,8 @@ static struct mapping_entry *create_entry(struct construct *c,
                      c->what, name, begin, size);
     return NULL;
   }
-  struct mapping_entry *e = mapping_insert(&c->dev->map, begin,
-                                           begin + (uintptr_t)size,
-                                           (uintptr_t)tgt, name);
+  struct mapping_entry *e = mapping_insert(
+      &c->dev->map, begin, begin + (uintptr_t)size, (uintptr_t)tgt, name);
   if (!e)
     goto out_free_device;
   e->owned = true;
@@ -432,8 +429,7 @@ static struct mapping_entry *create_entry(struct construct *c,
               "Creating new map entry with HstPtrBase=0x%" PRIxPTR
               ", HstPtrBegin=0x%" PRIxPTR ", TgtPtrBegin=%p, Size=%" PRId64
               ", DynRefCount=%" PRIu64 ", HoldRefCount=%" PRIu64 ", Name=%s",
-              base, begin, tgt, size, e->dyn_refcount, e->hold_refcount,
-              name);
+              base, begin, tgt, size, e->dyn_refcount, e->hold_refcount, name);
   return e;
 
 out_remove_entry:
@@ -519,11 +515,10 @@ static int map_pointer_storage(struct construct *c, const struct map_item *it,
       return -1;
     break;
   case MAPPING_EXTENDS:
-    report_error_set("%s: the pointer of %s at host 0x%" PRIxPTR
-                     " straddles the end of mapped host 0x%" PRIxPTR
-                     " [0:%" PRIuPTR "]",
-                     c->what, name, ptr_addr, pe->hst_begin,
-                     pe->hst_end - pe->hst_begin);
+    report_error_set(
+        "%s: the pointer of %s at host 0x%" PRIxPTR
+        " straddles the end of mapped host 0x%" PRIxPTR " [0:%" PRIuPTR "]",
+        c->what, name, ptr_addr, pe->hst_begin, pe->hst_end - pe->hst_begin);
     return -1;
   }
   if (!pointee) {
@@ -796,7 +791,8 @@ static int update_non_contig(struct construct *c, const struct map_item *it,
     return update_range(c, it, (uintptr_t)it->base + at, run);
   }
   for (int64_t i = 0; i < dims[dim].count; i++) {
-    uintptr_t at = offset + (uintptr_t)((dims[dim].offset + i) * dims[dim].stride);
+    uintptr_t at =
+        offset + (uintptr_t)((dims[dim].offset + i) * dims[dim].stride);
     if (update_non_contig(c, it, dims, ndims, dim + 1, at, run) != 0)
       return -1;
   }
@@ -812,19 +808,21 @@ static int update_one(struct construct *c, const struct map_item *it) {
   const struct non_contig_dim *dims = it->begin;
   char name[96];
   if (ndims < 1 || ndims > NON_CONTIG_MAX_DIMS || !dims) {
-    report_error_set("%s: map entry %d (%s): non-contiguous update with %" PRId64
-                     " dimensions (1 to %d allowed)",
-                     c->what, it->index, item_name(it, name, sizeof name),
-                     ndims, NON_CONTIG_MAX_DIMS);
+    report_error_set(
+        "%s: map entry %d (%s): non-contiguous update with %" PRId64
+        " dimensions (1 to %d allowed)",
+        c->what, it->index, item_name(it, name, sizeof name), ndims,
+        NON_CONTIG_MAX_DIMS);
     return -1;
   }
   for (int64_t d = 0; d < ndims; d++) {
     if (dims[d].count < 0 || dims[d].offset < 0 || dims[d].stride < 0) {
-      report_error_set("%s: map entry %d (%s): non-contiguous dimension %" PRId64
-                       " has offset %" PRId64 ", count %" PRId64
-                       ", stride %" PRId64 " (none may be negative)",
-                       c->what, it->index, item_name(it, name, sizeof name), d,
-                       dims[d].offset, dims[d].count, dims[d].stride);
+      report_error_set(
+          "%s: map entry %d (%s): non-contiguous dimension %" PRId64
+          " has offset %" PRId64 ", count %" PRId64 ", stride %" PRId64
+          " (none may be negative)",
+          c->what, it->index, item_name(it, name, sizeof name), d,
+          dims[d].offset, dims[d].count, dims[d].stride);
       return -1;
     }
     if (dims[d].count == 0)

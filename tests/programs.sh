@@ -195,7 +195,9 @@ for src in "${PROGRAMS[@]}"; do
     if [ -z "$reason" ]; then
       verdict ok "$name" "$n"
     else
-      detail=$(last_line "$bin.err")
+      # The runtime's "cause:" line says most; else the last words printed.
+      detail=$(grep -m1 -o 'cause: .*' "$bin.err" | cut -c1-300)
+      [ -z "$detail" ] && detail=$(last_line "$bin.err")
       [ -z "$detail" ] && detail=$(last_line "$bin.out")
       verdict FAIL "$name" "$n" "$reason; last output: ${detail:-none}"
     fi

@@ -110,8 +110,8 @@ static int tree_height(const struct mapping_entry *e) {
 static void test_sorted_insert_stays_balanced(void **state) {
   (void)state;
   for (uintptr_t i = 0; i < 4096; i++)
-    assert_non_null(mapping_insert(&table, 4096 + i * 16, 4096 + i * 16 + 8,
-                                   i, NULL));
+    assert_non_null(
+        mapping_insert(&table, 4096 + i * 16, 4096 + i * 16 + 8, i, NULL));
   int h = tree_height(table.root);
   assert_true(h <= 14); /* 1.44 * log2(4096) ~ 17; a list would be 4096 */
   uintptr_t prev = 0;
@@ -123,13 +123,13 @@ static void test_sorted_insert_stays_balanced(void **state) {
 
 static void test_dump_prints_counts_and_names(void **state) {
   (void)state;
-  struct mapping_entry *e = mapping_insert(&table, 0x1000, 0x1010, 0x9000,
-                                           "x[0:4]");
+  struct mapping_entry *e =
+      mapping_insert(&table, 0x1000, 0x1010, 0x9000, "x[0:4]");
   e->dyn_refcount = 2;
   e->hold_refcount = 1;
   e->owned = true;
-  struct mapping_entry *g = mapping_insert(&table, 0x2000, 0x2008, 0xa000,
-                                           "global_g");
+  struct mapping_entry *g =
+      mapping_insert(&table, 0x2000, 0x2008, 0xa000, "global_g");
   g->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
   char *buf = NULL;
   size_t len = 0;
@@ -196,8 +196,9 @@ static void test_random_against_model(void **state) {
       model[victim] = model[--n];
     } else if (what == 2 && n > 0) {
       size_t probe = (size_t)rand() % n;
-      uintptr_t addr = model[probe].begin +
-                       (uintptr_t)rand() % (model[probe].end - model[probe].begin);
+      uintptr_t addr =
+          model[probe].begin +
+          (uintptr_t)rand() % (model[probe].end - model[probe].begin);
       assert_ptr_equal(mapping_find(&table, addr), model[probe].node);
       assert_ptr_equal(mapping_find_device(&table, addr + model[probe].begin),
                        model[probe].node);

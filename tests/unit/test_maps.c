@@ -5,6 +5,7 @@
  * differ, and a missing copy or a wrong pointer shows) and which counts
  * every call.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -40,11 +40,11 @@
 /* ------------------------------------------------------- test plugin */
 
 static struct {
-  int attempts;        /* data_alloc calls */
+  int attempts;                            /* data_alloc calls */
   int allocs, deletes, submits, retrieves; /* successful calls */
-  int live;            /* allocations not yet deleted */
-  int fail_alloc_at;   /* fail the N-th allocation (1-based); 0: never */
-  int fail_submit;     /* fail every submit */
+  int live;                                /* allocations not yet deleted */
+  int fail_alloc_at;       /* fail the N-th allocation (1-based); 0: never */
+  int fail_submit;         /* fail every submit */
   uintptr_t retrieved[64]; /* host addresses of the retrieves, in order */
 } plug_stats;
 
@@ -282,17 +282,15 @@ static void test_infinite_count_is_never_removed(void **state) {
   (void)state;
   static int global_g[4];
   int dev_copy[4] = {0};
-  struct mapping_entry *e =
-      mapping_insert(&dev.map, (uintptr_t)global_g,
-                     (uintptr_t)global_g + sizeof global_g,
-                     (uintptr_t)dev_copy, "global_g");
+  struct mapping_entry *e = mapping_insert(
+      &dev.map, (uintptr_t)global_g, (uintptr_t)global_g + sizeof global_g,
+      (uintptr_t)dev_copy, "global_g");
   e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
   global_g[1] = 9;
   assert_int_equal(map1(maps_data_begin, global_g, sizeof global_g, TO), 0);
   assert_int_equal(dev_copy[1], 0); /* present since load: no copy */
-  assert_int_equal(map1(maps_data_end, global_g, sizeof global_g,
-                        FROM | DELETE),
-                   0);
+  assert_int_equal(
+      map1(maps_data_end, global_g, sizeof global_g, FROM | DELETE), 0);
   assert_ptr_equal(entry_of(global_g), e);
   assert_int_equal(e->dyn_refcount, MAPPING_REFCOUNT_INFINITE);
   assert_int_equal(plug_stats.deletes, 0);
@@ -322,8 +320,9 @@ static void test_explicit_extension_is_an_error(void **state) {
   assert_int_equal(map1(maps_data_begin, &y[4], 32, TO), 0);
   report_error_clear();
   assert_int_equal(map1(maps_data_begin, &y[0], 40, TO | FROM), -1);
-  snprintf(want, sizeof want, "host %p [0:40] extends mapped unknown host %p [0:32]",
-           (void *)y, (void *)&y[4]);
+  snprintf(want, sizeof want,
+           "host %p [0:40] extends mapped unknown host %p [0:32]", (void *)y,
+           (void *)&y[4]);
   assert_error_contains(want);
   assert_int_equal(dyn_of(&y[4]), 1);
   assert_int_equal(map1(maps_data_end, &y[4], 32, 0), 0);
@@ -366,8 +365,8 @@ static void test_present_on_absent_object(void **state) {
   void *names[1] = {";file.c;z[0:3];12;3;;"};
   struct map_args a = {1, b, p, s, t, names, NULL};
   assert_int_equal(maps_data_begin(&dev, &a), -1);
-  snprintf(want, sizeof want, "map(present) of an absent object: z[0:3] host %p[0:12]",
-           (void *)z);
+  snprintf(want, sizeof want,
+           "map(present) of an absent object: z[0:3] host %p[0:12]", (void *)z);
   assert_error_contains(want);
   assert_int_equal(dev.map.count, 0);
   assert_int_equal(plug_stats.allocs, 0);
@@ -479,9 +478,8 @@ static void test_ptr_and_obj_maps_unmapped_pointer(void **state) {
   (void)state;
   int data[4] = {1, 2, 3, 4};
   int *p = data;
-  assert_int_equal(call1(maps_data_begin, &p, data, sizeof data,
-                         TO | PTR_AND_OBJ),
-                   0);
+  assert_int_equal(
+      call1(maps_data_begin, &p, data, sizeof data, TO | PTR_AND_OBJ), 0);
   assert_int_equal(dev.map.count, 2);
   struct mapping_entry *pe = entry_of(&p);
   assert_int_equal(pe->hst_end - pe->hst_begin, sizeof(void *));
@@ -495,9 +493,8 @@ static void test_ptr_and_obj_maps_unmapped_pointer(void **state) {
   assert_ptr_equal(*dpp, (int *)tgt_of(data) + 1);
   assert_int_equal(call1(maps_data_end, &p, &data[1], 4, PTR_AND_OBJ), 0);
   p = data;
-  assert_int_equal(call1(maps_data_end, &p, data, sizeof data,
-                         FROM | PTR_AND_OBJ),
-                   0);
+  assert_int_equal(
+      call1(maps_data_end, &p, data, sizeof data, FROM | PTR_AND_OBJ), 0);
   assert_table_empty_and_freed();
 }
 
@@ -828,12 +825,14 @@ static void test_check_args(void **state) {
   report_error_clear();
   types[1] = TO | 0x800000;
   assert_int_equal(maps_check_args(&a, "target"), -1);
-  assert_error_contains("map entry 1: map type 0x800001 has unknown bits 0x800000");
+  assert_error_contains(
+      "map entry 1: map type 0x800001 has unknown bits 0x800000");
 
   report_error_clear();
   types[1] = TO | MEMBER_OF(2); /* itself */
   assert_int_equal(maps_check_args(&a, "target"), -1);
-  assert_error_contains("map entry 1: MEMBER_OF(2) refers to entry 1, which is itself");
+  assert_error_contains(
+      "map entry 1: MEMBER_OF(2) refers to entry 1, which is itself");
 
   report_error_clear();
   types[1] = TO | MEMBER_OF(3); /* later */
@@ -1019,15 +1018,25 @@ static void test_seed000_pointer_mapping_example(void **state) {
    *   is_device_ptr(C) firstprivate(D[0:M]), and the captured i and pA.
    * pA's args value is "undefined" in the seed; clang passes pA itself. */
   int i_value = 0;
-  void *k_base[8] = {pA,     A,  &s1, &s1, &s1.pB, dC, (void *)(intptr_t)i_value,
-                     D};
-  void *k_begin[8] = {pA, &A[S], &s1.B[0], &s1.B[0], s1.pB, dC,
-                      (void *)(intptr_t)i_value, &D[0]};
-  int64_t k_sizes[8] = {0, M * sizeof(int), M * sizeof(int) + sizeof(void *),
-                        M * sizeof(int), M * sizeof(int), 0, sizeof(int),
+  void *k_base[8] = {pA, A, &s1, &s1, &s1.pB, dC, (void *)(intptr_t)i_value, D};
+  void *k_begin[8] = {
+      pA,   &A[S], &s1.B[0], &s1.B[0], s1.pB, dC, (void *)(intptr_t)i_value,
+      &D[0]};
+  int64_t k_sizes[8] = {0,
+                        M * sizeof(int),
+                        M * sizeof(int) + sizeof(void *),
+                        M * sizeof(int),
+                        M * sizeof(int),
+                        0,
+                        sizeof(int),
                         M * sizeof(int)};
-  int64_t k_types[8] = {TO | FROM | PARAM, TO | PARAM, PARAM, TO,
-                        FROM | PTR_AND_OBJ, LITERAL | PARAM, LITERAL | PARAM,
+  int64_t k_types[8] = {TO | FROM | PARAM,
+                        TO | PARAM,
+                        PARAM,
+                        TO,
+                        FROM | PTR_AND_OBJ,
+                        LITERAL | PARAM,
+                        LITERAL | PARAM,
                         PRIVATE | TO | PARAM};
   struct map_args kernel = {8, k_base, k_begin, k_sizes, k_types, NULL, NULL};
   assert_int_equal(maps_data_begin(&dev, &kernel), 0);
@@ -1042,9 +1051,9 @@ static void test_seed000_pointer_mapping_example(void **state) {
   assert_int_equal(maps_kernel_arg(&dev, k_base[0], k_begin[0], k_sizes[0],
                                    k_types[0], &dpA),
                    0);
-  assert_int_equal(maps_kernel_arg(&dev, k_base[1], k_begin[1], k_sizes[1],
-                                   k_types[1], &dA),
-                   0);
+  assert_int_equal(
+      maps_kernel_arg(&dev, k_base[1], k_begin[1], k_sizes[1], k_types[1], &dA),
+      0);
   assert_int_equal(maps_kernel_arg(&dev, k_base[2], k_begin[2], k_sizes[2],
                                    k_types[2], &ds1),
                    0);
