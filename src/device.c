@@ -159,6 +159,28 @@ static int device_initialise(struct device *dev) {
                   dev->id, dev->plugin->name, req, cause);
       return -1;
     }
+    /* The plugin answers with the flags it honours; a requirement it
+     * dropped cannot be met on this device (e.g. unified_shared_memory on
+     * a device with its own address space). */
+    static const struct {
+      int64_t bit;
+      const char *name;
+    } needs[] = {
+        {OMP_REQ_UNIFIED_SHARED_MEMORY, "unified_shared_memory"},
+        {OMP_REQ_UNIFIED_ADDRESS, "unified_address"},
+        {OMP_REQ_REVERSE_OFFLOAD, "reverse_offload"},
+    };
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+      if ((req & needs[i].bit) && !(rc & needs[i].bit)) {
+        plugin_cause(dev, cause, sizeof cause);
+        device_fail(dev,
+                    "device %d (plugin %s): the program requires %s "
+                    "(`#pragma omp requires %s`), which this device cannot "
+                    "provide%s",
+                    dev->id, dev->plugin->name, needs[i].name, needs[i].name,
+                    cause);
+        return -1;
+      }
   }
   int32_t rc = ops->init_device(dev->rtl_id);
   if (rc != OFFLOAD_SUCCESS) {

@@ -16,6 +16,9 @@
 #                          space; skipped with --llvm
 #   expect: TEXT           what the program checks, shown when it fails
 #
+# PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
+# (LLVM 14) instead of each clang's own libomp.
+#
 # Binaries are cached in build/programs/<N>/ and rebuilt only when the
 # program, check.h or the flags change; compile logs sit next to them
 # (.log), and the last run's output too (.out, .err).
@@ -173,6 +176,7 @@ for src in "${PROGRAMS[@]}"; do
       # Host code of clang-N calls libomp N (19/22 need >= 19); the device
       # side is simtarget's own runtime in the device process.
       libpath="$ROOT/build/lib:$hostlib"
+      [ "${PROGRAMS_HOST_LIBOMP:-}" = system ] && libpath="$ROOT/build/lib"
     else
       libpath="$rtdir"
     fi
