@@ -203,7 +203,10 @@ for src in "${PROGRAMS[@]}"; do
       detail=$(grep -m1 -o 'cause: .*' "$bin.err" | cut -c1-300)
       [ -z "$detail" ] && detail=$(last_line "$bin.err")
       [ -z "$detail" ] && detail=$(last_line "$bin.out")
-      verdict FAIL "$name" "$n" "$reason; last output: ${detail:-none}"
+      case $reason in
+        "stderr matches"*) verdict FAIL "$name" "$n" "$reason" ;;
+        *) verdict FAIL "$name" "$n" "$reason; last output: ${detail:-none}" ;;
+      esac
     fi
   done
 done
