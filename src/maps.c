@@ -56,7 +56,9 @@ struct construct {
 
 /* ------------------------------------------------------------- names */
 
-/* Clang's map names are source locations ";file;expression;line;col;;". */
+/* Clang's map names are ";expression;file;line;col;;" (seen in clang 14
+ * binaries: ";x[0:8];nm.c;2;24;;"); the source location of a construct is
+ * ";file;function;line;col;;" instead. */
 static const char *name_from_raw(const void *raw, char *buf, size_t len) {
   buf[0] = '\0';
   if (!raw || len == 0)
@@ -66,10 +68,7 @@ static const char *name_from_raw(const void *raw, char *buf, size_t len) {
     snprintf(buf, len, "%s", s);
     return buf;
   }
-  const char *expr = strchr(s + 1, ';');
-  if (!expr)
-    return buf;
-  expr++;
+  const char *expr = s + 1;
   const char *end = strchr(expr, ';');
   size_t n = end ? (size_t)(end - expr) : strlen(expr);
   if (n >= len)

@@ -362,7 +362,7 @@ static void test_present_on_absent_object(void **state) {
   char want[96];
   void *b[1] = {z}, *p[1] = {z};
   int64_t s[1] = {12}, t[1] = {TO | PRESENT};
-  void *names[1] = {";file.c;z[0:3];12;3;;"};
+  void *names[1] = {";z[0:3];file.c;12;3;;"};
   struct map_args a = {1, b, p, s, t, names, NULL};
   assert_int_equal(maps_data_begin(&dev, &a), -1);
   snprintf(want, sizeof want,
@@ -854,7 +854,7 @@ static void test_check_args(void **state) {
 
 static void test_var_name(void **state) {
   (void)state;
-  void *names[2] = {";t.c;s.p[0:n];12;5;;", "plain"};
+  void *names[2] = {";s.p[0:n];t.c;12;5;;", "plain"};
   struct map_args a = {2, NULL, NULL, NULL, NULL, names, NULL};
   char buf[32];
   assert_string_equal(maps_var_name(&a, 0, buf, sizeof buf), "s.p[0:n]");
@@ -909,7 +909,7 @@ static void test_info_traces_transfers(void **state) {
                         INFO_MAPPING_EXISTS);
   void *b[1] = {x}, *p[1] = {x};
   int64_t s[1] = {16}, t[1] = {TO | FROM};
-  void *names[1] = {";f.c;x[0:4];3;1;;"};
+  void *names[1] = {";x[0:4];f.c;3;1;;"};
   struct map_args a = {1, b, p, s, t, names, NULL};
   int rc1 = maps_data_begin(&dev, &a);
   int rc2 = maps_data_begin(&dev, &a);
