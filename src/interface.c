@@ -170,7 +170,15 @@ EXPORT void __tgt_target_data_update_mapper(ident_t *loc, int64_t device_id,
 }
 
 /* The nowait forms run synchronously: clang already wraps them in a target
- * task, and the dependence arguments are garbage for clang 13-16 callers. */
+ * task, and the dependence arguments are garbage for clang 13-16 callers.
+ *
+ * Those callers pass 9 arguments to a 13-parameter function: only 3 of our
+ * 7 stack parameters exist. A sibling call from here would write its own
+ * stack arguments over the missing ones, i.e. over the caller's frame (seen:
+ * a return to address 0 in a libomp helper thread). KEEP_FRAME() after the
+ * call makes it an ordinary call, so nothing beyond the caller's arguments
+ * is ever written. */
+#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
 EXPORT void __tgt_target_data_begin_nowait_mapper(
     ident_t *loc, int64_t device_id, int32_t arg_num, void **args_base,
     void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
@@ -179,6 +187,7 @@ EXPORT void __tgt_target_data_begin_nowait_mapper(
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(loc, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers);
+  KEEP_FRAME();
 }
 
 EXPORT void __tgt_target_data_end_nowait_mapper(
@@ -189,6 +198,7 @@ EXPORT void __tgt_target_data_end_nowait_mapper(
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(loc, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers);
+  KEEP_FRAME();
 }
 
 EXPORT void __tgt_target_data_update_nowait_mapper(
@@ -199,6 +209,7 @@ EXPORT void __tgt_target_data_update_nowait_mapper(
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(loc, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers);
+  KEEP_FRAME();
 }
 
 /* The seed's synchronous interface (no source location, no mappers). */
