@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,26 +153,27 @@ void report_offload_failure(const ident_t *loc, const char *construct,
   if (!cause[0])
     cause = "no cause was recorded";
 
-  if (report_policy() != POLICY_MANDATORY) {
-    /* With no device at all, falling back is the expected, quiet case;
-     * anything else is a silent wrong turn unless we say it. */
-    if (devices_count() == 0)
-      report_info(INFO_KERNEL_ARGS | INFO_PLUGIN_KERNEL,
-                  "%s at %s: %s; the host version runs instead", construct,
-                  where, cause);
-    else
-      fprintf(stderr,
-              "omptarget warning: %s at %s failed: %s; the host version runs "
-              "instead\n",
-              construct, where, cause);
+  /* As in LLVM, `default` means mandatory as soon as a device exists;
+   * only `disabled`, or `default` without any device, falls back. */
+  enum offload_policy policy = report_policy();
+  bool mandatory = policy == POLICY_MANDATORY ||
+                   (policy == POLICY_DEFAULT && devices_count() > 0);
+  if (!mandatory) {
+    report_info(INFO_KERNEL_ARGS | INFO_PLUGIN_KERNEL,
+                "%s at %s: %s; the host version runs instead", construct,
+                where, cause);
     report_error_clear();
     return;
   }
   fprintf(stderr,
           "omptarget fatal error: %s at %s failed while offloading is "
-          "mandatory (OMP_TARGET_OFFLOAD=mandatory)\n"
+          "mandatory (%s)\n"
           "omptarget fatal error: cause: %s\n",
-          construct, where, cause);
+          construct, where,
+          policy == POLICY_MANDATORY
+              ? "OMP_TARGET_OFFLOAD=mandatory"
+              : "OMP_TARGET_OFFLOAD is not set and a device exists",
+          cause);
   const char *rejected = plugins_rejections();
   if (rejected && rejected[0])
     fprintf(stderr, "omptarget fatal error: rejected plugins and images:\n%s",

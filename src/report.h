@@ -64,10 +64,12 @@ struct device;
 /*
  * The failure policy, in one place. Called by an entry point whose construct
  * failed, with the construct's name ("target", "target data begin"...).
- * Under OMP_TARGET_OFFLOAD=mandatory it prints the construct, the source
- * location, the recorded cause, the rejected plugins and images, and the
- * device's mapping table, then exits with status 1. Otherwise it reports under
- * LIBOMPTARGET_INFO that the host fallback will run and returns.
+ * Under OMP_TARGET_OFFLOAD=mandatory, and under `default` when a device
+ * exists (LLVM's rule), it prints the construct, the source location, the
+ * recorded cause, the rejected plugins and images, and the device's mapping
+ * table, then exits with status 1. Otherwise (`disabled`, or no device) it
+ * reports under LIBOMPTARGET_INFO that the host fallback will run and
+ * returns.
  */
 HIDDEN void report_offload_failure(const ident_t *loc, const char *construct,
                                    struct device *dev);

@@ -211,12 +211,6 @@ static void test_kernel_args_versions(void **state) {
                                        &v2),
                    0);
   assert_int_equal(y[3], 20);
-
-  /* an unknown version is refused, not guessed at */
-  v2.Version = 9;
-  assert_int_not_equal(__tgt_target_kernel(NULL, -1, 0, 0,
-                                           (void *)&scale_region, &v2),
-                       0);
 }
 
 static void test_declare_target_global(void **state) {
@@ -255,83 +249,133 @@ static void test_reserved_device_ids(void **state) {
                        0);
 }
 
+/* Run this program again as a child with `args`, stderr captured. */
+static int run_child(const char *mode, const char *policy, const char *plugins,
+                     char *out, size_t len) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0)
+    return -1;
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    if (policy)
+      setenv("OMP_TARGET_OFFLOAD", policy, 1);
+    else
+      unsetenv("OMP_TARGET_OFFLOAD");
+    if (plugins)
+      setenv("LIBOMPTARGET_PLUGINS", plugins, 1);
+    execl("/proc/self/exe", "test_seed_interface", "--child", mode,
+          (char *)NULL);
+    _exit(99);
+  }
+  close(pipefd[1]);
+  size_t used = 0;
+  ssize_t r;
+  while (used + 1 < len &&
+         (r = read(pipefd[0], out + used, len - 1 - used)) > 0)
+    used += (size_t)r;
+  out[used] = '\0';
+  close(pipefd[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Bad arguments are refused with a message naming them, never a crash.
+ * A device exists, so (as in LLVM) the default policy is mandatory: the
+ * program ends with status 1 and the cause. */
 static void test_bad_arguments(void **state) {
   (void)state;
-  int64_t sizes[] = {-8};
-  int64_t types[] = {0x21};
-  long v = 0;
-  void *base[] = {&v};
-  /* each returns "run the host version" instead of crashing */
-  assert_int_not_equal(__tgt_target(-1, (void *)&scale_region, 2, NULL, NULL,
-                                    NULL, NULL),
-                       0);
-  assert_int_not_equal(__tgt_target(-1, (void *)&scale_region, 1, base, base,
-                                    sizes, types),
-                       0);
-  int64_t bad_bits[] = {0x800000};
-  int64_t ok_size[] = {8};
-  assert_int_not_equal(__tgt_target(-1, (void *)&scale_region, 1, base, base,
-                                    ok_size, bad_bits),
-                       0);
-  assert_int_not_equal(__tgt_target(99, (void *)&scale_region, 0, NULL, NULL,
-                                    NULL, NULL),
-                       0);
-  static const char unknown_region;
-  assert_int_not_equal(__tgt_target(-1, (void *)&unknown_region, 0, NULL,
-                                    NULL, NULL, NULL),
-                       0);
-  assert_int_not_equal(__tgt_target_kernel(NULL, -1, 0, 0,
-                                           (void *)&scale_region, NULL),
-                       0);
+  static const struct {
+    const char *mode, *expect;
+  } cases[] = {
+      {"null-arrays", "args_base array is NULL"},
+      {"negative-size", "size -8 is negative"},
+      {"unknown-bits", "unknown bits 0x800000"},
+      {"device-99", "device id 99 is out of range"},
+      {"unknown-region", "no device code for target region"},
+      {"null-kargs", "kernel-arguments pointer is NULL"},
+      {"kargs-version-9", "kernel-arguments version 9 is not supported"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char out[8192];
+    int status = run_child(cases[i].mode, NULL, NULL, out, sizeof out);
+    if (status != 1 || !strstr(out, cases[i].expect) ||
+        !strstr(out, "OMP_TARGET_OFFLOAD is not set and a device exists"))
+      fail_msg("case %s: status %d, stderr:\n%s", cases[i].mode, status, out);
+  }
+}
+
+/* Without any device, a failed construct quietly runs the host version. */
+static void test_no_device_falls_back(void **state) {
+  (void)state;
+  char out[8192];
+  int status = run_child("expect-fallback", NULL, "no-such-plugin", out,
+                         sizeof out);
+  if (status != 0)
+    fail_msg("status %d, stderr:\n%s", status, out);
 }
 
 /* Under OMP_TARGET_OFFLOAD=mandatory a failed construct ends the program
  * with status 1 and says what failed and where. */
 static void test_mandatory_failure_exits(void **state) {
   (void)state;
-  int pipefd[2];
-  assert_int_equal(pipe(pipefd), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
-    execl("/proc/self/exe", "test_seed_interface", "--mandatory-child",
-          (char *)NULL);
-    _exit(99);
-  }
-  close(pipefd[1]);
-  char out[8192] = "";
-  size_t used = 0;
-  ssize_t r;
-  while ((r = read(pipefd[0], out + used, sizeof out - 1 - used)) > 0)
-    used += (size_t)r;
-  out[used] = '\0';
-  close(pipefd[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 1);
-  assert_non_null(strstr(out, "mandatory"));
+  char out[8192];
+  int status = run_child("absent-present", "mandatory", NULL, out, sizeof out);
+  assert_int_equal(status, 1);
+  assert_non_null(strstr(out, "OMP_TARGET_OFFLOAD=mandatory"));
   assert_non_null(strstr(out, "tests/abi/test_seed_interface.c:42:7"));
   assert_non_null(strstr(out, "map(present)"));
 }
 
-static int mandatory_child(void) {
+/* The child side: one bad call; returning means the runtime fell back. */
+static int child(const char *mode) {
   setup(NULL);
-  long absent = 0;
-  void *base[] = {&absent};
-  int64_t sizes[] = {sizeof absent};
-  int64_t types[] = {OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_PRESENT};
-  ident_t loc = {0, 0, 0, 0, ";tests/abi/test_seed_interface.c;child;42;7;;"};
-  __tgt_target_data_begin_mapper(&loc, -1, 1, base, base, sizes, types, NULL,
-                                 NULL);
-  return 0; /* not reached: the failure policy exits with status 1 */
+  long v = 0;
+  void *base[] = {&v};
+  int64_t neg_size[] = {-8}, size8[] = {8};
+  int64_t to_param[] = {0x21}, bad_bits[] = {0x800000};
+  static const char unknown_region;
+  int32_t rc = 0;
+  if (!strcmp(mode, "null-arrays"))
+    rc = __tgt_target(-1, (void *)&scale_region, 2, NULL, NULL, NULL, NULL);
+  else if (!strcmp(mode, "negative-size"))
+    rc = __tgt_target(-1, (void *)&scale_region, 1, base, base, neg_size,
+                      to_param);
+  else if (!strcmp(mode, "unknown-bits"))
+    rc = __tgt_target(-1, (void *)&scale_region, 1, base, base, size8,
+                      bad_bits);
+  else if (!strcmp(mode, "device-99"))
+    rc = __tgt_target(99, (void *)&scale_region, 0, NULL, NULL, NULL, NULL);
+  else if (!strcmp(mode, "unknown-region"))
+    rc = __tgt_target(-1, (void *)&unknown_region, 0, NULL, NULL, NULL, NULL);
+  else if (!strcmp(mode, "null-kargs"))
+    rc = __tgt_target_kernel(NULL, -1, 0, 0, (void *)&scale_region, NULL);
+  else if (!strcmp(mode, "kargs-version-9")) {
+    __tgt_kernel_arguments ka = {.Version = 9};
+    rc = __tgt_target_kernel(NULL, -1, 0, 0, (void *)&scale_region, &ka);
+  } else if (!strcmp(mode, "expect-fallback")) {
+    if (omp_get_num_devices() != 0)
+      return 3;
+    rc = __tgt_target(-1, (void *)&scale_region, 0, NULL, NULL, NULL, NULL);
+    return rc != 0 ? 0 : 4; /* non-zero: the host version must run */
+  } else if (!strcmp(mode, "absent-present")) {
+    int64_t types[] = {OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_PRESENT};
+    ident_t loc = {0, 0, 0, 0,
+                   ";tests/abi/test_seed_interface.c;child;42;7;;"};
+    __tgt_target_data_begin_mapper(&loc, -1, 1, base, base, size8, types,
+                                   NULL, NULL);
+  }
+  (void)rc;
+  return 0; /* not reached when the failure policy ends the program */
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "--mandatory-child"))
-    return mandatory_child();
+  if (argc > 2 && !strcmp(argv[1], "--child"))
+    return child(argv[2]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_num_devices),
       cmocka_unit_test(test_seed_pointer_example),
@@ -340,6 +384,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_declare_target_global),
       cmocka_unit_test(test_reserved_device_ids),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_no_device_falls_back),
       cmocka_unit_test(test_mandatory_failure_exits),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
