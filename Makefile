@@ -38,6 +38,44 @@ ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(D
 .PHONY: all check demo install clean testbins deps bench
 all: $(ALL)
 
+# ---------------------------------------------------------------- CUDA plugin
+# libomptarget.rtl.cuda.so (plugins/cuda/), built only when cuda.h is found.
+# It dlopens libcuda.so.1 at run time and does not link against it.
+CUDA_PATH   ?= /usr/local/cuda
+CUDA_HEADER := $(wildcard $(CUDA_PATH)/include/cuda.h)
+CUDA_PLUGIN := $(B)/lib/libomptarget.rtl.cuda.so
+CUDA_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/cuda/*.c))
+CUDA_TESTS  := $(B)/tests/cuda/test_cuda_plugin $(B)/tests/cuda/test_cuda_fallback
+ifneq ($(CUDA_HEADER),)
+CUDA_TARGETS := $(CUDA_PLUGIN)
+$(CUDA_OBJ): CPPFLAGS += -isystem $(CUDA_PATH)/include
+$(CUDA_PLUGIN): $(CUDA_OBJ) plugins/cuda/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--version-script=plugins/cuda/exports.map -Wl,--no-undefined \
+	  -o $@ $(CUDA_OBJ) -ldl -lpthread
+# Test-only: a driver test double and the host "kernels" its modules hold.
+$(B)/tests/cuda/libcuda_testdouble.so: tests/cuda/cuda_driver_testdouble.c tests/cuda/testdouble.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -isystem $(CUDA_PATH)/include $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< -ldl -lpthread
+$(B)/tests/cuda/libtestdouble_kernels.so: tests/cuda/testdouble_kernels.c tests/cuda/testdouble.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
+$(B)/tests/cuda/test_cuda_plugin: tests/cuda/test_cuda_plugin.c tests/cuda/testdouble.h $(CUDA_PLUGIN) \
+  $(B)/tests/cuda/libcuda_testdouble.so $(B)/tests/cuda/libtestdouble_kernels.so
+	$(CC) $(CPPFLAGS) -isystem $(CUDA_PATH)/include $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
+	  -l:libomptarget.rtl.cuda.so -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka -ldl -lpthread
+$(B)/tests/cuda/test_cuda_fallback: tests/cuda/test_cuda_fallback.sh $(B)/tests/cuda/libcuda_testdouble.so
+	install -m 755 $< $@
+testbins: $(CUDA_TESTS)
+else
+CUDA_TARGETS :=
+$(info CUDA plugin skipped: no cuda.h in $(CUDA_PATH)/include (set CUDA_PATH to a CUDA toolkit to build it))
+endif
+ALL += $(CUDA_TARGETS)
+all: $(CUDA_TARGETS)
+-include $(CUDA_OBJ:.o=.d)
+# ---------------------------------------------------------------- end CUDA plugin
+
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
@@ -131,7 +169,7 @@ demo:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(LIB) $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(DESTDIR)$(PREFIX)/lib/
 	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
 	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/

@@ -50,6 +50,17 @@ typedef struct __tgt_fptr_map {
   uint64_t device_ptr;
 } __tgt_fptr_map;
 
+/* A plugin's asynchronous queue, opaque to libomptarget (LLVM's
+ * __tgt_async_info). `queue` is NULL before the first asynchronous call on
+ * it; the plugin creates the queue then, and releases it (setting `queue`
+ * back to NULL) when synchronize or query_async finds every operation
+ * finished, or failed. Operations on one queue run in submission order;
+ * operations on different queues may overlap. One queue is used by one
+ * host thread at a time. */
+typedef struct __tgt_async_info {
+  void *queue;
+} __tgt_async_info;
+
 /* What a plugin reports about its last failure on a device (optional). */
 typedef struct __tgt_rtl_error {
   char message[512];   /* the cause, in words; "" when unknown       */
@@ -116,6 +127,37 @@ typedef struct __tgt_rtl_error {
   X(0, int32_t, set_function_ptr_map,                                          \
     (int32_t device_id, uint64_t size, const __tgt_fptr_map *table),           \
     (device_id, size, table), OFFLOAD_FAIL)                                    \
+  /* ---- asynchronous queues (optional as a group) ----                  */ \
+  /* absent: data_submit, the copy is complete when the call returns */       \
+  X(0, int32_t, data_submit_async,                                             \
+    (int32_t device_id, void *tgt_ptr, void *hst_ptr, int64_t size,            \
+     __tgt_async_info * async_info),                                           \
+    (device_id, tgt_ptr, hst_ptr, size, async_info), OFFLOAD_FAIL)             \
+  /* absent: data_retrieve, complete when the call returns */                 \
+  X(0, int32_t, data_retrieve_async,                                           \
+    (int32_t device_id, void *hst_ptr, void *tgt_ptr, int64_t size,            \
+     __tgt_async_info * async_info),                                           \
+    (device_id, hst_ptr, tgt_ptr, size, async_info), OFFLOAD_FAIL)             \
+  /* absent: run_target_team_region, complete when the call returns */        \
+  X(0, int32_t, run_target_team_region_async,                                  \
+    (int32_t device_id, void *tgt_entry_ptr, void **tgt_args,                  \
+     ptrdiff_t *tgt_offsets, int32_t arg_num, int32_t num_teams,               \
+     int32_t thread_limit, uint64_t loop_tripcount,                            \
+     __tgt_async_info * async_info),                                           \
+    (device_id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num, num_teams,      \
+     thread_limit, loop_tripcount, async_info),                                \
+    OFFLOAD_FAIL)                                                              \
+  /* Wait for every operation of the queue, then release it. OFFLOAD_FAIL   */ \
+  /* when one failed (its cause through get_last_error).                    */ \
+  /* absent: nothing to wait for (the fallbacks above completed at once) */   \
+  X(0, int32_t, synchronize, (int32_t device_id, __tgt_async_info * async_info),\
+    (device_id, async_info), OFFLOAD_FAIL)                                     \
+  /* Seed 004's non-blocking synchronise: never waits; *is_completed = 1    */ \
+  /* (and the queue released) once every operation finished.                */ \
+  /* absent: synchronize, then *is_completed = 1 */                           \
+  X(0, int32_t, query_async,                                                   \
+    (int32_t device_id, __tgt_async_info * async_info, int32_t * is_completed),\
+    (device_id, async_info, is_completed), OFFLOAD_FAIL)                       \
   /* absent: failures are reported without a plugin-specific cause */         \
   X(0, int32_t, get_last_error, (int32_t device_id, __tgt_rtl_error * err),    \
     (device_id, err), OFFLOAD_FAIL)                                            \

@@ -21,7 +21,9 @@
  * flags) and futex-waits, so the other side only pays a futex_wake syscall
  * when someone really sleeps. Locking: one host thread at a time owns the
  * slot (the plugin's per-device channel lock); the server has one thread
- * serving it.
+ * serving it. The queue slots (`queues`, below) follow the same handshake,
+ * each with its own server thread, so kernels of different queues run at
+ * the same time.
  */
 #ifndef SIMDEVICE_PROTOCOL_H
 #define SIMDEVICE_PROTOCOL_H
@@ -29,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 1
+#define SIMDEV_PROTO_VERSION 2
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -44,6 +46,12 @@
 #define SIMDEV_BOUNCE_SIZE (1u << 20)
 #define SIMDEV_MESSAGE_SIZE 512
 #define SIMDEV_KERNEL_NAME_SIZE 256
+
+/* Queue slots: kernels launched asynchronously (run_target_team_region_async)
+ * each take one, so at most this many kernels of one device are in flight at
+ * once; a queue whose kernel finds every slot busy waits, host side, for one
+ * to free up. */
+#define SIMDEV_QUEUE_SLOTS 256
 
 /* Device memory of device d sits at SIMDEV_DEVICE_BASE + d * stride. */
 #define SIMDEV_DEVICE_BASE 0x600000000000ull
@@ -66,6 +74,17 @@ enum simdev_command {
   SIMDEV_CMD_READ = 5,    /* copy a[1] bytes at device address a[0] into the bounce */
   SIMDEV_CMD_WRITE = 6,   /* copy a[1] bytes from the bounce to device address a[0] */
   SIMDEV_CMD_EXIT = 7,    /* reply, then exit(0) */
+  SIMDEV_CMD_FPTR_MAP = 8, /* declare target indirect table: bounce holds a[0] rows
+                              (struct simdev_fptr_row) to store at row a[1] of a new
+                              table of a[2] rows, installed (replacing the old one)
+                              by the chunk that completes it; a[2] = 0 clears it */
+};
+
+/* One row of the host -> device function table (SIMDEV_CMD_FPTR_MAP),
+ * sorted by host address, no duplicate host addresses. */
+struct simdev_fptr_row {
+  uint64_t host;
+  uint64_t device;
 };
 
 /* Status in the reply: 0 success, else failure with `message`. */
@@ -105,7 +124,9 @@ struct simdev_slot {
   uint32_t command;               /* enum simdev_command */
   int32_t status;                 /* reply: SIMDEV_STATUS_* */
   uint32_t prot_count;            /* valid entries in prot[] */
-  uint32_t pad;
+  _Atomic uint32_t server_sleeping; /* queue slots: 1 while the slot's server
+                                       thread futex-waits on state (the main
+                                       slot uses simdev_control's flag) */
   struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
   uint64_t a[8];                          /* command operands / results */
   uint64_t args[SIMDEV_PROTO_MAX_ARGS];   /* kernel parameters (RUN) */
@@ -129,6 +150,16 @@ struct simdev_control {
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */
   struct simdev_fault_record fault;
   struct simdev_slot slot;
+  /* Queue slots (asynchronous kernels). The host owns a slot from claiming
+   * it (host-side bitmap) until it reads DONE and sets IDLE; it posts only
+   * SIMDEV_CMD_RUN there, with no protection changes (it flushes those
+   * through the main slot first). A server thread per slot serves it; the
+   * server's dispatcher thread starts that thread the first time the host
+   * rings `queue_doorbell` for the slot (futex word: bumped, then woken when
+   * `dispatcher_sleeping`). */
+  _Atomic uint32_t queue_doorbell;
+  _Atomic uint32_t dispatcher_sleeping;
+  struct simdev_slot queues[SIMDEV_QUEUE_SLOTS];
 };
 
 /* Total bytes of the control mapping. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "faults.h"
 #include "launch.h"
 #include "report.h"
 
@@ -152,9 +153,10 @@ static int api_copy(const char *routine, char *dst, const char *src,
     rc = device_submit(ddev, dst, (void *)src, (int64_t)len);
   } else if (ddev->plugin == sdev->plugin && sdev->plugin->ops.data_exchange &&
              sdev->plugin->ops.is_data_exchangable &&
-             sdev->plugin->ops.is_data_exchangable(sdev->rtl_id,
+             RTL_CALL(API_IS_DATA_EXCHANGABLE, &sdev->plugin->ops,
+                      is_data_exchangable)(sdev->rtl_id,
                                                    ddev->rtl_id)) {
-    rc = sdev->plugin->ops.data_exchange(sdev->rtl_id, (void *)src,
+    rc = RTL_CALL(API_DATA_EXCHANGE, &sdev->plugin->ops, data_exchange)(sdev->rtl_id, (void *)src,
                                          ddev->rtl_id, dst, (int64_t)len);
     if (rc)
       report_error_set("device %d to device %d copy of %zu bytes failed",

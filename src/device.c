@@ -12,6 +12,8 @@
  * only held to copy the list of libraries, never while a plugin runs.
  */
 #include "device.h"
+#include "hostsyms.h"
+#include "faults.h"
 
 #include <elf.h>
 #include <inttypes.h>
@@ -122,7 +124,8 @@ static void plugin_cause(struct device *dev, char *buf, size_t len) {
     return;
   __tgt_rtl_error err;
   memset(&err, 0, sizeof err);
-  if (dev->plugin->ops.get_last_error(dev->rtl_id, &err) != 0)
+  if (RTL_CALL(DEVICE_CAUSE_LAST_ERROR, &dev->plugin->ops, get_last_error)(
+          dev->rtl_id, &err) != 0)
     return;
   err.message[sizeof err.message - 1] = '\0';
   if (err.message[0])
@@ -150,7 +153,7 @@ static int device_initialise(struct device *dev) {
   char cause[600];
   int64_t req = registry_requires();
   if (req != OMP_REQ_UNDEFINED && ops->init_requires) {
-    int64_t rc = ops->init_requires(req);
+    int64_t rc = RTL_CALL(DEVICE_INIT_REQUIRES, ops, init_requires)(req);
     if (rc == (int64_t)OFFLOAD_FAIL) {
       plugin_cause(dev, cause, sizeof cause);
       device_fail(dev,
@@ -182,7 +185,7 @@ static int device_initialise(struct device *dev) {
         return -1;
       }
   }
-  int32_t rc = ops->init_device(dev->rtl_id);
+  int32_t rc = RTL_CALL(DEVICE_INIT_DEVICE, ops, init_device)(dev->rtl_id);
   if (rc != OFFLOAD_SUCCESS) {
     plugin_cause(dev, cause, sizeof cause);
     device_fail(dev,
@@ -205,11 +208,6 @@ static int compare_entries(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int compare_addrs(const void *a, const void *b) {
-  uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 static int reserve_entries(struct device *dev, size_t more) {
   if (dev->num_entries + more <= dev->cap_entries)
     return 0;
@@ -224,36 +222,21 @@ static int reserve_entries(struct device *dev, size_t more) {
   return 0;
 }
 
-/* Drop every entry of `lib` from the table (it stays sorted). */
-static void remove_lib_entries(struct device *dev,
-                               const struct registered_lib *lib) {
-  if (!lib->num_entries || !dev->num_entries)
-    return;
-  uintptr_t *keys = malloc(lib->num_entries * sizeof *keys);
-  if (!keys) {
-    /* Quadratic but allocation-free: unloading must not fail. */
-    size_t kept = 0;
-    for (size_t i = 0; i < dev->num_entries; i++) {
-      bool mine = false;
-      for (size_t j = 0; j < lib->num_entries && !mine; j++)
-        mine = dev->entries[i].host_addr == lib->entries[j].host_addr;
-      if (!mine)
-        dev->entries[kept++] = dev->entries[i];
-    }
-    dev->num_entries = kept;
-    return;
-  }
-  for (size_t j = 0; j < lib->num_entries; j++)
-    keys[j] = (uintptr_t)lib->entries[j].host_addr;
-  qsort(keys, lib->num_entries, sizeof *keys, compare_addrs);
-  size_t kept = 0;
+/* Drop every entry `lib` added (the table stays sorted). Entries are told
+ * apart by owner, not by host address: several libraries may hold the same
+ * host function as an indirect entry. Returns how many indirect functions
+ * went away (the device's table must then be published again). */
+static size_t remove_lib_entries(struct device *dev,
+                                 const struct registered_lib *lib) {
+  size_t kept = 0, indirect = 0;
   for (size_t i = 0; i < dev->num_entries; i++) {
-    uintptr_t k = (uintptr_t)dev->entries[i].host_addr;
-    if (!bsearch(&k, keys, lib->num_entries, sizeof *keys, compare_addrs))
+    if (dev->entries[i].lib != lib)
       dev->entries[kept++] = dev->entries[i];
+    else if (dev->entries[i].flags & OMP_DECLARE_TARGET_INDIRECT)
+      indirect++;
   }
   dev->num_entries = kept;
-  free(keys);
+  return indirect;
 }
 
 /* to (0) or enter (0x2, clang 19+) with a size (0x2 with size 0 is a ctor);
@@ -332,14 +315,40 @@ static void unmap_globals(struct device *dev, const struct registered_lib *lib) 
   pthread_mutex_unlock(&dev->map.lock);
 }
 
-/* Record every entry the device provides, sorted by host address. */
-static int add_lib_entries(struct device *dev, const struct registered_lib *lib,
-                           const __tgt_target_table *table) {
+/* clang 19/22 give a `declare target indirect` function a device entry that
+ * is a pointer-sized object holding the device function's address: read it,
+ * so that the row maps host function -> device function (seed 003). NULL
+ * when it cannot be read (the row is then left out, and a call through the
+ * host pointer fails with the function named). */
+static void *read_indirect_target(struct device *dev,
+                                  const struct entry_info *e, void *tgt) {
+  void *fn = NULL;
+  if (e->size != sizeof fn) {
+    report_debug("device %d: indirect function '%s' has a %" PRIu64
+                 "-byte entry, not a pointer", dev->id, e->name, e->size);
+    return NULL;
+  }
+  bool had_error = report_error_get()[0] != '\0';
+  if (device_retrieve(dev, &fn, tgt, sizeof fn) != 0 || !fn) {
+    report_debug("device %d: cannot read the device address of indirect"
+                  " function '%s' at %p", dev->id, e->name, tgt);
+    fn = NULL;
+  }
+  if (!had_error)
+    report_error_clear(); /* a failed read is not the construct's cause */
+  return fn;
+}
+
+/* Record every entry the device provides, sorted by host address. Returns
+ * the number of indirect functions added, or -1. */
+static long add_lib_entries(struct device *dev, const struct registered_lib *lib,
+                            const __tgt_target_table *table) {
   if (reserve_entries(dev, lib->num_entries) < 0) {
     report_error_set("device %d: out of memory for %zu entries", dev->id,
                      lib->num_entries);
     return -1;
   }
+  long indirect = 0;
   for (size_t i = 0; i < lib->num_entries; i++) {
     const struct entry_info *e = &lib->entries[i];
     void *tgt = table->EntriesBegin[i].addr;
@@ -351,16 +360,106 @@ static int add_lib_entries(struct device *dev, const struct registered_lib *lib,
                    dev->id, e->name, e->host_addr);
       continue;
     }
+    if ((e->flags & OMP_DECLARE_TARGET_INDIRECT) &&
+        !(tgt = read_indirect_target(dev, e, tgt)))
+      continue;
+    indirect += (e->flags & OMP_DECLARE_TARGET_INDIRECT) != 0;
     dev->entries[dev->num_entries++] = (struct device_entry){
         .host_addr = e->host_addr,
         .tgt_addr = tgt,
         .name = e->name,
         .size = e->size,
         .flags = e->flags,
+        .lib = lib,
     };
   }
   qsort(dev->entries, dev->num_entries, sizeof *dev->entries, compare_entries);
+  return indirect;
+}
+
+/* Names that are the image's plumbing, not user functions. */
+static bool is_plumbing(const char *name) {
+  return name[0] == '.' || !strncmp(name, "__omp_offloading_", 17) ||
+         !strcmp(name, "_init") || !strcmp(name, "_fini");
+}
+
+/* Where the device loaded `syms`' image: a kernel of `lib` whose device
+ * address the plugin gave us, minus its symbol value. 0 when unknown. */
+static uintptr_t image_load_bias(const struct device *dev,
+                                 const struct registered_lib *lib,
+                                 const struct elf_syms *syms) {
+  for (size_t i = 0; i < dev->num_entries; i++) {
+    const struct device_entry *d = &dev->entries[i];
+    if (d->lib != lib || d->size != 0 || d->flags != OMP_ENTRY_KERNEL_OR_TO)
+      continue;
+    for (size_t k = 0; k < syms->count; k++) {
+      const char *n = elf_syms_name(syms, &syms->syms[k]);
+      if (n && ELF64_ST_TYPE(syms->syms[k].st_info) == STT_FUNC &&
+          syms->syms[k].st_value && !strcmp(n, d->name))
+        return (uintptr_t)d->tgt_addr - syms->syms[k].st_value;
+    }
+  }
   return 0;
+}
+
+/* clang 14-16 accept `declare target ... indirect` but emit no entry for it
+ * (their images name entries `.omp_offloading.entry.*`). Without a table a
+ * host function pointer is useless in another address space, so pair each
+ * function of such an image with the host function of the same name in the
+ * host object that registered it: the device has a version of a function
+ * only if it was declare target. A name that is static in several
+ * translation units (of the image or the host) is left out: which one is
+ * meant cannot be told. Returns the rows added. */
+static long add_named_functions(struct device *dev,
+                                const struct registered_lib *lib,
+                                const struct image_info *img) {
+  struct elf_syms dyn, fns, host;
+  if (elf_syms_from_memory(img->payload, img->payload_size, true, &dyn) != 0)
+    return 0;
+  bool legacy = false;
+  for (size_t k = 0; k < dyn.count && !legacy; k++) {
+    const char *n = elf_syms_name(&dyn, &dyn.syms[k]);
+    legacy = n && !strncmp(n, ".omp_offloading.entry.", 22);
+  }
+  uintptr_t bias = legacy ? image_load_bias(dev, lib, &dyn) : 0;
+  if (!bias)
+    return 0;
+  /* clang 15/16 link the image with the declare-target functions local:
+   * they are only in .symtab. */
+  if (elf_syms_from_memory(img->payload, img->payload_size, false, &fns) != 0)
+    fns = dyn;
+  if (elf_syms_of_host_object(lib->desc, &host) != 0)
+    return 0;
+  long added = 0;
+  for (size_t k = 0; k < fns.count; k++) {
+    const Elf64_Sym *sym = &fns.syms[k];
+    const char *n = elf_syms_name(&fns, sym);
+    if (!n || !n[0] || is_plumbing(n) ||
+        ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
+        sym->st_shndx == SHN_UNDEF || !sym->st_value ||
+        elf_syms_find_function(&fns, n) != (void *)(uintptr_t)sym->st_value)
+      continue; /* not a function, or a name the image has twice */
+    void *host_fn = elf_syms_find_function(&host, n);
+    if (!host_fn || reserve_entries(dev, 1) < 0)
+      continue;
+    dev->entries[dev->num_entries++] = (struct device_entry){
+        .host_addr = host_fn,
+        .tgt_addr = (void *)(bias + sym->st_value),
+        .name = n, /* inside the image, which lives as long as `lib` */
+        .size = 0,
+        .flags = OMP_DECLARE_TARGET_INDIRECT,
+        .lib = lib,
+    };
+    added++;
+  }
+  elf_syms_close(&host);
+  if (added)
+    qsort(dev->entries, dev->num_entries, sizeof *dev->entries,
+          compare_entries);
+  report_debug("device %d: %ld host functions paired by name with the image"
+               " of library %p (no indirect entries before clang 19)",
+               dev->id, added, (const void *)lib->desc);
+  return added;
 }
 
 /* Run the ctor (forward) or dtor (reverse, like C++ destruction) kernels of
@@ -393,32 +492,6 @@ static int run_structors(struct device *dev, const struct registered_lib *lib,
     }
   }
   return rc;
-}
-
-/* clang 19/22 give a `declare target indirect` function a device entry that
- * is a pointer-sized constant holding the device function's address: read it
- * once, so the table maps host function -> device function (seed 003). A
- * plugin that cannot read it leaves the entry as it was. dev->lock held. */
-static void resolve_indirect(struct device *dev,
-                             const struct registered_lib *lib) {
-  bool had_error = report_error_get()[0] != '\0';
-  for (size_t i = 0; i < lib->num_entries; i++) {
-    const struct entry_info *e = &lib->entries[i];
-    if (!(e->flags & OMP_DECLARE_TARGET_INDIRECT) || e->size != sizeof(void *))
-      continue;
-    struct device_entry key = {.host_addr = e->host_addr};
-    struct device_entry *d = bsearch(&key, dev->entries, dev->num_entries,
-                                     sizeof *dev->entries, compare_entries);
-    void *fn = NULL;
-    if (!d || device_retrieve(dev, &fn, d->tgt_addr, sizeof fn) != 0 || !fn) {
-      report_debug("device %d: cannot read the device address of indirect"
-                   " function '%s'", dev->id, e->name);
-      continue;
-    }
-    d->tgt_addr = fn;
-  }
-  if (!had_error)
-    report_error_clear(); /* a failed read above is not this call's cause */
 }
 
 void *device_translate_fptr(struct device *dev, void *host_fn) {
@@ -470,12 +543,14 @@ static void explain_unaccepted(struct device *dev,
 
 /* Load the first image of `lib` this plugin accepts. Called with dev->lock
  * held. Returns 0 (also when no image is accepted: that is not a failure of
- * the device) or -1 after device_fail(). */
-static int device_load_lib(struct device *dev, struct registered_lib *lib) {
+ * the device) or -1 after device_fail(). *indirect counts the indirect
+ * functions it added. */
+static int device_load_lib(struct device *dev, struct registered_lib *lib,
+                           long *indirect) {
   const struct plugin_ops *ops = &dev->plugin->ops;
   int32_t chosen = -1;
   for (int32_t i = 0; i < lib->num_images && chosen < 0; i++)
-    if (ops->is_valid_binary(&lib->images[i].plugin_image))
+    if (RTL_CALL(DEVICE_IS_VALID_BINARY, ops, is_valid_binary)(&lib->images[i].plugin_image))
       chosen = i;
   if (chosen < 0) {
     explain_unaccepted(dev, lib);
@@ -483,7 +558,8 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
   }
   struct image_info *img = &lib->images[chosen];
   char cause[600];
-  __tgt_target_table *table = ops->load_binary(dev->rtl_id, &img->plugin_image);
+  __tgt_target_table *table = RTL_CALL(DEVICE_LOAD_BINARY, ops, load_binary)(
+      dev->rtl_id, &img->plugin_image);
   if (!table) {
     plugin_cause(dev, cause, sizeof cause);
     device_fail(dev,
@@ -500,7 +576,8 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
                    ? (long)(table->EntriesEnd - table->EntriesBegin)
                    : -1;
     if (ops->unload_binary)
-      ops->unload_binary(dev->rtl_id, &img->plugin_image);
+      RTL_CALL(DEVICE_UNLOAD_BAD_TABLE, ops, unload_binary)(
+          dev->rtl_id, &img->plugin_image);
     device_fail(dev,
                 "device %d (plugin %s): the table of image %d of the library"
                 " registered at %p has %ld entries, the library has %zu",
@@ -511,7 +588,8 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
   struct device_image *loaded = calloc(1, sizeof *loaded);
   if (!loaded) {
     if (ops->unload_binary)
-      ops->unload_binary(dev->rtl_id, &img->plugin_image);
+      RTL_CALL(DEVICE_UNLOAD_NO_MEMORY, ops, unload_binary)(
+          dev->rtl_id, &img->plugin_image);
     device_fail(dev, "device %d: out of memory recording a loaded image",
                 dev->id);
     return -1;
@@ -523,7 +601,8 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
   dev->images = loaded;
   /* From here the image is recorded, so unload and release undo it even if
    * a later step fails. */
-  if (add_lib_entries(dev, lib, table) < 0 || map_globals(dev, lib, table) < 0) {
+  long added = add_lib_entries(dev, lib, table);
+  if (added < 0 || map_globals(dev, lib, table) < 0) {
     device_fail(dev,
                 "device %d (plugin %s): registering the entries of the library"
                 " registered at %p failed: %s",
@@ -531,7 +610,7 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib) {
                 report_error_get());
     return -1;
   }
-  resolve_indirect(dev, lib);
+  *indirect += added + add_named_functions(dev, lib, img);
   if (run_structors(dev, lib, table, true) < 0) {
     device_fail(dev,
                 "device %d (plugin %s): a C++ constructor of the library"
@@ -552,17 +631,19 @@ static int compare_fptr(const void *a, const void *b) {
 }
 
 /* Seed 003: hand the plugin every `declare target indirect` function of the
- * device, host -> device, sorted by host address. The entry table is already
- * sorted, so the rows come out in order. dev->lock held. */
+ * device, host -> device, sorted by host address. Every call passes the
+ * WHOLE table of the device (all its libraries), replacing the previous one
+ * (the simdevice plugin relies on it); after an unload it may be empty. A
+ * host function that several libraries (or translation units) declare
+ * indirect appears once: every device copy is the same function. dev->lock
+ * held. */
 static int publish_indirect_table(struct device *dev) {
   if (!dev->plugin->ops.set_function_ptr_map)
     return 0; /* absent: indirect calls keep host addresses */
   size_t n = 0;
   for (size_t i = 0; i < dev->num_entries; i++)
     n += (dev->entries[i].flags & OMP_DECLARE_TARGET_INDIRECT) != 0;
-  if (n == 0)
-    return 0;
-  __tgt_fptr_map *table = malloc(n * sizeof *table);
+  __tgt_fptr_map *table = malloc((n ? n : 1) * sizeof *table);
   if (!table) {
     device_fail(dev, "device %d: out of memory for %zu indirect functions",
                 dev->id, n);
@@ -576,7 +657,11 @@ static int publish_indirect_table(struct device *dev) {
           .device_ptr = (uint64_t)(uintptr_t)dev->entries[i].tgt_addr,
       };
   qsort(table, n, sizeof *table, compare_fptr); /* already sorted; cheap */
-  int32_t rc = dev->plugin->ops.set_function_ptr_map(dev->rtl_id, n, table);
+  size_t unique = 0;
+  for (size_t i = 0; i < n; i++)
+    if (unique == 0 || table[unique - 1].host_ptr != table[i].host_ptr)
+      table[unique++] = table[i];
+  int32_t rc = dev->plugin->ops.set_function_ptr_map(dev->rtl_id, unique, table);
   free(table);
   if (rc != OFFLOAD_SUCCESS) {
     char cause[600];
@@ -585,17 +670,10 @@ static int publish_indirect_table(struct device *dev) {
                 "device %d (plugin %s): registering %zu 'declare target"
                 " indirect' functions failed (__tgt_rtl_set_function_ptr_map"
                 " returned %d)%s",
-                dev->id, dev->plugin->name, n, rc, cause);
+                dev->id, dev->plugin->name, unique, rc, cause);
     return -1;
   }
   return 0;
-}
-
-static bool lib_has_indirect(const struct registered_lib *lib) {
-  for (size_t i = 0; i < lib->num_entries; i++)
-    if (lib->entries[i].flags & OMP_DECLARE_TARGET_INDIRECT)
-      return true;
-  return false;
 }
 
 /* Load every library registered since the last call. dev->lock held. */
@@ -627,12 +705,10 @@ static int load_pending_libs(struct device *dev) {
   /* Unregistration removes a library from the list before it takes
    * dev->lock, which we hold: the libraries in `todo` stay alive. */
   int rc = 0;
-  bool indirect = false;
-  for (size_t i = 0; i < pending && rc == 0; i++) {
-    rc = device_load_lib(dev, todo[i]);
-    indirect = indirect || lib_has_indirect(todo[i]);
-  }
-  if (rc == 0 && indirect)
+  long indirect = 0;
+  for (size_t i = 0; i < pending && rc == 0; i++)
+    rc = device_load_lib(dev, todo[i], &indirect);
+  if (rc == 0 && indirect > 0)
     rc = publish_indirect_table(dev);
   if (rc == 0)
     dev->loaded_generation = newest;
@@ -697,12 +773,16 @@ void device_unload_lib(struct device *dev, struct registered_lib *lib) {
       run_structors(dev, lib, loaded->table, false) < 0)
     report_error("%s", report_error_get());
   unmap_globals(dev, lib);
-  remove_lib_entries(dev, lib);
+  /* The device must stop using this image's functions before it goes. */
+  if (remove_lib_entries(dev, lib) > 0 && dev->state == DEVICE_READY &&
+      publish_indirect_table(dev) != 0)
+    report_error("%s", report_error_get());
   if (dev->plugin->ops.unload_binary &&
-      dev->plugin->ops.unload_binary(
+      RTL_CALL(DEVICE_UNLOAD_LIB, &dev->plugin->ops, unload_binary)(
           dev->rtl_id, &lib->images[loaded->image_index].plugin_image) != 0)
-    report_debug("device %d: unload_binary of library %p failed", dev->id,
-                 (const void *)lib->desc);
+    report_error("device %d: unloading the image of the library registered "
+                 "at %p failed (__tgt_rtl_unload_binary)",
+                 dev->id, (const void *)lib->desc);
   *link = loaded->next;
   free(loaded);
 out_unlock:
@@ -719,8 +799,11 @@ void devices_unload_lib(struct registered_lib *lib) {
 void device_release(struct device *dev) {
   pthread_mutex_lock(&dev->lock);
   if (dev->state == DEVICE_READY && dev->plugin->ops.deinit_device &&
-      dev->plugin->ops.deinit_device(dev->rtl_id) != 0)
-    report_debug("device %d: deinit_device failed", dev->id);
+      RTL_CALL(DEVICE_DEINIT_DEVICE, &dev->plugin->ops, deinit_device)(
+          dev->rtl_id) != 0)
+    report_error("device %d: releasing the device failed "
+                 "(__tgt_rtl_deinit_device)",
+                 dev->id);
   dev->state = DEVICE_NEW;
   pthread_mutex_unlock(&dev->lock);
   device_teardown(dev);

@@ -29,6 +29,7 @@ struct device_entry {
   const char *name;
   uint64_t size;
   int32_t flags;
+  const struct registered_lib *lib; /* the library that added it */
 };
 
 struct device_image {
@@ -66,7 +67,12 @@ HIDDEN int device_lookup_entry(struct device *dev, const void *host_addr,
                                struct device_entry *out);
 /* `declare target indirect`: the device address of host function `host_fn`
  * when it is an indirect function loaded on this device, else host_fn
- * itself (for kernel arguments holding function pointers). */
+ * itself (for kernel arguments holding function pointers). The rows are the
+ * entries with OMP_DECLARE_TARGET_INDIRECT: clang 19/22's indirect entries
+ * (tgt_addr read through the image's 8-byte entry object), and, for images
+ * of clang 14-16 (which accept the clause but emit no entry), every global
+ * function of the image that has a host function of the same name in the
+ * host object that registered it (size 0, name from the image). */
 HIDDEN void *device_translate_fptr(struct device *dev, void *host_fn);
 /* Unload one library from every device that loaded it (dtors first). */
 HIDDEN void devices_unload_lib(struct registered_lib *lib);

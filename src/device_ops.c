@@ -8,6 +8,7 @@
  * own thread safety; callers hold dev->map.lock around mapping work.
  */
 #include "device.h"
+#include "faults.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -18,7 +19,8 @@ static void add_plugin_cause(struct device *dev) {
     return;
   __tgt_rtl_error err;
   memset(&err, 0, sizeof err);
-  if (dev->plugin->ops.get_last_error(dev->rtl_id, &err) != 0)
+  if (RTL_CALL(DEVOPS_LAST_ERROR, &dev->plugin->ops, get_last_error)(
+          dev->rtl_id, &err) != 0)
     return;
   err.message[sizeof err.message - 1] = '\0';
   if (err.message[0])
@@ -39,7 +41,7 @@ void device_init_for_test(struct device *dev, struct plugin *plugin,
 
 void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
                    int32_t kind) {
-  void *p = dev->plugin->ops.data_alloc(dev->rtl_id, size, hst_ptr, kind);
+  void *p = RTL_CALL(DEVOPS_ALLOC, &dev->plugin->ops, data_alloc)(dev->rtl_id, size, hst_ptr, kind);
   if (!p) {
     report_error_set("device %d: allocating %" PRId64
                      " bytes of device memory for host %p failed",
@@ -50,7 +52,7 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
 }
 
 int device_delete(struct device *dev, void *tgt_ptr) {
-  int rc = dev->plugin->ops.data_delete(dev->rtl_id, tgt_ptr);
+  int rc = RTL_CALL(DEVOPS_DELETE, &dev->plugin->ops, data_delete)(dev->rtl_id, tgt_ptr);
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: freeing device memory %p failed", dev->id,
                      tgt_ptr);
@@ -66,7 +68,7 @@ int device_submit_named(struct device *dev, void *tgt_ptr, void *hst_ptr,
                 "Copying data from host to device, HstPtr=%p, TgtPtr=%p, "
                 "Size=%" PRId64 ", Name=%s",
                 hst_ptr, tgt_ptr, size, name && name[0] ? name : "unknown");
-  int rc = dev->plugin->ops.data_submit(dev->rtl_id, tgt_ptr, hst_ptr, size);
+  int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(dev->rtl_id, tgt_ptr, hst_ptr, size);
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: copying %" PRId64
                      " bytes from host %p to device %p failed",
@@ -83,7 +85,7 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
                 "Copying data from device to host, TgtPtr=%p, HstPtr=%p, "
                 "Size=%" PRId64 ", Name=%s",
                 tgt_ptr, hst_ptr, size, name && name[0] ? name : "unknown");
-  int rc = dev->plugin->ops.data_retrieve(dev->rtl_id, hst_ptr, tgt_ptr, size);
+  int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(dev->rtl_id, hst_ptr, tgt_ptr, size);
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: copying %" PRId64
                      " bytes from device %p to host %p failed",
@@ -106,7 +108,7 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
 int device_launch(struct device *dev, const struct device_entry *kernel,
                   void **args, ptrdiff_t *offsets, int32_t num_args,
                   int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
-  int rc = dev->plugin->ops.run_target_team_region(
+  int rc = RTL_CALL(DEVOPS_LAUNCH, &dev->plugin->ops, run_target_team_region)(
       dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
       thread_limit, tripcount);
   if (rc != OFFLOAD_SUCCESS) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "faults.h"
 #include "launch.h"
 #include "maps.h"
 #include "plugins.h"
@@ -72,8 +73,11 @@ EXPORT void __tgt_set_info_flag(uint32_t flags) {
   report_set_info_flags(flags);
   for (int i = 0; i < plugins_count(); i++) {
     struct plugin *p = plugins_get(i);
-    if (p && p->ops.set_info_flag)
-      p->ops.set_info_flag(flags);
+    if (p && p->ops.set_info_flag &&
+        RTL_CALL(INTERFACE_SET_INFO_FLAG, &p->ops, set_info_flag)(flags) != 0)
+      report_error("__tgt_set_info_flag(0x%x): plugin %s refused the flags "
+                   "(__tgt_rtl_set_info_flag)",
+                   flags, p->name);
   }
 }
 

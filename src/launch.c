@@ -7,6 +7,7 @@
  * and their tables lock themselves.
  */
 #include "launch.h"
+#include "faults.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostsyms.h"
 #include "report.h"
 
 /* ---- device-id resolution --------------------------------------------- */
@@ -173,6 +175,31 @@ void launch_print_args(const char *what, const ident_t *loc,
 
 /* ---- the region ---------------------------------------------------------- */
 
+/* A kernel that jumped to a host function: the device process took an
+ * execute fault at an address with no row in its indirect table. Name the
+ * host function (seed 003); false when `addr` is no host function. */
+static bool explain_host_call(struct device *dev,
+                              const struct launch_request *req,
+                              uintptr_t addr) {
+  char fn[256];
+  if (!host_function_at((const void *)addr, fn, sizeof fn))
+    return false;
+  struct device_entry kernel;
+  memset(&kernel, 0, sizeof kernel);
+  pthread_mutex_lock(&dev->lock); /* device_lookup_entry would add a cause */
+  for (size_t i = 0; i < dev->num_entries; i++)
+    if (dev->entries[i].host_addr == req->host_ptr)
+      kernel = dev->entries[i];
+  pthread_mutex_unlock(&dev->lock);
+  report_error_set("kernel `%s` called host function `%s` at 0x%" PRIxPTR
+                   ": `%s` is not declare target indirect, so device %d has "
+                   "no version of it (a host function address means nothing "
+                   "in the device's address space; declare it with `#pragma "
+                   "omp declare target indirect to(%s)`)",
+                   kernel.name ? kernel.name : "?", fn, addr, fn, dev->id, fn);
+  return true;
+}
+
 /* Explain a kernel fault in host terms: which host object the address lies
  * in, and whether it is mapped (the plugin only knows device addresses). */
 static void launch_explain_fault(struct device *dev,
@@ -181,10 +208,13 @@ static void launch_explain_fault(struct device *dev,
     return;
   __tgt_rtl_error err;
   memset(&err, 0, sizeof err);
-  if (dev->plugin->ops.get_last_error(dev->rtl_id, &err) != 0 ||
+  if (RTL_CALL(LAUNCH_FAULT_LAST_ERROR, &dev->plugin->ops, get_last_error)(
+          dev->rtl_id, &err) != 0 ||
       !err.fault_addr)
     return;
   uintptr_t addr = (uintptr_t)err.fault_addr;
+  if (err.fault_kind == 3 /* execute */ && explain_host_call(dev, req, addr))
+    return;
   pthread_mutex_lock(&dev->map.lock);
   struct mapping_entry *e = mapping_find(&dev->map, addr);
   if (e) {

@@ -10,6 +10,7 @@
  * NUL-terminated prefix).
  */
 #include "plugins.h"
+#include "faults.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -73,7 +74,7 @@ int plugins_check_compliance(const struct plugin_ops *ops, char *why,
   }
   TGT_RTL_INTERFACE(CHECK_REQUIRED)
 #undef CHECK_REQUIRED
-  int32_t version = ops->abi_version();
+  int32_t version = RTL_CALL(PLUGINS_ABI_VERSION, ops, abi_version)();
   if (version != SIMTARGET_PLUGIN_ABI_VERSION) {
     snprintf(why, why_len, "plugin ABI version %d, libomptarget expects %d",
              version, SIMTARGET_PLUGIN_ABI_VERSION);
@@ -85,7 +86,9 @@ int plugins_check_compliance(const struct plugin_ops *ops, char *why,
 /* Generated from the interface table: dlsym every row. */
 static void plugin_resolve(void *handle, struct plugin_ops *ops) {
 #define RESOLVE_ROW(req, ret, name, params, args, fail)                        \
-  ops->name = (ret(*) params)dlsym(handle, "__tgt_rtl_" #name);
+  ops->name = faults_absent(FAULT_FN_##name)                                   \
+                  ? NULL /* made absent: the fallback runs */                  \
+                  : (ret(*) params)dlsym(handle, "__tgt_rtl_" #name);
   TGT_RTL_INTERFACE(RESOLVE_ROW)
 #undef RESOLVE_ROW
 }
@@ -119,13 +122,14 @@ int plugins_open(const char *path, struct plugin *out, char *why,
   if (plugins_check_compliance(&out->ops, why, why_len) < 0)
     goto out_close;
   if (out->ops.init_plugin) {
-    int32_t rc = out->ops.init_plugin();
+    int32_t rc = RTL_CALL(PLUGINS_INIT_PLUGIN, &out->ops, init_plugin)();
     if (rc != 0) {
       snprintf(why, why_len, "__tgt_rtl_init_plugin returned %d", rc);
       goto out_close;
     }
   }
-  int32_t devices = out->ops.number_of_devices();
+  int32_t devices =
+      RTL_CALL(PLUGINS_NUMBER_OF_DEVICES, &out->ops, number_of_devices)();
   if (devices < 0 || devices > MAX_DEVICES_PER_PLUGIN) {
     snprintf(why, why_len,
              "__tgt_rtl_number_of_devices returned %d (expected 0..%d)",
@@ -150,8 +154,11 @@ out_free_names:
   free(out->name);
   free(out->path);
 out_deinit:
-  if (out->ops.deinit_plugin)
-    out->ops.deinit_plugin();
+  if (out->ops.deinit_plugin &&
+      RTL_CALL(PLUGINS_DEINIT_PLUGIN_OPEN, &out->ops, deinit_plugin)() != 0)
+    report_error("%s: releasing the refused plugin failed "
+                 "(__tgt_rtl_deinit_plugin)",
+                 path);
 out_close:
   dlclose(handle);
   memset(out, 0, sizeof *out);
@@ -267,8 +274,11 @@ static bool already_loaded(const char *name) {
 }
 
 void plugins_close(struct plugin *p) {
-  if (p->ops.deinit_plugin && p->ops.deinit_plugin() != 0)
-    report_debug("plugin %s: __tgt_rtl_deinit_plugin failed", p->name);
+  if (p->ops.deinit_plugin &&
+      RTL_CALL(PLUGINS_DEINIT_PLUGIN_CLOSE, &p->ops, deinit_plugin)() != 0)
+    report_error("plugin %s: releasing the plugin failed "
+                 "(__tgt_rtl_deinit_plugin)",
+                 p->name);
   if (p->handle)
     dlclose(p->handle);
   free(p->name);

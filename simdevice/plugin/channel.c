@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plugin_faults.h"
 #include "plugin_internal.h"
 
 #define HOST_SPINS 4000
@@ -72,6 +73,12 @@ static int round_trip(struct sim_device *dev, uint32_t command,
                       const char *kernel) {
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->slot;
+  if (SIM_FAULT(CHANNEL_WRITE)) {
+    plugin_error("simdevice: device %d: sending command %u failed (injected "
+                 "channel_write fault)",
+                 dev->id, command);
+    return -1;
+  }
   s->command = command;
   s->status = SIMDEV_STATUS_OK;
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
@@ -103,6 +110,13 @@ static int round_trip(struct sim_device *dev, uint32_t command,
   atomic_store(&s->host_sleeping, 0);
   if (!died && st == SIMDEV_SLOT_DONE) {
     int failed = s->status != SIMDEV_STATUS_OK;
+    if (!failed && SIM_FAULT(CHANNEL_READ)) {
+      failed = 1; /* the command ran, but its reply is lost */
+      snprintf(s->message, sizeof s->message,
+               "reading the reply to command %u failed (injected "
+               "channel_read fault)",
+               command);
+    }
     if (failed)
       plugin_error("simdevice: device %d: %.450s", dev->id, s->message);
     atomic_store(&s->state, SIMDEV_SLOT_IDLE);

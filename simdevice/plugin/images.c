@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin_faults.h"
 #include "plugin_internal.h"
 
 struct plugin_image {
@@ -45,6 +46,12 @@ static int send_image(struct sim_device *dev, const struct plugin_image *img,
     memcpy(dev->bounce, img->elf + done, n);
     s->a[0] = n;
     s->a[1] = done == 0;
+    if (SIM_FAULT(IMAGE_WRITE)) {
+      plugin_error("simdevice: device %d: writing %zu bytes of the image at "
+                   "offset %zu failed (injected image_write fault)",
+                   dev->id, n, done);
+      return -1;
+    }
     if (channel_send(dev, SIMDEV_CMD_STAGE, NULL) != 0)
       return -1;
     done += n;
@@ -52,6 +59,12 @@ static int send_image(struct sim_device *dev, const struct plugin_image *img,
   memcpy(dev->bounce, img->names, img->names_len);
   s->a[0] = img->count;
   s->a[1] = img->names_len;
+  if (SIM_FAULT(DLOPEN)) {
+    plugin_error("simdevice: device %d: dlopen of the image failed (injected "
+                 "dlopen fault)",
+                 dev->id);
+    return -1;
+  }
   if (channel_send(dev, SIMDEV_CMD_LOAD, NULL) != 0)
     return -1;
   memcpy(addrs, dev->bounce, img->count * sizeof *addrs);

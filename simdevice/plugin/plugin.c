@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "plugin_faults.h"
 #include "plugin_internal.h"
 
 #define DEFAULT_MEMORY (1ull << 30)
@@ -133,8 +134,10 @@ int device_setup(struct sim_device *dev) {
                  dev->id, strerror(errno));
     goto out_close_ctl;
   }
-  void *ctl = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
-                   MAP_SHARED, dev->ctl_fd, 0);
+  void *ctl = SIM_FAULT(SHM_MAP)
+                  ? (errno = ENOMEM, MAP_FAILED)
+                  : mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
+                         MAP_SHARED, dev->ctl_fd, 0);
   if (ctl == MAP_FAILED) {
     plugin_error("simdevice: device %d: cannot map its control area: %s",
                  dev->id, strerror(errno));
@@ -219,7 +222,8 @@ static struct sim_device *enter_device(int32_t id) {
     return NULL;
   uint64_t epoch = atomic_load(&dev->death_epoch);
   pthread_mutex_lock(&dev->channel_lock);
-  if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0) {
+  if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
+      indirect_resync(dev) != 0) {
     pthread_mutex_unlock(&dev->channel_lock);
     return NULL;
   }
@@ -516,12 +520,23 @@ int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
   return requires_flags & ~unsupported;
 }
 
+int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
+                                       const __tgt_fptr_map *table) {
+  struct sim_device *dev = enter_device(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  int rc = indirect_set(dev, size, table);
+  leave_device(dev);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
 int32_t __tgt_rtl_deinit_device(int32_t id) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
   pthread_mutex_lock(&dev->channel_lock);
   device_teardown(dev);
+  indirect_forget(dev);
   pthread_mutex_unlock(&dev->channel_lock);
   return OFFLOAD_SUCCESS;
 }
@@ -532,11 +547,24 @@ int32_t __tgt_rtl_deinit_plugin(void) {
   return OFFLOAD_SUCCESS;
 }
 
+/* The fault of the last error taken on this thread, handed out once more
+ * (with no message) when nothing newer failed: libomptarget reads the
+ * error for its message and then again for the fault address it explains
+ * in host terms (src/launch.c, launch_explain_fault). */
+static __thread __tgt_rtl_error repeat_fault;
+
 int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
   (void)id;
   if (err == NULL)
     return OFFLOAD_FAIL;
   plugin_error_take(err);
+  if (err->message[0] != '\0' || err->fault_addr != 0) {
+    repeat_fault = *err;
+    repeat_fault.message[0] = '\0';
+  } else {
+    *err = repeat_fault;
+    memset(&repeat_fault, 0, sizeof repeat_fault);
+  }
   return OFFLOAD_SUCCESS;
 }
 

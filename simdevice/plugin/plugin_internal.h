@@ -158,4 +158,13 @@ HIDDEN const struct kernel_ref *images_find_kernel(struct sim_device *dev,
 HIDDEN int images_global_contains(struct sim_device *dev, uint64_t addr,
                                   uint64_t size);
 
+/* ------------------------------------------------------------- indirect.c
+ * Under channel_lock. The declare target indirect table of a device: set
+ * (whole table, replacing the last), re-sent to a restarted process, and
+ * dropped when the device is released. */
+HIDDEN int indirect_set(struct sim_device *dev, uint64_t size,
+                        const __tgt_fptr_map *table);
+HIDDEN int indirect_resync(struct sim_device *dev);
+HIDDEN void indirect_forget(struct sim_device *dev);
+
 #endif

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plugin_faults.h"
 #include "plugin_internal.h"
 
 extern char **environ;
@@ -197,7 +198,7 @@ int process_start(struct sim_device *dev) {
   argv[argc] = NULL;
   const char *exe = wrapper_words > 0 ? wrapper_exe : server_path;
 
-  pid_t pid = fork();
+  pid_t pid = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1) : fork();
   if (pid < 0) {
     plugin_error("simdevice: cannot start device %d: fork failed: %s", dev->id,
                  strerror(errno));
@@ -243,9 +244,16 @@ int process_start(struct sim_device *dev) {
 void process_stop(struct sim_device *dev) {
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
-  if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0)
+  if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {
     for (int i = 0; i < 100 && !process_gone(dev); i++)
       sleep_ms(10);
+  } else if (!dev->dead) {
+    __tgt_rtl_error err;
+    plugin_error_take(&err);
+    fprintf(stderr, "simdevice: device %d (pid %d) did not take the exit "
+            "command (%.400s); it is killed instead\n",
+            dev->id, (int)dev->pid, err.message);
+  }
   if (!process_gone(dev)) {
     kill(dev->pid, SIGKILL);
     while (!process_gone(dev))

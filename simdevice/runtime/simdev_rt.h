@@ -20,4 +20,16 @@ void simdev_rt_kernel_end(void);
 /* Caps in force (after env and clamping), for the plugin's device info. */
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads);
 
+/* declare target indirect (seed 003): the host -> device function table that
+ * __kmpc_target_translate_fptr searches. `rows` (sorted by host address) is
+ * owned by the caller and must stay valid until the next call; the server
+ * calls this only while no kernel runs. count 0 clears the table. */
+struct simdev_rt_fptr_row {
+  uint64_t host;
+  uint64_t device;
+};
+void simdev_rt_set_fptr_map(const struct simdev_rt_fptr_row *rows, uint64_t count);
+/* The device address of host function `fn`, or fn itself (seed 003). */
+void *__kmpc_target_translate_fptr(uint64_t fn);
+
 #endif

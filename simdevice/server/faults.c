@@ -4,11 +4,14 @@
  * A process-wide handler for SIGSEGV, SIGBUS, SIGILL and SIGFPE writes the
  * signal, the faulting address, the access kind and the running kernel into
  * the shared fault record, marks the command slot FAULT, wakes the host and
- * _exits. It runs on an alternate stack for the server thread, so a kernel
+ * _exits; an instruction fetch at a host function that has a device
+ * version (declare target indirect) instead continues there. It runs on an
+ * alternate stack for the server thread, so a kernel
  * that overflows its stack is reported too.
  *
  * Locking: none. `running_kernel` is an atomic written by the server thread;
- * the handler only reads it and the image table (stable while kernels run).
+ * the handler only reads it, the image table and the indirect table (both
+ * stable while kernels run).
  */
 #include <errno.h>
 #include <signal.h>
@@ -61,7 +64,36 @@ static void copy_name(char *dst, size_t len, const char *src) {
   dst[i] = '\0';
 }
 
+/* declare target indirect: a kernel called a host function pointer. The
+ * host address is never executable here (indirect.c), so the call faulted
+ * fetching its first instruction; with a row for it, continue in the device
+ * function: the arguments are untouched in registers and the call already
+ * pushed the return address. Returns 1 when the thread may resume. */
+static int redirect_host_call(int sig, siginfo_t *info, void *uctx) {
+#if defined(__x86_64__)
+  ucontext_t *uc = uctx;
+  if (sig != SIGSEGV || uc == NULL)
+    return 0;
+  uint64_t ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+  if (ip == 0 || ip != (uint64_t)info->si_addr ||
+      access_kind(sig, info, uctx) != SIMDEV_FAULT_EXEC)
+    return 0;
+  uint64_t device_fn = indirect_lookup(ip);
+  if (device_fn == 0)
+    return 0;
+  uc->uc_mcontext.gregs[REG_RIP] = (greg_t)device_fn;
+  return 1;
+#else
+  (void)sig;
+  (void)info;
+  (void)uctx;
+  return 0;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *info, void *uctx) {
+  if (redirect_host_call(sig, info, uctx))
+    return;
   /* A second fault (another thread, or inside this handler) just exits. */
   if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
     _exit(128 + sig);

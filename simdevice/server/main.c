@@ -236,6 +236,16 @@ static int serve(struct simdev_slot *s) {
   case SIMDEV_CMD_EXIT:
     leave = 1;
     break;
+  case SIMDEV_CMD_FPTR_MAP:
+    if (s->a[0] > ctl->bounce_size / sizeof(struct simdev_fptr_row)) {
+      snprintf(s->message, sizeof s->message, "function table chunk of %llu rows",
+               (unsigned long long)s->a[0]);
+      rc = -1;
+      break;
+    }
+    rc = indirect_store((const struct simdev_fptr_row *)bounce, s->a[0], s->a[1],
+                        s->a[2], s->message, sizeof s->message);
+    break;
   default:
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
@@ -291,6 +301,7 @@ int main(void) {
                      "without MAP_FIXED_NOREPLACE)");
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_CONTROL);
+  indirect_guard_host_code(host_pid, ctl->device_id);
   load_runtime();
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../protocol.h"
 
@@ -41,6 +42,15 @@ HIDDEN const char *images_entry_name(uint64_t addr);
 HIDDEN int faults_install(struct simdev_control *ctl, char *msg, size_t len);
 /* The kernel now running on this process (0 when none). */
 HIDDEN void faults_set_running_kernel(uint64_t fn);
+
+/* indirect.c: the declare target indirect table (SIMDEV_CMD_FPTR_MAP). */
+HIDDEN int indirect_store(const struct simdev_fptr_row *rows, uint64_t count,
+                          uint64_t at, uint64_t total, char *msg, size_t len);
+/* The device function for host function `host`, or 0; async-signal-safe. */
+HIDDEN uint64_t indirect_lookup(uint64_t host);
+/* Keep the host's code addresses unmapped here (reserved inaccessible), so
+ * that calling one faults; called once before anything is loaded. */
+HIDDEN void indirect_guard_host_code(pid_t host, int device_id);
 
 /* futex helpers on shared (not process-private) words. */
 HIDDEN void server_futex_wake(_Atomic uint32_t *word);
