@@ -176,3 +176,32 @@ install: all
 
 clean:
 	rm -rf $(B)
+
+# ------------------------------------------------ quality gates (issue 4)
+#   make faults     the fault-injection sweep (tests/faults.sh)
+#   make fuzz       libFuzzer on the descriptor/image parsers, FUZZ_RUNS inputs
+#   make valgrind   unit/ABI/simdevice tests and programs under memcheck,
+#                   device processes too; the 8-thread test under helgrind
+#   make coverage   gcov/lcov report in coverage/html for src/ and simdevice/;
+#                   fails below the floor in coverage/floor
+.PHONY: faults fuzz valgrind coverage
+faults: all testbins
+	@tests/faults.sh
+
+FUZZ_CC   ?= $(firstword $(wildcard /usr/bin/clang-19 /usr/bin/clang-14))
+FUZZ_RUNS ?= 20000
+FUZZ_BIN  := $(B)/fuzz/fuzz_images
+$(FUZZ_BIN): tests/fuzz/fuzz_images.c $(CORE_SRC) simdevice/plugin/elfimage.c simdevice/plugin/errors.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -Isrc -std=gnu11 -g -O1 -fsanitize=fuzzer,address -o $@ \
+	  tests/fuzz/fuzz_images.c $(CORE_SRC) simdevice/plugin/elfimage.c simdevice/plugin/errors.c \
+	  -lelf -ldl -lpthread
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(B)/fuzz/new
+	$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -max_len=65536 $(B)/fuzz/new tests/fuzz/corpus
+
+valgrind: all testbins
+	@tests/valgrind.sh
+
+coverage:
+	@coverage/coverage.sh

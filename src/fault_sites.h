@@ -60,6 +60,13 @@
   X(24, PLUGINS_DEINIT_PLUGIN_OPEN, deinit_plugin,                             \
     "src/plugins.c plugins_open (plugin refused)")                             \
   X(25, PLUGINS_DEINIT_PLUGIN_CLOSE, deinit_plugin,                            \
-    "src/plugins.c plugins_close")
+    "src/plugins.c plugins_close")                                             \
+  /* src/async.c: asynchronous queues (nowait, the seed's async interface) */ \
+  X(26, ASYNC_SUBMIT, data_submit_async, "src/async.c async_submit")           \
+  X(27, ASYNC_RETRIEVE, data_retrieve_async, "src/async.c async_retrieve")     \
+  X(28, ASYNC_LAUNCH, run_target_team_region_async, "src/async.c async_launch")\
+  X(29, ASYNC_SYNCHRONIZE, synchronize, "src/async.c queue_progress")          \
+  X(30, ASYNC_QUERY, query_async, "src/async.c queue_progress")                \
+  X(31, ASYNC_LAST_ERROR, get_last_error, "src/async.c add_plugin_cause")
 
 #endif

@@ -18,6 +18,8 @@
 
 #define MAPPING_REFCOUNT_INFINITE UINT64_MAX
 
+struct async_record;
+
 /* A pointer inside mapped host memory whose device copy was redirected to a
  * device pointee (PTR_AND_OBJ / ATTACH). */
 struct shadow_ptr {
@@ -36,6 +38,9 @@ struct mapping_entry {
   bool owned;                   /* tgt memory allocated by us (freed on removal) */
   char name[96];                /* "x[0:16]" when the compiler gave names */
   struct shadow_ptr *shadows;
+  /* An asynchronous construct (src/async.h) whose queued copy back or
+   * removal of this entry has not completed: other constructs wait for it. */
+  struct async_record *busy;
   /* tree links, private to mapping.c */
   struct mapping_entry *left, *right;
   int height;

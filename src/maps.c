@@ -14,8 +14,17 @@
  * however many map entries of the construct name the same object; entries
  * created by the construct are marked (TO copies and ATTACH depend on it);
  * entries to remove are removed only after all of the construct's copies.
+ *
+ * Asynchronous constructs (an async record, src/async.h): TO and FROM copies
+ * go on the record's queue; host pointer restores after FROM copies and the
+ * removal of entries whose counts reached zero are deferred to the record's
+ * completion, and those entries are marked busy until then. A construct that
+ * meets an entry busy for another record drops the table lock, waits for
+ * that record, and starts over (wait_for_busy_entries), so no construct ever
+ * sees an entry whose copy back has not landed.
  */
 #include "maps.h"
+#include "async.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -50,6 +59,7 @@ struct touched {
 struct construct {
   struct device *dev;
   const char *what; /* "target data begin"... for messages */
+  struct async_record *rec; /* NULL: synchronous */
   struct touched *touched;
   size_t num_touched, cap_touched;
 };
@@ -216,7 +226,9 @@ static int copy_to_device(struct construct *c, struct mapping_entry *e,
   if (size <= 0)
     return 0;
   void *tgt = (void *)(e->tgt_begin + (hst - e->hst_begin));
-  if (device_submit_named(c->dev, tgt, (void *)hst, size, e->name) != 0) {
+  if ((c->rec ? async_submit(c->rec, tgt, (void *)hst, size, e->name)
+              : device_submit_named(c->dev, tgt, (void *)hst, size,
+                                    e->name)) != 0) {
     report_error_set("%s: copying %s to the device failed", c->what,
                      e->name[0] ? e->name : "unknown");
     return -1;
@@ -224,8 +236,11 @@ static int copy_to_device(struct construct *c, struct mapping_entry *e,
   for (struct shadow_ptr *s = e->shadows; s; s = s->next) {
     if (!shadow_in_range(s, hst, hst + (uintptr_t)size))
       continue;
-    if (device_submit_named(c->dev, (void *)s->tgt_ptr_addr, &s->tgt_ptr_value,
-                            PTR_SIZE, e->name) != 0) {
+    if ((c->rec ? async_submit(c->rec, (void *)s->tgt_ptr_addr,
+                               &s->tgt_ptr_value, PTR_SIZE, e->name)
+                : device_submit_named(c->dev, (void *)s->tgt_ptr_addr,
+                                      &s->tgt_ptr_value, PTR_SIZE,
+                                      e->name)) != 0) {
       report_error_set("%s: re-pointing the device copy of pointer host "
                        "0x%" PRIxPTR " failed",
                        c->what, s->hst_ptr_addr);
@@ -242,6 +257,22 @@ static int copy_from_device(struct construct *c, struct mapping_entry *e,
   if (size <= 0)
     return 0;
   void *tgt = (void *)(e->tgt_begin + (hst - e->hst_begin));
+  if (c->rec) {
+    /* The copy lands later: restore the pointers then, and keep others off
+     * the entry until it has. */
+    if (async_retrieve(c->rec, (void *)hst, tgt, size, e->name) != 0 ||
+        async_defer_entry(c->rec, e, false) != 0) {
+      report_error_set("%s: queueing the copy of %s back from the device "
+                       "failed",
+                       c->what, e->name[0] ? e->name : "unknown");
+      return -1;
+    }
+    for (struct shadow_ptr *s = e->shadows; s; s = s->next)
+      if (shadow_in_range(s, hst, hst + (uintptr_t)size) &&
+          async_defer_restore(c->rec, s->hst_ptr_addr, s->hst_ptr_value) != 0)
+        return -1;
+    return 0;
+  }
   if (device_retrieve_named(c->dev, (void *)hst, tgt, size, e->name) != 0) {
     report_error_set("%s: copying %s back from the device failed", c->what,
                      e->name[0] ? e->name : "unknown");
@@ -720,6 +751,12 @@ static int remove_released(struct construct *c) {
     if (!t->remove)
       continue;
     struct mapping_entry *e = t->entry;
+    if (c->rec) {
+      /* Removed when the queued copies have landed (async.c). */
+      if (async_defer_entry(c->rec, e, true) != 0)
+        rc = -1;
+      continue;
+    }
     void *tgt = (void *)e->tgt_begin;
     bool owned = e->owned;
     report_info(INFO_MAPPING_CHANGED,
@@ -919,10 +956,56 @@ out_free:
 }
 
 static void construct_init(struct construct *c, struct device *dev,
-                           const char *what) {
+                           const char *what, struct async_record *rec) {
   memset(c, 0, sizeof *c);
   c->dev = dev;
   c->what = what;
+  c->rec = rec;
+}
+
+/* The record another construct queued work on entry e under, if its work is
+ * still in flight. */
+static struct async_record *busy_elsewhere(struct construct *c,
+                                           struct mapping_entry *e) {
+  return e && e->busy && e->busy != c->rec ? e->busy : NULL;
+}
+
+/* With the table locked: make sure none of the construct's objects (nor the
+ * pointers of its PTR_AND_OBJ entries) is busy for another asynchronous
+ * construct. Waits for such a construct with the table unlocked, then looks
+ * again; returns with the table locked and nothing busy. */
+static void wait_for_busy_entries(struct construct *c,
+                                  const struct item_list *l) {
+  for (;;) {
+    struct async_record *other = NULL;
+    for (size_t i = 0; i < l->num && !other; i++) {
+      const struct map_item *it = &l->items[i];
+      if (not_mapped_at_all(it->type))
+        continue;
+      struct mapping_entry *e = NULL;
+      if (!(it->type & OMP_TGT_MAPTYPE_NON_CONTIG) &&
+          mapping_lookup(&c->dev->map, (uintptr_t)it->begin,
+                         (uint64_t)it->size, &e) != MAPPING_ABSENT)
+        other = busy_elsewhere(c, e);
+      if (!other && (it->type & (OMP_TGT_MAPTYPE_PTR_AND_OBJ |
+                                 OMP_TGT_MAPTYPE_ATTACH |
+                                 OMP_TGT_MAPTYPE_NON_CONTIG))) {
+        e = NULL;
+        if (mapping_lookup(&c->dev->map, (uintptr_t)it->base, PTR_SIZE, &e) !=
+            MAPPING_ABSENT)
+          other = busy_elsewhere(c, e);
+      }
+    }
+    if (!other)
+      return;
+    async_record_get(other);
+    pthread_mutex_unlock(&c->dev->map.lock);
+    report_debug("%s: waiting for an asynchronous %s on the same data", c->what,
+                 "construct");
+    async_record_wait(other); /* its failure is reported by its owner */
+    async_record_put(other);
+    pthread_mutex_lock(&c->dev->map.lock);
+  }
 }
 
 static void construct_release(struct construct *c) { free(c->touched); }
@@ -933,6 +1016,11 @@ static void dump_on_failure(struct device *dev) {
 }
 
 int maps_data_begin(struct device *dev, const struct map_args *a) {
+  return maps_data_begin_async(dev, a, NULL);
+}
+
+int maps_data_begin_async(struct device *dev, const struct map_args *a,
+                          struct async_record *rec) {
   const char *what = "target data begin";
   if (maps_check_args(a, what) != 0)
     return -1;
@@ -940,9 +1028,10 @@ int maps_data_begin(struct device *dev, const struct map_args *a) {
   if (build_items(a, what, &l) != 0)
     return -1;
   struct construct c;
-  construct_init(&c, dev, what);
+  construct_init(&c, dev, what, rec);
   int rc = 0;
   pthread_mutex_lock(&dev->map.lock);
+  wait_for_busy_entries(&c, &l);
   for (size_t i = 0; i < l.num; i++) {
     if (begin_one(&c, &l.items[i]) != 0) {
       report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
@@ -972,6 +1061,11 @@ out_unlock:
 }
 
 int maps_data_end(struct device *dev, const struct map_args *a) {
+  return maps_data_end_async(dev, a, NULL);
+}
+
+int maps_data_end_async(struct device *dev, const struct map_args *a,
+                        struct async_record *rec) {
   const char *what = "target data end";
   if (maps_check_args(a, what) != 0)
     return -1;
@@ -979,9 +1073,10 @@ int maps_data_end(struct device *dev, const struct map_args *a) {
   if (build_items(a, what, &l) != 0)
     return -1;
   struct construct c;
-  construct_init(&c, dev, what);
+  construct_init(&c, dev, what, rec);
   int rc = 0;
   pthread_mutex_lock(&dev->map.lock);
+  wait_for_busy_entries(&c, &l);
   /* Reverse order: members before their parents, pointees before pointers. */
   for (size_t i = l.num; i-- > 0;) {
     if (end_one(&c, &l.items[i]) != 0) {
@@ -1003,6 +1098,11 @@ int maps_data_end(struct device *dev, const struct map_args *a) {
 }
 
 int maps_data_update(struct device *dev, const struct map_args *a) {
+  return maps_data_update_async(dev, a, NULL);
+}
+
+int maps_data_update_async(struct device *dev, const struct map_args *a,
+                           struct async_record *rec) {
   const char *what = "target update";
   if (maps_check_args(a, what) != 0)
     return -1;
@@ -1010,9 +1110,10 @@ int maps_data_update(struct device *dev, const struct map_args *a) {
   if (build_items(a, what, &l) != 0)
     return -1;
   struct construct c;
-  construct_init(&c, dev, what);
+  construct_init(&c, dev, what, rec);
   int rc = 0;
   pthread_mutex_lock(&dev->map.lock);
+  wait_for_busy_entries(&c, &l);
   for (size_t i = 0; i < l.num; i++) {
     if (update_one(&c, &l.items[i]) != 0) {
       report_error_set("%s: map entry %d%s failed", what, l.items[i].index,

@@ -38,6 +38,16 @@ HIDDEN int maps_data_begin(struct device *dev, const struct map_args *a);
 HIDDEN int maps_data_end(struct device *dev, const struct map_args *a);
 /* `target update`. */
 HIDDEN int maps_data_update(struct device *dev, const struct map_args *a);
+/* The same three on an asynchronous construct's record (src/async.h): the
+ * copies are queued, host pointer restores and removals are deferred to the
+ * record's completion. The synchronous forms pass NULL. */
+struct async_record;
+HIDDEN int maps_data_begin_async(struct device *dev, const struct map_args *a,
+                                 struct async_record *rec);
+HIDDEN int maps_data_end_async(struct device *dev, const struct map_args *a,
+                               struct async_record *rec);
+HIDDEN int maps_data_update_async(struct device *dev, const struct map_args *a,
+                                  struct async_record *rec);
 
 /* The kernel-parameter value of a TARGET_PARAM entry that is neither LITERAL
  * nor PRIVATE, after maps_data_begin: device begin - (begin - base). An

@@ -29,6 +29,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 OUT=$ROOT/build/faults
 LOGS=build/faults/logs
+LIBDIR=${FAULTS_LIBDIR:-$ROOT/build/lib}
 TIMEOUT=${FAULTS_TIMEOUT:-30}
 SWEEP_ALL_UP_TO=${SWEEP_ALL_UP_TO:-6}
 VALGRIND_SAMPLE=${FAULTS_VALGRIND_SAMPLE:-6}
@@ -75,7 +76,7 @@ CORPUS=()
 add() { CORPUS+=("$1|$2|$3|${4:-}|${5:-0}"); }
 V=19
 [[ " $TOOLCHAINS_USABLE " == *" 19 "* ]] || V=${TOOLCHAINS_USABLE##* }
-libpath() { eval "echo $ROOT/build/lib:\$TC_HOSTLIB_$1"; }
+libpath() { eval "echo $LIBDIR:\$TC_HOSTLIB_$1"; }
 if b=$(build_prog $V tests/faults/fallback.c); then
   add "fallback/clang-$V" "$b" mandatory
   add "fallback/clang-$V/default" "$b" default

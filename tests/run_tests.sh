@@ -41,12 +41,13 @@ run_suite() { # name, script
   [ "$f" -eq 0 ] || failures+=("$name ($f failed)")
 }
 
-for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_*; do
+for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_* build/tests/cuda/test_*; do
   [ -x "$t" ] || continue
   run_one "${t#build/tests/}" "$t"
 done
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite programs tests/programs.sh
+run_suite faults tests/faults.sh
 
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failures[@]}"

@@ -31,12 +31,13 @@ void launch_dimensions(const struct cuda_device *dev,
                        int32_t thread_limit, unsigned *teams,
                        unsigned *threads) {
   int64_t t = thread_limit > 0 ? thread_limit : CUDA_DEFAULT_THREADS;
-  if (kernel->max_threads > 0 && t > kernel->max_threads)
-    t = kernel->max_threads;
   /* Generic mode: the main thread runs in a warp of its own beside the
-   * requested workers (what LLVM's CUDA plugin does). */
+   * requested workers (what LLVM's CUDA plugin does); the kernel's own
+   * bound still wins. */
   if (thread_limit > 0 && kernel->exec_mode == CUDA_EXEC_MODE_GENERIC)
     t += dev->warp_size > 0 ? dev->warp_size : 32;
+  if (kernel->max_threads > 0 && t > kernel->max_threads)
+    t = kernel->max_threads;
   int64_t block_limit = dev->max_threads_per_block;
   if (dev->max_block_dim_x > 0 && dev->max_block_dim_x < block_limit)
     block_limit = dev->max_block_dim_x;

@@ -6,7 +6,10 @@
  * fraction of a second and never hangs the host.
  *
  * Locking: every function runs under the device's channel_lock, which makes
- * the calling thread the slot's only host-side user.
+ * the calling thread the slot's only host-side user. The queue-slot
+ * functions (channel_queue_*) are the exception: a queue slot belongs to the
+ * queue that claimed it (queues.c), so posting needs channel_lock only to
+ * pin the process (see each function), and polling or waiting needs none.
  */
 #include <errno.h>
 #include <limits.h>
@@ -183,4 +186,75 @@ int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
             dev->id, (int)dev->pid, dev->restarts, cause);
   }
   return 0;
+}
+
+/* ---- queue slots (asynchronous kernels) -------------------------------- */
+
+void channel_queue_post(struct sim_device *dev, int index) {
+  struct simdev_control *ctl = dev->ctl;
+  struct simdev_slot *s = &ctl->queues[index];
+  s->prot_count = 0; /* flushed through the main slot by the caller */
+  s->status = SIMDEV_STATUS_OK;
+  atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
+  if (atomic_load(&s->server_sleeping))
+    futex_wake(&s->state);
+  /* The slot's thread may not exist yet: ring for the dispatcher. */
+  atomic_fetch_add(&ctl->queue_doorbell, 1);
+  if (atomic_load(&ctl->dispatcher_sleeping))
+    futex_wake(&ctl->queue_doorbell);
+}
+
+uint32_t channel_queue_state(struct sim_device *dev, int index) {
+  return atomic_load_explicit(&dev->ctl->queues[index].state,
+                              memory_order_acquire);
+}
+
+void channel_queue_sleep(struct sim_device *dev, int index, long ms) {
+  struct simdev_slot *s = &dev->ctl->queues[index];
+  for (int i = 0; i < HOST_SPINS; i++) {
+    if (atomic_load_explicit(&s->state, memory_order_acquire) !=
+        SIMDEV_SLOT_REQUEST)
+      return;
+    __builtin_ia32_pause();
+  }
+  atomic_store(&s->host_sleeping, 1);
+  if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST) {
+    struct timespec timeout = {.tv_sec = ms / 1000,
+                               .tv_nsec = (ms % 1000) * 1000000L};
+    syscall(SYS_futex, (uint32_t *)&s->state, FUTEX_WAIT, SIMDEV_SLOT_REQUEST,
+            &timeout, NULL, 0);
+  }
+  atomic_store(&s->host_sleeping, 0);
+}
+
+int channel_queue_take_reply(struct sim_device *dev, int index) {
+  struct simdev_slot *s = &dev->ctl->queues[index];
+  int failed = s->status != SIMDEV_STATUS_OK;
+  if (failed)
+    plugin_error("simdevice: device %d: %.450s", dev->id, s->message);
+  atomic_store(&s->state, SIMDEV_SLOT_IDLE);
+  return failed ? -1 : 0;
+}
+
+int channel_queue_check_alive(struct sim_device *dev, uint64_t epoch,
+                              const char *kernel, int block) {
+  if (block)
+    pthread_mutex_lock(&dev->channel_lock);
+  else if (pthread_mutex_trylock(&dev->channel_lock) != 0)
+    return 0; /* its holder is talking to the process: it notices a death */
+  int rc = 0;
+  if (atomic_load(&dev->death_epoch) == epoch && !dev->dead &&
+      process_gone(dev)) {
+    process_reap(dev, kernel);
+    if (dev->ctl->fault.valid)
+      report_fault(dev, kernel);
+  }
+  if (atomic_load(&dev->death_epoch) != epoch || dev->dead) {
+    plugin_error_fault(dev->ctl->fault.valid ? dev->ctl->fault.address : 0,
+                       dev->ctl->fault.valid ? dev->ctl->fault.kind : 0, 1,
+                       "%s", dev->death_cause);
+    rc = -1;
+  }
+  pthread_mutex_unlock(&dev->channel_lock);
+  return rc;
 }

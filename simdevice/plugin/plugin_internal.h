@@ -144,6 +144,19 @@ HIDDEN int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry);
 HIDDEN int channel_send(struct sim_device *dev, uint32_t command,
                         const char *kernel);
 HIDDEN int channel_flush_protections(struct sim_device *dev);
+/* Queue slots (protocol.h). Post: the slot's operands are filled, the
+ * caller holds channel_lock with the protections flushed. State: the slot's
+ * enum simdev_slot_state. Sleep: spin, then futex-wait up to `ms` for the
+ * slot to leave REQUEST. Take_reply: after DONE, 0 or -1 with the error
+ * recorded; the slot is IDLE again. Check_alive: -1 with the death recorded
+ * when the process that got a post at death epoch `epoch` is gone (takes
+ * channel_lock; with block = 0 only when it is free, else says alive). */
+HIDDEN void channel_queue_post(struct sim_device *dev, int index);
+HIDDEN uint32_t channel_queue_state(struct sim_device *dev, int index);
+HIDDEN void channel_queue_sleep(struct sim_device *dev, int index, long ms);
+HIDDEN int channel_queue_take_reply(struct sim_device *dev, int index);
+HIDDEN int channel_queue_check_alive(struct sim_device *dev, uint64_t epoch,
+                                     const char *kernel, int block);
 
 /* --------------------------------------------------------------- images.c
  * Under channel_lock. */

@@ -4,13 +4,18 @@
  * device memory at its fixed address, loads the device runtime, then serves
  * the command slot until EXIT or until the host goes away.
  *
- * Threads and locks: the main thread serves commands and runs kernels; the
- * slot belongs to it between REQUEST and DONE (see protocol.h), so no lock.
+ * Threads and locks: the main thread serves the main slot (every command);
+ * a dispatcher thread starts one server thread per queue slot the first time
+ * the host rings for it, and that thread serves the slot from then on (only
+ * RUN), so kernels of different queues run concurrently. Each slot belongs
+ * to its one thread between REQUEST and DONE (see protocol.h), so no lock;
+ * `queue_started` is touched by the dispatcher thread only.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +31,7 @@ static struct simdev_control *ctl;
 static unsigned char *bounce;
 static struct server_runtime runtime;
 static pid_t host_pid;
+static unsigned char queue_started[SIMDEV_QUEUE_SLOTS];
 
 void server_futex_wake(_Atomic uint32_t *word) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -171,11 +177,23 @@ static void apply_protections(struct simdev_slot *s) {
   s->prot_count = 0;
 }
 
-/* Serves one command; returns 1 when the server should exit. */
-static int serve(struct simdev_slot *s) {
+/* Serves one command; returns 1 when the server should exit. A queue slot
+ * serves RUN only: the other commands share the bounce area and the image
+ * table, which belong to the main slot's thread. */
+static int serve(struct simdev_slot *s, int queue_slot) {
   int rc = 0, leave = 0;
   s->message[0] = '\0';
   apply_protections(s);
+  if (queue_slot && s->command != SIMDEV_CMD_RUN) {
+    snprintf(s->message, sizeof s->message,
+             "command %u on a queue slot (queue slots run kernels only)",
+             s->command);
+    s->status = SIMDEV_STATUS_FAIL;
+    atomic_store(&s->state, SIMDEV_SLOT_DONE);
+    if (atomic_load(&s->host_sleeping))
+      server_futex_wake(&s->state);
+    return 0;
+  }
   switch (s->command) {
   case SIMDEV_CMD_NOP:
     break;
@@ -258,8 +276,9 @@ static int serve(struct simdev_slot *s) {
 }
 
 /* Waits for REQUEST: spins a little (latency), then sleeps on the futex with
- * a timeout, leaving when the host process is gone. */
-static void wait_for_request(struct simdev_slot *s) {
+ * a timeout, leaving when the host process is gone. `sleeping` is the flag
+ * the host reads to know it must wake this thread. */
+static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping) {
   for (int spin = 0; spin < 20000; spin++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
@@ -267,7 +286,7 @@ static void wait_for_request(struct simdev_slot *s) {
     __builtin_ia32_pause();
   }
   for (;;) {
-    atomic_store(&ctl->server_sleeping, 1);
+    atomic_store(sleeping, 1);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break;
     struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
@@ -277,7 +296,68 @@ static void wait_for_request(struct simdev_slot *s) {
     if (getppid() != host_pid) /* the host died: nothing left to serve */
       _exit(0);
   }
-  atomic_store(&ctl->server_sleeping, 0);
+  atomic_store(sleeping, 0);
+}
+
+/* The server thread of one queue slot: serves it until the process ends. */
+static void *queue_slot_thread(void *arg) {
+  struct simdev_slot *s = arg;
+  for (;;) {
+    wait_for_request(s, &s->server_sleeping);
+    serve(s, 1);
+  }
+  return NULL;
+}
+
+/* Starts the thread of every queue slot that has a request and no thread;
+ * a request whose thread cannot be created fails with the reason. */
+static void start_queue_threads(void) {
+  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
+    struct simdev_slot *s = &ctl->queues[i];
+    if (queue_started[i] || atomic_load(&s->state) != SIMDEV_SLOT_REQUEST)
+      continue;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int err = pthread_create(&t, &attr, queue_slot_thread, s);
+    pthread_attr_destroy(&attr);
+    if (err != 0) {
+      /* Fail this request; the next ring retries the thread. */
+      snprintf(s->message, sizeof s->message,
+               "cannot start a server thread for queue slot %d: %s", i,
+               strerror(err));
+      s->status = SIMDEV_STATUS_FAIL;
+      atomic_store(&s->state, SIMDEV_SLOT_DONE);
+      if (atomic_load(&s->host_sleeping))
+        server_futex_wake(&s->state);
+      continue;
+    }
+    queue_started[i] = 1;
+  }
+}
+
+/* Waits for the host to ring the queue doorbell, then starts threads. */
+static void *queue_dispatcher(void *arg) {
+  (void)arg;
+  uint32_t seen = 0;
+  for (;;) {
+    uint32_t now = atomic_load(&ctl->queue_doorbell);
+    if (now == seen) {
+      atomic_store(&ctl->dispatcher_sleeping, 1);
+      if (atomic_load(&ctl->queue_doorbell) == seen) {
+        struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
+        futex_wait(&ctl->queue_doorbell, seen, &timeout);
+      }
+      atomic_store(&ctl->dispatcher_sleeping, 0);
+      if (getppid() != host_pid)
+        _exit(0);
+      continue;
+    }
+    seen = now;
+    start_queue_threads();
+  }
+  return NULL;
 }
 
 int main(void) {
@@ -306,12 +386,17 @@ int main(void) {
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
     fail_setup("%s", msg);
+  pthread_t dispatcher;
+  int err = pthread_create(&dispatcher, NULL, queue_dispatcher, NULL);
+  if (err != 0)
+    fail_setup("cannot start the queue dispatcher thread: %s", strerror(err));
+  pthread_detach(dispatcher);
   atomic_store(&ctl->server_ready, 1);
   server_futex_wake(&ctl->server_ready);
   struct simdev_slot *s = &ctl->slot;
   for (;;) {
-    wait_for_request(s);
-    if (serve(s))
+    wait_for_request(s, &ctl->server_sleeping);
+    if (serve(s, 0))
       break;
   }
   images_unload_all();

@@ -584,3 +584,15 @@ EXPORT long testdouble_live_allocations(void) {
   pthread_mutex_unlock(&double_lock);
   return n;
 }
+
+/* The plugin unloads the double at deinit: release its bookkeeping (module
+ * globals are the module's memory, the rest was malloc'ed here). */
+__attribute__((destructor)) static void testdouble_unload(void) {
+  while (regions) {
+    struct region *r = regions;
+    regions = r->next;
+    if (r->kind != REGION_GLOBAL)
+      free(r->base);
+    free(r);
+  }
+}

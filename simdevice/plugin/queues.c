@@ -1,0 +1,462 @@
+/*
+ * queues.c - asynchronous queues of the simdevice plugin: data_submit_async,
+ * data_retrieve_async, run_target_team_region_async, synchronize and the
+ * non-blocking query_async (seed 004).
+ *
+ * A queue is a host-side list of operations run strictly in order. Nothing
+ * runs in the background on the host: an operation starts when it reaches
+ * the head of its queue, either in the call that enqueues it (an empty
+ * queue) or in a later synchronize / query_async, which advance the queue as
+ * far as it goes without waiting. Copies into device memory are memcpy into
+ * the shared mapping and finish at once; a kernel takes a queue slot of the
+ * device process (protocol.h), whose own server thread runs it, so kernels
+ * of different queues run at the same time and the host thread that
+ * launched one is free as soon as it is posted. A queue whose kernel finds
+ * every slot busy keeps it pending and posts it on a later call.
+ *
+ * Errors: the first failing operation fails the queue; the operations after
+ * it are dropped, and synchronize / query_async return OFFLOAD_FAIL with the
+ * cause (get_last_error), on whichever thread calls them.
+ *
+ * Locking: a queue is used by one host thread at a time (the interface's
+ * rule), so it has no lock. slot_pools[d].lock guards which queue slots of
+ * device d are claimed. Posting a kernel takes the device's channel_lock
+ * (process start/restart, images, protection flush); polling takes none.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin_internal.h"
+
+/* How long synchronize sleeps between liveness checks, and how often a
+ * non-blocking query checks that the process of a busy slot still lives. */
+#define WAIT_STEP_MS 100
+#define QUERY_ALIVE_CHECK_NS (100 * 1000000LL)
+
+enum queue_op_kind { OP_SUBMIT, OP_RETRIEVE, OP_RUN };
+
+struct queue_op {
+  enum queue_op_kind kind;
+  void *tgt, *host; /* copies */
+  int64_t size;
+  uint64_t kernel;  /* RUN: device address of the kernel */
+  int32_t num_args, num_teams, thread_limit;
+  uint64_t *args;   /* RUN: the parameter values, already offset */
+  struct queue_op *next;
+};
+
+struct sim_queue {
+  int32_t device_id;
+  struct queue_op *head, *tail; /* head is the running or next operation */
+  int slot;                     /* queue slot of the posted head RUN, or -1 */
+  uint64_t epoch;               /* the device's death epoch at that post */
+  char kernel_name[SIMDEV_KERNEL_NAME_SIZE];
+  int64_t last_alive_check_ns;
+  int failed;
+  __tgt_rtl_error error; /* the first failure, re-reported on sync/query */
+};
+
+struct slot_pool {
+  pthread_mutex_t lock;
+  unsigned char used[SIMDEV_QUEUE_SLOTS];
+  int next; /* where the next search starts */
+};
+
+static struct slot_pool slot_pools[PLUGIN_MAX_DEVICES] = {
+    [0 ... PLUGIN_MAX_DEVICES - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* A free queue slot of device `id`, claimed; -1 when all are busy. */
+static int slot_claim(int32_t id) {
+  struct slot_pool *p = &slot_pools[id];
+  int found = -1;
+  pthread_mutex_lock(&p->lock);
+  for (int n = 0; n < SIMDEV_QUEUE_SLOTS; n++) {
+    int i = (p->next + n) % SIMDEV_QUEUE_SLOTS;
+    if (!p->used[i]) {
+      p->used[i] = 1;
+      p->next = (i + 1) % SIMDEV_QUEUE_SLOTS;
+      found = i;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&p->lock);
+  return found;
+}
+
+static void slot_release(int32_t id, int index) {
+  struct slot_pool *p = &slot_pools[id];
+  pthread_mutex_lock(&p->lock);
+  p->used[index] = 0;
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- failure bookkeeping ------------------------------------------------ */
+
+/* Moves this thread's recorded error into the queue (first failure only)
+ * and drops the operations that have not run. */
+static void queue_fail(struct sim_queue *q) {
+  __tgt_rtl_error err;
+  memset(&err, 0, sizeof err);
+  plugin_error_take(&err);
+  if (!q->failed)
+    q->error = err;
+  q->failed = 1;
+  while (q->head) {
+    struct queue_op *op = q->head;
+    q->head = op->next;
+    free(op->args);
+    free(op);
+  }
+  q->tail = NULL;
+}
+
+/* Records the queue's failure as this thread's error, for get_last_error. */
+static void queue_report(const struct sim_queue *q) {
+  plugin_error_fault(q->error.fault_addr, q->error.fault_kind,
+                     q->error.device_lost, "%s",
+                     q->error.message[0] ? q->error.message
+                                         : "simdevice: an asynchronous "
+                                           "operation failed");
+}
+
+static void queue_free(struct sim_queue *q) {
+  if (q->slot >= 0) {
+    /* Only after a death (the slot can never answer) or a failed post. */
+    slot_release(q->device_id, q->slot);
+    q->slot = -1;
+  }
+  while (q->head) {
+    struct queue_op *op = q->head;
+    q->head = op->next;
+    free(op->args);
+    free(op);
+  }
+  free(q);
+}
+
+/* ---- running the head operation ----------------------------------------- */
+
+/* Pending protection changes exist (the allocator's queue is not empty). */
+static int protections_pending(struct sim_device *dev) {
+  pthread_mutex_lock(&dev->alloc.lock);
+  int pending = dev->alloc.pending.count > 0;
+  pthread_mutex_unlock(&dev->alloc.lock);
+  return pending;
+}
+
+/* Posts the head RUN on a free queue slot. 0 posted, 1 no slot free (try
+ * again later), -1 failed (error recorded). */
+static int post_run(struct sim_queue *q, const struct queue_op *op) {
+  struct sim_device *dev = device_get(q->device_id);
+  if (dev == NULL)
+    return -1;
+  int index = slot_claim(q->device_id);
+  if (index < 0)
+    return 1;
+  uint64_t epoch = atomic_load(&dev->death_epoch);
+  pthread_mutex_lock(&dev->channel_lock);
+  if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
+      indirect_resync(dev) != 0)
+    goto out_fail;
+  const struct kernel_ref *k = images_find_kernel(dev, op->kernel);
+  if (k == NULL) {
+    plugin_error("simdevice: asynchronous launch on device %d of 0x%llx, "
+                 "which is not a kernel of any loaded image",
+                 q->device_id, (unsigned long long)op->kernel);
+    goto out_fail;
+  }
+  /* The slot's thread must see every allocation made so far accessible:
+   * flush the protection changes through the main slot, in order. */
+  if (protections_pending(dev) && channel_flush_protections(dev) != 0)
+    goto out_fail;
+  struct simdev_slot *s = &dev->ctl->queues[index];
+  if (atomic_load(&s->state) != SIMDEV_SLOT_IDLE) {
+    plugin_error("simdevice: device %d: queue slot %d is not idle (state %u)",
+                 q->device_id, index, (unsigned)atomic_load(&s->state));
+    goto out_fail;
+  }
+  memcpy(s->args, op->args, (size_t)op->num_args * sizeof s->args[0]);
+  s->a[0] = k->addr;
+  s->a[1] = (uint64_t)op->num_args;
+  s->a[2] = (uint64_t)(int64_t)op->num_teams;
+  s->a[3] = (uint64_t)(int64_t)op->thread_limit;
+  snprintf(q->kernel_name, sizeof q->kernel_name, "%s",
+           k->name ? k->name : "?");
+  q->epoch = atomic_load(&dev->death_epoch);
+  q->slot = index;
+  q->last_alive_check_ns = now_ns();
+  channel_queue_post(dev, index);
+  pthread_mutex_unlock(&dev->channel_lock);
+  return 0;
+out_fail:
+  pthread_mutex_unlock(&dev->channel_lock);
+  slot_release(q->device_id, index);
+  return -1;
+}
+
+static void pop_head(struct sim_queue *q) {
+  struct queue_op *op = q->head;
+  q->head = op->next;
+  if (!q->head)
+    q->tail = NULL;
+  free(op->args);
+  free(op);
+}
+
+/*
+ * Runs the queue as far as it goes. With `block`, until it is empty (or
+ * failed); without, until the head is a kernel still running (or waiting
+ * for a slot). Returns 1 when the queue is empty or failed, 0 when work is
+ * still pending.
+ */
+static int queue_advance(struct sim_queue *q, int block) {
+  while (q->head && !q->failed) {
+    struct queue_op *op = q->head;
+    if (op->kind != OP_RUN) {
+      int32_t rc = op->kind == OP_SUBMIT
+                       ? __tgt_rtl_data_submit(q->device_id, op->tgt, op->host,
+                                               op->size)
+                       : __tgt_rtl_data_retrieve(q->device_id, op->host,
+                                                 op->tgt, op->size);
+      if (rc != OFFLOAD_SUCCESS) {
+        queue_fail(q);
+        break;
+      }
+      pop_head(q);
+      continue;
+    }
+    if (q->slot < 0) {
+      int posted = post_run(q, op);
+      if (posted < 0) {
+        queue_fail(q);
+        break;
+      }
+      if (posted > 0) { /* every slot busy */
+        if (!block)
+          return 0;
+        struct timespec t = {.tv_sec = 0, .tv_nsec = 1000000L};
+        nanosleep(&t, NULL);
+        continue;
+      }
+    }
+    struct sim_device *dev = device_get(q->device_id);
+    if (dev == NULL) {
+      queue_fail(q);
+      break;
+    }
+    uint32_t st = channel_queue_state(dev, q->slot);
+    if (st == SIMDEV_SLOT_DONE && atomic_load(&dev->death_epoch) == q->epoch) {
+      int rc = channel_queue_take_reply(dev, q->slot);
+      slot_release(q->device_id, q->slot);
+      q->slot = -1;
+      if (rc != 0) {
+        queue_fail(q);
+        break;
+      }
+      pop_head(q);
+      continue;
+    }
+    if (st == SIMDEV_SLOT_REQUEST && atomic_load(&dev->death_epoch) == q->epoch) {
+      if (!block) {
+        int64_t t = now_ns();
+        if (t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS)
+          return 0;
+        q->last_alive_check_ns = t;
+        if (channel_queue_check_alive(dev, q->epoch, q->kernel_name, 0) == 0)
+          return 0;
+      } else {
+        channel_queue_sleep(dev, q->slot, WAIT_STEP_MS);
+        if (channel_queue_state(dev, q->slot) != SIMDEV_SLOT_REQUEST ||
+            channel_queue_check_alive(dev, q->epoch, q->kernel_name, 1) == 0)
+          continue;
+      }
+    } else {
+      /* The process died (and may have restarted, clearing the slot). */
+      channel_queue_check_alive(dev, q->epoch, q->kernel_name, 1);
+      if (atomic_load(&dev->death_epoch) == q->epoch)
+        plugin_error("simdevice: device %d: queue slot %d is in state %u "
+                     "while kernel `%s` runs",
+                     q->device_id, q->slot, (unsigned)st, q->kernel_name);
+    }
+    /* Dead: the slot never answers; a restarted process starts it IDLE. */
+    slot_release(q->device_id, q->slot);
+    q->slot = -1;
+    queue_fail(q);
+    break;
+  }
+  return 1;
+}
+
+/* ---- enqueueing ------------------------------------------------------- */
+
+/* The queue of `info`, created on first use. NULL with an error. */
+static struct sim_queue *queue_of(int32_t id, __tgt_async_info *info,
+                                  const char *what) {
+  if (info == NULL) {
+    plugin_error("simdevice: %s on device %d without an async_info", what, id);
+    return NULL;
+  }
+  if (device_get(id) == NULL)
+    return NULL;
+  struct sim_queue *q = info->queue;
+  if (q != NULL) {
+    if (q->device_id != id) {
+      plugin_error("simdevice: %s on device %d with a queue of device %d",
+                   what, id, q->device_id);
+      return NULL;
+    }
+    return q;
+  }
+  q = calloc(1, sizeof *q);
+  if (q == NULL) {
+    plugin_error("simdevice: no host memory for an asynchronous queue");
+    return NULL;
+  }
+  q->device_id = id;
+  q->slot = -1;
+  info->queue = q;
+  return q;
+}
+
+/* Appends `op` (taking it) and starts it when the queue was idle. Returns
+ * OFFLOAD_FAIL when the operation ran at once and failed (the queue then
+ * reports the failure again on synchronize / query_async). */
+static int32_t enqueue(struct sim_queue *q, struct queue_op *op) {
+  if (q->failed) {
+    free(op->args);
+    free(op);
+    return OFFLOAD_SUCCESS; /* dropped: the queue reports its failure */
+  }
+  if (q->tail)
+    q->tail->next = op;
+  else
+    q->head = op;
+  q->tail = op;
+  queue_advance(q, 0);
+  if (q->failed) {
+    queue_report(q);
+    return OFFLOAD_FAIL;
+  }
+  return OFFLOAD_SUCCESS;
+}
+
+static int32_t enqueue_copy(int32_t id, enum queue_op_kind kind, void *tgt,
+                            void *host, int64_t size, __tgt_async_info *info) {
+  const char *what = kind == OP_SUBMIT ? "data_submit_async"
+                                       : "data_retrieve_async";
+  struct sim_queue *q = queue_of(id, info, what);
+  if (q == NULL)
+    return OFFLOAD_FAIL;
+  if (size < 0 || (size > 0 && host == NULL)) {
+    plugin_error("simdevice: %s of %lld bytes with host address %p", what,
+                 (long long)size, host);
+    return OFFLOAD_FAIL;
+  }
+  struct queue_op *op = calloc(1, sizeof *op);
+  if (op == NULL) {
+    plugin_error("simdevice: no host memory for a queued copy");
+    return OFFLOAD_FAIL;
+  }
+  op->kind = kind;
+  op->tgt = tgt;
+  op->host = host;
+  op->size = size;
+  return enqueue(q, op);
+}
+
+/* ------------------------------------------------------------------ API */
+
+int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt_ptr, void *hst_ptr,
+                                    int64_t size, __tgt_async_info *info) {
+  return enqueue_copy(id, OP_SUBMIT, tgt_ptr, hst_ptr, size, info);
+}
+
+int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst_ptr,
+                                      void *tgt_ptr, int64_t size,
+                                      __tgt_async_info *info) {
+  return enqueue_copy(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size, info);
+}
+
+int32_t __tgt_rtl_run_target_team_region_async(
+    int32_t id, void *tgt_entry_ptr, void **tgt_args, ptrdiff_t *tgt_offsets,
+    int32_t arg_num, int32_t num_teams, int32_t thread_limit,
+    uint64_t loop_tripcount, __tgt_async_info *info) {
+  (void)loop_tripcount;
+  if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
+      (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
+    plugin_error("simdevice: an asynchronous kernel launch on device %d with "
+                 "%d arguments: simdevice passes 0 to %d",
+                 id, arg_num, SIMDEV_PROTO_MAX_ARGS);
+    return OFFLOAD_FAIL;
+  }
+  struct sim_queue *q = queue_of(id, info, "run_target_team_region_async");
+  if (q == NULL)
+    return OFFLOAD_FAIL;
+  struct queue_op *op = calloc(1, sizeof *op);
+  uint64_t *args = calloc((size_t)arg_num + 1, sizeof *args);
+  if (op == NULL || args == NULL) {
+    free(op);
+    free(args);
+    plugin_error("simdevice: no host memory for a queued kernel launch");
+    return OFFLOAD_FAIL;
+  }
+  for (int32_t i = 0; i < arg_num; i++)
+    args[i] = (uint64_t)((char *)tgt_args[i] + tgt_offsets[i]);
+  op->kind = OP_RUN;
+  op->kernel = (uint64_t)tgt_entry_ptr;
+  op->num_args = arg_num;
+  op->num_teams = num_teams;
+  op->thread_limit = thread_limit;
+  op->args = args;
+  return enqueue(q, op);
+}
+
+int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *info) {
+  if (info == NULL) {
+    plugin_error("simdevice: synchronize on device %d without an async_info",
+                 id);
+    return OFFLOAD_FAIL;
+  }
+  struct sim_queue *q = info->queue;
+  if (q == NULL)
+    return OFFLOAD_SUCCESS;
+  queue_advance(q, 1);
+  int failed = q->failed;
+  if (failed)
+    queue_report(q);
+  queue_free(q);
+  info->queue = NULL;
+  return failed ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info *info,
+                              int32_t *is_completed) {
+  if (info == NULL || is_completed == NULL) {
+    plugin_error("simdevice: query_async on device %d without %s", id,
+                 info == NULL ? "an async_info" : "a completion flag");
+    return OFFLOAD_FAIL;
+  }
+  struct sim_queue *q = info->queue;
+  *is_completed = 1;
+  if (q == NULL)
+    return OFFLOAD_SUCCESS;
+  if (!queue_advance(q, 0)) {
+    *is_completed = 0;
+    return OFFLOAD_SUCCESS;
+  }
+  int failed = q->failed;
+  if (failed)
+    queue_report(q);
+  queue_free(q);
+  info->queue = NULL;
+  return failed ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}

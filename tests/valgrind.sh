@@ -1,0 +1,55 @@
+#!/bin/bash
+# tests/valgrind.sh - `make valgrind`: the unit, ABI and simdevice test
+# executables and a few clang-compiled programs under memcheck, with the
+# device processes under memcheck too (SIMDEVICE_WRAPPER); then the 8-thread
+# test under helgrind. Each must show 0 errors and 0 definite/indirect
+# leaks. Ends with "N passed, N failed".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+LOGS=build/valgrind
+mkdir -p "$LOGS"
+MEMCHECK="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --track-fds=no"
+export SIMDEVICE_WRAPPER="$MEMCHECK --log-file=$ROOT/$LOGS/device.%p.log"
+passed=0 failed=0
+
+check() { # NAME LOG COMMAND...
+  local name=$1 log=$2; shift 2
+  timeout 600 "$@" >"$log" 2>&1
+  local rc=$? devlogs
+  devlogs=$(find "$LOGS" -name 'device.*.log' -size +0 2>/dev/null)
+  if [ $rc = 0 ] && [ -z "$devlogs" ] && ! grep -q '^==[0-9]*== ' "$log"; then
+    passed=$((passed + 1)); echo "ok    $name"
+  else
+    failed=$((failed + 1)); echo "FAIL  $name (exit $rc; log: $log ${devlogs})"
+    grep -m3 '^==[0-9]*== [A-Z]' "$log" $devlogs | sed 's/^/      /'
+  fi
+  rm -f "$LOGS"/device.*.log
+}
+
+command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind is not installed"; echo "0 passed, 1 failed"; exit 1; }
+rm -f "$LOGS"/*
+for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_*; do
+  [ -x "$t" ] || continue
+  case $t in
+    # kills and faults its device on purpose; the host side is checked in
+    # the fault sweep's valgrind sample
+    */simdevice/test_faults) continue ;;
+  esac
+  check "memcheck ${t#build/tests/}" "$LOGS/$(basename "$t").log" $MEMCHECK "$t"
+done
+
+. build/toolchains/env.sh 2>/dev/null
+for p in data_struct target_api teams_reduction mapper; do
+  bin=build/programs/19/$p
+  [ -x "$bin" ] || continue
+  check "memcheck programs/19/$p" "$LOGS/prog_$p.log" env \
+    LD_LIBRARY_PATH="$ROOT/build/lib:${TC_HOSTLIB_19:-}" OMP_TARGET_OFFLOAD=mandatory \
+    $MEMCHECK "$bin"
+done
+
+unset SIMDEVICE_WRAPPER
+check "helgrind abi/test_threads" "$LOGS/helgrind_threads.log" \
+  valgrind -q --tool=helgrind --error-exitcode=99 build/tests/abi/test_threads
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
