@@ -40,5 +40,7 @@ pct=$(echo "$summary" | sed -n -E 's/.*lines[^:]*: *([0-9.]+)%.*/\1/p')
 echo "report: coverage/html/index.html; floor for src/ lines: $FLOOR%"
 if [ -z "$pct" ] || awk -v p="$pct" -v f="$FLOOR" 'BEGIN { exit !(p < f) }'; then
   echo "coverage of src/ lines ${pct:-unknown}% is below the floor $FLOOR%"
+  echo "0 passed, 1 failed"
   exit 1
 fi
+echo "1 passed, 0 failed"

@@ -248,6 +248,97 @@ int32_t __tgt_target_kernel_nowait(ident_t *loc, int64_t device_id,
                                    int32_t noalias_dep_num,
                                    void *noalias_dep_list);
 
+/* libomp 16+ (seed 004): finish a target nowait region whose dispatch
+ * stored an asynchronous handle in its task; called by libomp each time the
+ * task runs again. It never waits: while the region's queue is busy it
+ * returns with *async_handle unchanged, and once the queue has completed it
+ * runs the end-of-construct work (copies back landed, shadow pointers
+ * restored, mappings removed) and sets *async_handle to NULL. */
+void __tgt_target_nowait_query(void **async_handle);
+
+/* ---- the seed's asynchronous interface (seed 000, "The libomptarget.so
+ * asynchronous interface") ---------------------------------------------
+ *
+ * An event is one asynchronous operation (a data construct or a region).
+ * Choices where the seed leaves room:
+ *  - Map types are `int32_t *` as the seed writes them (bits 0-15; a
+ *    MEMBER_OF field does not fit: use the synchronous 64-bit calls).
+ *  - __tgt_target_async and __tgt_target_async_teams list `args_maptype`
+ *    twice. The first is the map types; the second (`args_maptype_again`
+ *    here) must be NULL or the same pointer, anything else is refused with
+ *    a message and the call returns OFFLOAD_FAIL.
+ *  - `*completion_event` receives the operation's event when
+ *    completion_event is not NULL; the caller then owns one reference and
+ *    gives it back with __tgt_release_dep. With NULL, the runtime drops the
+ *    event itself once the operation completes.
+ *  - `dep_events` are events of earlier operations (on any device); the
+ *    operation starts only after each of them has completed. simtarget
+ *    enforces this itself, so __tgt_enforce_dep returns 1 for any two valid
+ *    device ids (0 when either id is not a device, or the event is NULL).
+ *    The caller keeps owning the events it passes.
+ *  - The completion callback (__tgt_init_dep) is called exactly once per
+ *    operation, with that operation's `param`, after its copies back have
+ *    landed; from whichever thread observes the completion
+ *    (__tgt_process_dep, or a later operation that waits for it). Without
+ *    __tgt_init_dep no callback is called.
+ *  - __tgt_process_dep() returns the number of operations still in flight
+ *    (0: nothing pending), polling each without waiting.
+ *  - An operation that cannot start (bad arguments, no device) is reported
+ *    like its synchronous form; its callback is still called once, and
+ *    *completion_event is set to NULL (NULL events are ignored by
+ *    __tgt_release_dep and in dep_events). __tgt_target_async(_teams) return 0 when the
+ *    region was started on a device, non-zero when the caller must run the
+ *    host version (as __tgt_target). */
+typedef void *tgt_event_t;
+typedef void *tgt_callback_param_t;
+typedef void (*tgt_callback_fct)(tgt_callback_param_t param);
+/* The seed calls the release argument a tgt_sync_event_t: the same type. */
+typedef tgt_event_t tgt_sync_event_t;
+
+void __tgt_init_dep(tgt_callback_fct completion_callback);
+int32_t __tgt_enforce_dep(int32_t from_device_id, int32_t to_device_id,
+                          tgt_event_t completion_event);
+void __tgt_release_dep(tgt_sync_event_t completion_event);
+int32_t __tgt_process_dep(void);
+void __tgt_target_async_data_begin(int32_t device_id, int32_t num_args,
+                                   void **args_base, void **args,
+                                   int64_t *args_size, int32_t *args_maptype,
+                                   int32_t num_dep_events,
+                                   tgt_event_t *dep_events,
+                                   tgt_event_t *completion_event,
+                                   tgt_callback_param_t param);
+void __tgt_target_async_data_end(int32_t device_id, int32_t num_args,
+                                 void **args_base, void **args,
+                                 int64_t *args_size, int32_t *args_maptype,
+                                 int32_t num_dep_events,
+                                 tgt_event_t *dep_events,
+                                 tgt_event_t *completion_event,
+                                 tgt_callback_param_t param);
+void __tgt_target_async_data_update(int32_t device_id, int32_t num_args,
+                                    void **args_base, void **args,
+                                    int64_t *args_size, int32_t *args_maptype,
+                                    int32_t num_dep_events,
+                                    tgt_event_t *dep_events,
+                                    tgt_event_t *completion_event,
+                                    tgt_callback_param_t param);
+int32_t __tgt_target_async(int32_t device_id, void *host_addr,
+                           int32_t num_args, void **args_base, void **args,
+                           int64_t *args_size, int32_t *args_maptype,
+                           int32_t *args_maptype_again, int32_t num_dep_events,
+                           tgt_event_t *dep_events,
+                           tgt_event_t *completion_event,
+                           tgt_callback_param_t param);
+int32_t __tgt_target_async_teams(int32_t device_id, void *host_addr,
+                                 int32_t num_args, void **args_base,
+                                 void **args, int64_t *args_size,
+                                 int32_t *args_maptype, int32_t num_teams,
+                                 int32_t thread_limit,
+                                 int32_t *args_maptype_again,
+                                 int32_t num_dep_events,
+                                 tgt_event_t *dep_events,
+                                 tgt_event_t *completion_event,
+                                 tgt_callback_param_t param);
+
 /* User-defined mappers: a mapper function is
  *   void mapper(void *handle, void *base, void *begin, int64_t size,
  *               int64_t type, void *name);

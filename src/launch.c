@@ -7,6 +7,7 @@
  * and their tables lock themselves.
  */
 #include "launch.h"
+#include "async.h"
 #include "faults.h"
 
 #include <dlfcn.h>
@@ -251,6 +252,18 @@ struct launch_private {
 };
 
 int launch_region(struct device *dev, const struct launch_request *req) {
+  return launch_region_async(dev, req, NULL);
+}
+
+/*
+ * The dispatch stage (seed 004). Without a record everything completes
+ * before the return. With one, the private copies' TO copies, the kernel
+ * and the FROM copies go on the record's queue, and what must follow them
+ * (freeing privates and the argument arrays, shadow restores, removals)
+ * is deferred to the record's completion (src/async.h).
+ */
+int launch_region_async(struct device *dev, const struct launch_request *req,
+                        struct async_record *rec) {
   const struct map_args *a = &req->args;
   struct device_entry kernel;
   int rc = -1;
@@ -266,7 +279,7 @@ int launch_region(struct device *dev, const struct launch_request *req) {
                      "device %d", kernel.name ? kernel.name : "?", dev->id);
     return -1;
   }
-  if (maps_data_begin(dev, a) != 0)
+  if (maps_data_begin_async(dev, a, rec) != 0)
     return -1;
 
   int32_t n = req->dyn_ptr ? 1 : 0;
@@ -298,9 +311,15 @@ int launch_region(struct device *dev, const struct launch_request *req) {
                                TARGET_ALLOC_DEFAULT);
       if (!tgt)
         goto out_free_privates;
-      privates[num_privates++].tgt = tgt;
+      if (rec && async_defer_device_free(rec, tgt) != 0) {
+        device_delete(dev, tgt);
+        goto out_free_privates;
+      }
+      if (!rec)
+        privates[num_privates++].tgt = tgt;
       if ((type & OMP_TGT_MAPTYPE_TO) && size > 0 &&
-          device_submit(dev, tgt, a->begin[i], size) != 0)
+          (rec ? async_submit(rec, tgt, a->begin[i], size, NULL)
+               : device_submit(dev, tgt, a->begin[i], size)) != 0)
         goto out_free_privates;
       params[k++] = (char *)tgt - ((char *)a->begin[i] - (char *)a->base[i]);
     } else {
@@ -324,8 +343,21 @@ int launch_region(struct device *dev, const struct launch_request *req) {
     for (int32_t j = 0; j < n; j++)
       report_info(INFO_KERNEL_ARGS, "  param %d = %p", j, params[j]);
   }
-  if (device_launch(dev, &kernel, params, offsets, n, req->num_teams,
-                    req->thread_limit, req->tripcount) != 0) {
+  if (rec) {
+    /* The plugin may read the parameter arrays until the launch runs. */
+    void **async_params = params;
+    ptrdiff_t *async_offsets = offsets;
+    if (async_defer_host_free(rec, params) != 0)
+      goto out_free_privates;
+    params = NULL;
+    if (async_defer_host_free(rec, offsets) != 0)
+      goto out_free_privates;
+    offsets = NULL;
+    if (async_launch(rec, &kernel, async_params, async_offsets, n,
+                     req->num_teams, req->thread_limit, req->tripcount) != 0)
+      goto out_free_privates;
+  } else if (device_launch(dev, &kernel, params, offsets, n, req->num_teams,
+                           req->thread_limit, req->tripcount) != 0) {
     launch_explain_fault(dev, req);
     goto out_free_privates;
   }
@@ -336,8 +368,11 @@ out_free_privates:
     device_delete(dev, privates[j].tgt);
 out_unmap:
   if (rc == 0) {
-    rc = maps_data_end(dev, a);
+    rc = maps_data_end_async(dev, a, rec);
   } else {
+    /* Nothing queued may still run while the mappings are undone. */
+    if (rec && async_record_wait(rec) == ASYNC_FAILED)
+      report_error_set("%s", async_record_error(rec));
     /* Undo the reference counts without copying device data back: the host
      * version of the region runs next and must see the host's own data. */
     int64_t *types = malloc(sizeof *types * (size_t)(a->num ? a->num : 1));

@@ -39,6 +39,14 @@ struct launch_request {
 /* Run one target region on a ready device. Returns 0, or -1 with the cause
  * recorded (the caller applies the failure policy). */
 HIDDEN int launch_region(struct device *dev, const struct launch_request *req);
+/* The dispatch stage of an asynchronous region: the same steps, queued on
+ * `rec` (src/async.h) with the end-of-construct work deferred; completion
+ * comes from async_record_poll/wait. On failure (-1) nothing is left in
+ * flight and the mappings are undone as for launch_region. */
+struct async_record;
+HIDDEN int launch_region_async(struct device *dev,
+                               const struct launch_request *req,
+                               struct async_record *rec);
 
 /* Tripcount pushed by __kmpc_push_target_tripcount(_mapper) for the next
  * launch on the calling thread (clang 13/14). */

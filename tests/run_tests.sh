@@ -48,6 +48,7 @@ done
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite programs tests/programs.sh
 run_suite faults tests/faults.sh
+run_suite coverage coverage/coverage.sh
 
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failures[@]}"
