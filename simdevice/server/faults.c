@@ -115,16 +115,13 @@ static void on_fault(int sig, siginfo_t *info, void *uctx) {
 
 int faults_install(struct simdev_control *ctl, char *msg, size_t len) {
   static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
-  size_t alt_size = 1u << 16;
-  stack_t alt = {.ss_sp = malloc(alt_size), .ss_size = alt_size, .ss_flags = 0};
-  if (alt.ss_sp == NULL) {
-    snprintf(msg, len, "simdevice-server: no memory for the signal stack");
-    return -1;
-  }
+  /* The main thread's signal stack lives as long as the process. */
+  static char alt_stack[1u << 16] __attribute__((aligned(64)));
+  stack_t alt = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack,
+                 .ss_flags = 0};
   if (sigaltstack(&alt, NULL) != 0) {
     snprintf(msg, len, "simdevice-server: sigaltstack failed: %s",
              strerror(errno));
-    free(alt.ss_sp);
     return -1;
   }
   fault_control = ctl;
