@@ -355,10 +355,12 @@ static long add_lib_entries(struct device *dev, const struct registered_lib *lib
     if (e->flags & OMP_REGISTER_REQUIRES)
       continue;
     if (!tgt) {
-      /* The seed allows it: "not supported by the target device". */
+      /* The seed allows it: "not supported by the target device". A kernel
+       * is still recorded, so that launching it names what is missing. */
       report_debug("device %d: entry '%s' (host %p) has no device address",
                    dev->id, e->name, e->host_addr);
-      continue;
+      if (e->size != 0 || (e->flags & OMP_DECLARE_TARGET_INDIRECT))
+        continue;
     }
     if ((e->flags & OMP_DECLARE_TARGET_INDIRECT) &&
         !(tgt = read_indirect_target(dev, e, tgt)))
@@ -747,11 +749,31 @@ int device_lookup_entry(struct device *dev, const void *host_addr,
     *out = *found;
   pthread_mutex_unlock(&dev->lock);
   if (!found) {
-    report_error_set("no device code for target region %p (host entry not"
-                     " found in any registered image) on device %d (plugin %s)",
-                     host_addr, dev->id,
-                     dev->plugin && dev->plugin->name ? dev->plugin->name
-                                                      : "?");
+    const char *plugin =
+        dev->plugin && dev->plugin->name ? dev->plugin->name : "?";
+    /* Registered but not loaded here means no image of its library was
+     * accepted by this device; say which region, and where to look. */
+    char name[256] = "";
+    registry_lock();
+    for (struct registered_lib *lib = registry_first(); lib && !name[0];
+         lib = lib->next)
+      for (size_t i = 0; i < lib->num_entries; i++)
+        if (lib->entries[i].host_addr == host_addr) {
+          snprintf(name, sizeof name, "%s",
+                   lib->entries[i].name ? lib->entries[i].name : "?");
+          break;
+        }
+    registry_unlock();
+    if (name[0])
+      report_error_set("no device code for target region `%s` on device %d "
+                       "(plugin %s): no image of its library was accepted by "
+                       "this device (see the rejected images)",
+                       name, dev->id, plugin);
+    else
+      report_error_set("no device code for target region %p on device %d "
+                       "(plugin %s): no registered library has this host "
+                       "entry",
+                       host_addr, dev->id, plugin);
     return -1;
   }
   return 0;

@@ -276,7 +276,8 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
     return -1;
   if (!kernel.tgt_addr) {
     report_error_set("target region `%s` has no code in the image loaded on "
-                     "device %d", kernel.name ? kernel.name : "?", dev->id);
+                     "device %d (the image lacks its entry)",
+                     kernel.name ? kernel.name : "?", dev->id);
     return -1;
   }
   if (maps_data_begin_async(dev, a, rec) != 0)

@@ -296,9 +296,12 @@ static void test_bad_arguments(void **state) {
       {"negative-size", "size -8 is negative"},
       {"unknown-bits", "unknown bits 0x800000"},
       {"device-99", "device id 99 is out of range"},
-      {"unknown-region", "no device code for target region"},
+      {"unknown-region", "no registered library has this host entry"},
       {"null-kargs", "kernel-arguments pointer is NULL"},
       {"kargs-version-9", "kernel-arguments version 9 is not supported"},
+      {"missing-entry", "kernel_not_in_image"},
+      {"truncated-image", "truncated ELF image"},
+      {"wrong-machine", "machine 190 (NVIDIA CUDA), not x86-64"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char out[8192];
@@ -362,6 +365,26 @@ static int child(const char *mode) {
       return 3;
     rc = __tgt_target(-1, (void *)&scale_region, 0, NULL, NULL, NULL, NULL);
     return rc != 0 ? 0 : 4; /* non-zero: the host version must run */
+  } else if (!strcmp(mode, "missing-entry") ||
+             !strcmp(mode, "truncated-image") ||
+             !strcmp(mode, "wrong-machine")) {
+    /* a second library whose image is broken or lacks the entry */
+    static const char broken_region;
+    static __tgt_offload_entry entries[] = {
+        {(void *)&broken_region, "kernel_not_in_image", 0, 0, 0}};
+    char *copy = malloc(image_size);
+    memcpy(copy, image, image_size);
+    size_t size = image_size;
+    if (!strcmp(mode, "truncated-image"))
+      size = 100;
+    if (!strcmp(mode, "wrong-machine"))
+      copy[18] = (char)190, copy[19] = 0; /* e_machine = EM_CUDA */
+    static __tgt_device_image img;
+    static __tgt_bin_desc d;
+    img = (__tgt_device_image){copy, copy + size, entries, entries + 1};
+    d = (__tgt_bin_desc){1, &img, entries, entries + 1};
+    __tgt_register_lib(&d);
+    rc = __tgt_target(-1, (void *)&broken_region, 0, NULL, NULL, NULL, NULL);
   } else if (!strcmp(mode, "absent-present")) {
     int64_t types[] = {OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_PRESENT};
     ident_t loc = {0, 0, 0, 0,

@@ -374,7 +374,7 @@ static void test_ready_loads_entries_globals_and_runs_ctors(void **state) {
   char stray;
   assert_int_equal(device_lookup_entry(&dev, &stray, &k), -1);
   assert_contains(report_error_get(), "no device code for target region");
-  assert_contains(report_error_get(), "host entry not found");
+  assert_contains(report_error_get(), "no registered library has this host entry");
 
   /* the entry table is sorted by host address */
   for (size_t i = 1; i < dev.num_entries; i++)
