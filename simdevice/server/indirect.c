@@ -211,6 +211,8 @@ static size_t read_maps(pid_t pid, struct map_range **out) {
 void indirect_guard_host_code(pid_t host, int device_id) {
   struct map_range *theirs, *ours;
   size_t nt = read_maps(host, &theirs), no = read_maps(0, &ours);
+  size_t clashes = 0;
+  uint64_t first_lo = 0, first_hi = 0;
   for (size_t i = 0; i < nt; i++) {
     const struct map_range *h = &theirs[i];
     if (!h->exec || h->hi > 0x800000000000ull) /* [vsyscall] is everywhere */
@@ -223,15 +225,8 @@ void indirect_guard_host_code(pid_t host, int device_id) {
       overlaps = 1;
       int same_code = d->lo == h->lo && d->offset == h->offset &&
                       d->path[0] == '/' && strcmp(d->path, h->path) == 0;
-      if (d->exec && !same_code)
-        fprintf(stderr,
-                "simdevice-server: device %d: host code 0x%" PRIx64
-                "-0x%" PRIx64 " (%s) overlaps device code (%s) in the device "
-                "process: a host function pointer into it would run that code"
-                " instead of faulting (run the host with address "
-                "randomisation on)\n",
-                device_id, h->lo, h->hi, h->path[0] ? h->path : "anonymous",
-                d->path[0] ? d->path : "anonymous");
+      if (d->exec && !same_code && clashes++ == 0)
+        first_lo = h->lo, first_hi = h->hi;
     }
     if (overlaps)
       continue; /* only a free range can be reserved */
@@ -242,6 +237,16 @@ void indirect_guard_host_code(pid_t host, int device_id) {
     if (p != MAP_FAILED && p != (void *)h->lo)
       munmap(p, h->hi - h->lo); /* an old kernel placed it elsewhere */
   }
+  /* One line, not one per range: under Valgrind or gdb (no address
+   * randomisation) there can be dozens. */
+  if (clashes)
+    fprintf(stderr,
+            "simdevice-server: device %d: %zu host code range(s), the first "
+            "0x%" PRIx64 "-0x%" PRIx64 ", overlap device code in the device "
+            "process: a host function pointer into them would run device "
+            "code instead of faulting (the host runs without address "
+            "randomisation, e.g. under Valgrind or gdb)\n",
+            device_id, clashes, first_lo, first_hi);
   free(theirs);
   free(ours);
 }

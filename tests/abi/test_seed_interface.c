@@ -249,6 +249,10 @@ static void test_reserved_device_ids(void **state) {
                        0);
 }
 
+/* This program's own path: under Valgrind /proc/self/exe names Valgrind's
+ * tool, while readlink of it is answered with the program. */
+static char self_path[4096];
+
 /* Run this program again as a child with `args`, stderr captured. */
 static int run_child(const char *mode, const char *policy, const char *plugins,
                      char *out, size_t len) {
@@ -267,8 +271,7 @@ static int run_child(const char *mode, const char *policy, const char *plugins,
       unsetenv("OMP_TARGET_OFFLOAD");
     if (plugins)
       setenv("LIBOMPTARGET_PLUGINS", plugins, 1);
-    execl("/proc/self/exe", "test_seed_interface", "--child", mode,
-          (char *)NULL);
+    execl(self_path, "test_seed_interface", "--child", mode, (char *)NULL);
     _exit(99);
   }
   close(pipefd[1]);
@@ -397,6 +400,10 @@ static int child(const char *mode) {
 }
 
 int main(int argc, char **argv) {
+  ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+  if (n <= 0)
+    return 1;
+  self_path[n] = '\0';
   if (argc > 2 && !strcmp(argv[1], "--child"))
     return child(argv[2]);
   const struct CMUnitTest tests[] = {
