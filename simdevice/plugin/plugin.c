@@ -372,8 +372,10 @@ static int32_t global_copy(int32_t id, uint64_t addr, void *host, int64_t size,
       memcpy(dev->bounce, (char *)host + done, n);
     rc = channel_send(dev, to_device ? SIMDEV_CMD_WRITE : SIMDEV_CMD_READ,
                       NULL);
-    if (rc == 0 && !to_device)
+    if (rc == 0 && !to_device) {
+      DEVICE_BYTES_DEFINED(dev->bounce, n);
       memcpy((char *)host + done, dev->bounce, n);
+    }
     done += (int64_t)n;
   }
   leave_device(dev);
@@ -395,10 +397,12 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
     return OFFLOAD_SUCCESS;
   if (in_device_memory(dev, tgt, (uint64_t)size)) {
     unsigned char *view = dev->host_view + (tgt - dev->dev_base);
-    if (to_device)
+    if (to_device) {
       memcpy(view, host, (size_t)size);
-    else
+    } else {
+      DEVICE_BYTES_DEFINED(view, (size_t)size);
       memcpy(host, view, (size_t)size);
+    }
     return OFFLOAD_SUCCESS;
   }
   if (tgt >= dev->dev_base && tgt - dev->dev_base < dev->capacity) {

@@ -24,6 +24,17 @@
 #include "omptarget_plugin.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
+
+/* The device process writes device memory behind Valgrind's back; tell
+ * memcheck the bytes are defined before they are copied to the host (a
+ * no-op outside Valgrind). Otherwise a buffer reused after an uninitialised
+ * struct padding was copied in would report stale "uninitialised" bytes. */
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define DEVICE_BYTES_DEFINED(p, n) VALGRIND_MAKE_MEM_DEFINED(p, n)
+#else
+#define DEVICE_BYTES_DEFINED(p, n) ((void)0)
+#endif
 #define PLUGIN_MAX_DEVICES 16
 #define PAGE_BYTES 4096ull
 
