@@ -4,13 +4,25 @@
  * when the construct fails, hands the recorded cause to the failure policy
  * (report_offload_failure), the only place that may end the program.
  *
- * Thread safety: no state here; see registry.c, device.c and launch.c.
+ * Asynchronous constructs (nowait, and the seed's asynchronous interface)
+ * are dispatched on an async record (src/async.h). With a host libomp 16+
+ * (it exports __kmpc_omp_get_target_async_handle_ptr, looked up once with
+ * dlsym(RTLD_DEFAULT)) a nowait construct stores its record in its task and
+ * returns at once; libomp calls __tgt_target_nowait_query until the record
+ * has completed (seed 004). Without that protocol (libomp 14/15, a thread
+ * outside any task team) the dispatching thread waits for the record.
+ *
+ * Thread safety: the libomp lookups happen once (pthread_once); the seed
+ * callback is an atomic pointer; see registry.c, device.c, launch.c, async.c.
  */
+#include <dlfcn.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "async.h"
 #include "device.h"
 #include "faults.h"
 #include "launch.h"
@@ -81,6 +93,100 @@ EXPORT void __tgt_set_info_flag(uint32_t flags) {
   }
 }
 
+/* ---- libomp's target-task protocol (seed 004) ---------------------------- */
+
+struct libomp_task_hooks {
+  int32_t (*global_thread_num)(ident_t *);
+  int32_t (*has_task_team)(int32_t gtid); /* libomp returns a bool */
+  void **(*async_handle_ptr)(int32_t gtid);
+};
+static struct libomp_task_hooks task_hooks;
+static pthread_once_t task_hooks_once = PTHREAD_ONCE_INIT;
+
+static void task_hooks_lookup(void) {
+  /* SIMTARGET_NOWAIT=blocking turns the protocol off (for comparisons). */
+  const char *mode = getenv("SIMTARGET_NOWAIT");
+  if (mode && strcmp(mode, "blocking") == 0)
+    return;
+  void *num = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
+  void *team = dlsym(RTLD_DEFAULT, "__kmpc_omp_has_task_team");
+  void *handle = dlsym(RTLD_DEFAULT, "__kmpc_omp_get_target_async_handle_ptr");
+  if (!num || !team || !handle)
+    return;
+  task_hooks.global_thread_num = (int32_t (*)(ident_t *))num;
+  task_hooks.has_task_team = (int32_t (*)(int32_t))team;
+  task_hooks.async_handle_ptr = (void **(*)(int32_t))handle;
+}
+
+/* The async-handle slot of the task running on this thread, or NULL when
+ * the construct must complete before it returns. libomp's own bool return
+ * of has_task_team is read as its low byte. */
+static void **task_async_handle(void) {
+  pthread_once(&task_hooks_once, task_hooks_lookup);
+  if (!task_hooks.async_handle_ptr)
+    return NULL;
+  int32_t gtid = task_hooks.global_thread_num(NULL);
+  if (gtid < 0 || !(task_hooks.has_task_team(gtid) & 0xff))
+    return NULL;
+  void **slot = task_hooks.async_handle_ptr(gtid);
+  if (!slot || *slot)
+    return NULL; /* never overwrite a handle libomp still holds */
+  return slot;
+}
+
+/*
+ * The synchronise stage of a nowait construct whose record `rec` was
+ * dispatched on `dev`: hand it to the task when libomp can re-run the task,
+ * else wait for it here. Returns 0, or -1 with the cause recorded.
+ */
+static int finish_nowait(struct async_record *rec) {
+  void **slot = task_async_handle();
+  if (slot) {
+    report_debug("nowait construct dispatched; its task completes it "
+                 "(__tgt_target_nowait_query)");
+    *slot = rec;
+    return 0;
+  }
+  report_debug("nowait construct dispatched; waiting for it here (no "
+               "libomp 16+ task to hand it to)");
+  if (async_record_wait(rec) == ASYNC_FAILED) {
+    report_error_set("%s", async_record_error(rec));
+    async_record_put(rec);
+    return -1;
+  }
+  async_record_put(rec);
+  return 0;
+}
+
+EXPORT void __tgt_target_nowait_query(void **async_handle) {
+  report_init();
+  if (!async_handle || !*async_handle) {
+    report_error_clear();
+    report_error_set("__tgt_target_nowait_query: %s (is the task a target "
+                     "nowait region?)",
+                     async_handle ? "the task's asynchronous handle is NULL"
+                                  : "the handle pointer is NULL");
+    report_offload_failure(NULL, "target nowait", NULL);
+    return;
+  }
+  struct async_record *rec = *async_handle;
+  enum async_status st = async_record_poll(rec);
+  if (st == ASYNC_PENDING)
+    return;
+  *async_handle = NULL;
+  if (st == ASYNC_FAILED) {
+    report_error_clear();
+    report_error_set("%s (the construct's task had already returned, so its "
+                     "host version cannot run instead)",
+                     async_record_error(rec));
+    struct device *dev = async_record_device(rec);
+    async_record_put(rec);
+    report_offload_failure(NULL, "target nowait", dev);
+    return;
+  }
+  async_record_put(rec);
+}
+
 /* ---- data constructs ----------------------------------------------------- */
 
 enum data_op { DATA_BEGIN, DATA_END, DATA_UPDATE };
@@ -91,23 +197,40 @@ static const char *const data_op_names[] = {
     [DATA_UPDATE] = "target update",
 };
 
+/* One data construct on one device; on `rec` when it is asynchronous. */
 static int data_op_on_device(struct device *dev, enum data_op op,
-                             const struct map_args *a) {
+                             const struct map_args *a,
+                             struct async_record *rec) {
   int rc;
   switch (op) {
-  case DATA_BEGIN: rc = maps_data_begin(dev, a); break;
-  case DATA_END: rc = maps_data_end(dev, a); break;
-  default: rc = maps_data_update(dev, a); break;
+  case DATA_BEGIN: rc = maps_data_begin_async(dev, a, rec); break;
+  case DATA_END: rc = maps_data_end_async(dev, a, rec); break;
+  default: rc = maps_data_update_async(dev, a, rec); break;
   }
   if (rc == 0)
     __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
   return rc;
 }
 
+/* A nowait data construct on one device: dispatched on a new record, then
+ * finished as finish_nowait says. 0 or -1 with the cause recorded. */
+static int data_op_nowait(struct device *dev, enum data_op op,
+                          const struct map_args *a) {
+  struct async_record *rec = async_record_new(dev, data_op_names[op]);
+  if (!rec)
+    return -1;
+  if (data_op_on_device(dev, op, a, rec) != 0) {
+    async_record_wait(rec); /* nothing queued may outlive the failure */
+    async_record_put(rec);
+    return -1;
+  }
+  return finish_nowait(rec);
+}
+
 static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
                            int32_t num, void **base, void **begin,
                            int64_t *sizes, int64_t *types, void **names,
-                           void **mappers) {
+                           void **mappers, bool nowait) {
   const char *what = data_op_names[op];
   struct map_args a = {num, base, begin, sizes, types, names, mappers};
   struct device *dev = NULL;
@@ -126,7 +249,8 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
       if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
                     !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
         continue;
-      if (device_ready(each) != 0 || data_op_on_device(each, op, &a) != 0) {
+      if (device_ready(each) != 0 ||
+          data_op_on_device(each, op, &a, NULL) != 0) {
         dev = each;
         goto fail;
       }
@@ -138,7 +262,8 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
-  if (data_op_on_device(dev, op, &a) == 0)
+  if ((nowait ? data_op_nowait(dev, op, &a)
+              : data_op_on_device(dev, op, &a, NULL)) == 0)
     return;
 fail:
   report_offload_failure(loc, what, dev);
@@ -151,7 +276,7 @@ EXPORT void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
                                            void **arg_names,
                                            void **arg_mappers) {
   data_construct(loc, device_id, DATA_BEGIN, arg_num, args_base, args,
-                 arg_sizes, arg_types, arg_names, arg_mappers);
+                 arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
 
 EXPORT void __tgt_target_data_end_mapper(ident_t *loc, int64_t device_id,
@@ -160,7 +285,7 @@ EXPORT void __tgt_target_data_end_mapper(ident_t *loc, int64_t device_id,
                                          int64_t *arg_types, void **arg_names,
                                          void **arg_mappers) {
   data_construct(loc, device_id, DATA_END, arg_num, args_base, args,
-                 arg_sizes, arg_types, arg_names, arg_mappers);
+                 arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
 
 EXPORT void __tgt_target_data_update_mapper(ident_t *loc, int64_t device_id,
@@ -170,11 +295,12 @@ EXPORT void __tgt_target_data_update_mapper(ident_t *loc, int64_t device_id,
                                             void **arg_names,
                                             void **arg_mappers) {
   data_construct(loc, device_id, DATA_UPDATE, arg_num, args_base, args,
-                 arg_sizes, arg_types, arg_names, arg_mappers);
+                 arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
 
-/* The nowait forms run synchronously: clang already wraps them in a target
- * task, and the dependence arguments are garbage for clang 13-16 callers.
+/* The nowait forms are asynchronous (finish_nowait). Their dependence
+ * arguments are never read: clang has already resolved them in the target
+ * task around the call, and they are garbage for clang 13-16 callers.
  *
  * Those callers pass 9 arguments to a 13-parameter function: only 3 of our
  * 7 stack parameters exist. A sibling call from here would write its own
@@ -190,7 +316,7 @@ EXPORT void __tgt_target_data_begin_nowait_mapper(
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(loc, device_id, DATA_BEGIN, arg_num, args_base, args,
-                 arg_sizes, arg_types, arg_names, arg_mappers);
+                 arg_sizes, arg_types, arg_names, arg_mappers, true);
   KEEP_FRAME();
 }
 
@@ -201,7 +327,7 @@ EXPORT void __tgt_target_data_end_nowait_mapper(
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(loc, device_id, DATA_END, arg_num, args_base, args,
-                 arg_sizes, arg_types, arg_names, arg_mappers);
+                 arg_sizes, arg_types, arg_names, arg_mappers, true);
   KEEP_FRAME();
 }
 
@@ -212,7 +338,7 @@ EXPORT void __tgt_target_data_update_nowait_mapper(
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(loc, device_id, DATA_UPDATE, arg_num, args_base, args,
-                 arg_sizes, arg_types, arg_names, arg_mappers);
+                 arg_sizes, arg_types, arg_names, arg_mappers, true);
   KEEP_FRAME();
 }
 
@@ -221,21 +347,21 @@ EXPORT void __tgt_target_data_begin(int64_t device_id, int32_t arg_num,
                                     void **args_base, void **args,
                                     int64_t *arg_sizes, int64_t *arg_types) {
   data_construct(NULL, device_id, DATA_BEGIN, arg_num, args_base, args,
-                 arg_sizes, arg_types, NULL, NULL);
+                 arg_sizes, arg_types, NULL, NULL, false);
 }
 
 EXPORT void __tgt_target_data_end(int64_t device_id, int32_t arg_num,
                                   void **args_base, void **args,
                                   int64_t *arg_sizes, int64_t *arg_types) {
   data_construct(NULL, device_id, DATA_END, arg_num, args_base, args,
-                 arg_sizes, arg_types, NULL, NULL);
+                 arg_sizes, arg_types, NULL, NULL, false);
 }
 
 EXPORT void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
                                      void **args_base, void **args,
                                      int64_t *arg_sizes, int64_t *arg_types) {
   data_construct(NULL, device_id, DATA_UPDATE, arg_num, args_base, args,
-                 arg_sizes, arg_types, NULL, NULL);
+                 arg_sizes, arg_types, NULL, NULL, false);
 }
 
 /* ---- target regions ------------------------------------------------------ */
@@ -243,8 +369,8 @@ EXPORT void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
 /* Returns 0 when the region ran on a device, non-zero when the compiler's
  * host version must run (clang-abi.md 2: `icmp ne i32 %r, 0`). */
 static int32_t target_construct(ident_t *loc, int64_t device_id,
-                                struct launch_request *req) {
-  const char *what = "target";
+                                struct launch_request *req, bool nowait) {
+  const char *what = nowait ? "target nowait" : "target";
   struct device *dev = NULL;
   report_init();
   report_error_clear();
@@ -272,7 +398,19 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
-  if (launch_region(dev, req) == 0)
+  if (!nowait) {
+    if (launch_region(dev, req) == 0)
+      return OFFLOAD_SUCCESS;
+    goto fail;
+  }
+  struct async_record *rec = async_record_new(dev, what);
+  if (!rec)
+    goto fail;
+  if (launch_region_async(dev, req, rec) != 0) {
+    async_record_put(rec);
+    goto fail;
+  }
+  if (finish_nowait(rec) == 0)
     return OFFLOAD_SUCCESS;
 fail:
   report_offload_failure(loc, what, dev);
@@ -284,7 +422,8 @@ static int32_t target_teams_common(ident_t *loc, int64_t device_id,
                                    void **args_base, void **args,
                                    int64_t *arg_sizes, int64_t *arg_types,
                                    void **arg_names, void **arg_mappers,
-                                   int32_t num_teams, int32_t thread_limit) {
+                                   int32_t num_teams, int32_t thread_limit,
+                                   bool nowait) {
   struct launch_request req = {
       .host_ptr = host_ptr,
       .args = {arg_num, args_base, args, arg_sizes, arg_types, arg_names,
@@ -294,14 +433,14 @@ static int32_t target_teams_common(ident_t *loc, int64_t device_id,
       .tripcount = launch_pop_tripcount(device_id),
       .dyn_ptr = false,
   };
-  return target_construct(loc, device_id, &req);
+  return target_construct(loc, device_id, &req, nowait);
 }
 
 EXPORT int32_t __tgt_target(int64_t device_id, void *host_ptr,
                             int32_t arg_num, void **args_base, void **args,
                             int64_t *arg_sizes, int64_t *arg_types) {
   return target_teams_common(NULL, device_id, host_ptr, arg_num, args_base,
-                             args, arg_sizes, arg_types, NULL, NULL, -1, 0);
+                             args, arg_sizes, arg_types, NULL, NULL, -1, 0, false);
 }
 
 EXPORT int32_t __tgt_target_teams(int64_t device_id, void *host_ptr,
@@ -311,7 +450,7 @@ EXPORT int32_t __tgt_target_teams(int64_t device_id, void *host_ptr,
                                   int32_t thread_limit) {
   return target_teams_common(NULL, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, NULL, NULL,
-                             num_teams, thread_limit);
+                             num_teams, thread_limit, false);
 }
 
 EXPORT int32_t __tgt_target_mapper(ident_t *loc, int64_t device_id,
@@ -321,7 +460,7 @@ EXPORT int32_t __tgt_target_mapper(ident_t *loc, int64_t device_id,
                                    void **arg_names, void **arg_mappers) {
   return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
-                             arg_mappers, -1, 0);
+                             arg_mappers, -1, 0, false);
 }
 
 EXPORT int32_t __tgt_target_nowait_mapper(
@@ -332,7 +471,7 @@ EXPORT int32_t __tgt_target_nowait_mapper(
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
-                             arg_mappers, -1, 0);
+                             arg_mappers, -1, 0, true);
 }
 
 EXPORT int32_t __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
@@ -344,7 +483,7 @@ EXPORT int32_t __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
                                          int32_t thread_limit) {
   return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
-                             arg_mappers, num_teams, thread_limit);
+                             arg_mappers, num_teams, thread_limit, false);
 }
 
 EXPORT int32_t __tgt_target_teams_nowait_mapper(
@@ -356,7 +495,7 @@ EXPORT int32_t __tgt_target_teams_nowait_mapper(
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
-                             arg_mappers, num_teams, thread_limit);
+                             arg_mappers, num_teams, thread_limit, true);
 }
 
 EXPORT void __kmpc_push_target_tripcount_mapper(ident_t *loc,
@@ -372,10 +511,10 @@ EXPORT void __kmpc_push_target_tripcount(int64_t device_id,
 }
 
 /* clang 15+: KernelArgs version 1 (15), 2 (16), 3 (19, 22). */
-EXPORT int32_t __tgt_target_kernel(ident_t *loc, int64_t device_id,
-                                   int32_t num_teams, int32_t thread_limit,
-                                   void *host_ptr,
-                                   __tgt_kernel_arguments *kargs) {
+static int32_t target_kernel(ident_t *loc, int64_t device_id,
+                             int32_t num_teams, int32_t thread_limit,
+                             void *host_ptr, __tgt_kernel_arguments *kargs,
+                             bool kernel_nowait_call) {
   report_init();
   report_error_clear();
   if (!kargs) {
@@ -408,18 +547,266 @@ EXPORT int32_t __tgt_target_kernel(ident_t *loc, int64_t device_id,
       .tripcount = kargs->Tripcount,
       .dyn_ptr = kargs->Version >= TGT_KERNEL_ARGS_MIN_VERSION_WITH_DYN_PTR,
   };
-  /* Flags bit 0 (nowait) runs synchronously for now: clang wraps nowait
-   * regions in a target task already. */
-  return target_construct(loc, device_id, &req);
+  /* Flags bit 0 (version 2+): nowait. */
+  bool nowait = kargs->Version >= 2 && (kargs->Flags & 1);
+  return target_construct(loc, device_id, &req, nowait || kernel_nowait_call);
 }
 
+EXPORT int32_t __tgt_target_kernel(ident_t *loc, int64_t device_id,
+                                   int32_t num_teams, int32_t thread_limit,
+                                   void *host_ptr,
+                                   __tgt_kernel_arguments *kargs) {
+  return target_kernel(loc, device_id, num_teams, thread_limit, host_ptr,
+                       kargs, false);
+}
+
+/* clang 15: nowait through this entry point (KernelArgs version 1). */
 EXPORT int32_t __tgt_target_kernel_nowait(
     ident_t *loc, int64_t device_id, int32_t num_teams, int32_t thread_limit,
     void *host_ptr, __tgt_kernel_arguments *args, int32_t dep_num,
     void *dep_list, int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  return __tgt_target_kernel(loc, device_id, num_teams, thread_limit,
-                             host_ptr, args);
+  int32_t rc = target_kernel(loc, device_id, num_teams, thread_limit, host_ptr,
+                             args, true);
+  KEEP_FRAME();
+  return rc;
+}
+
+/* ---- the seed's asynchronous interface (choices: include/omptarget.h) ---- */
+
+static tgt_callback_fct seed_callback;
+
+EXPORT void __tgt_init_dep(tgt_callback_fct completion_callback) {
+  __atomic_store_n(&seed_callback, completion_callback, __ATOMIC_RELEASE);
+}
+
+EXPORT int32_t __tgt_enforce_dep(int32_t from_device_id, int32_t to_device_id,
+                                 tgt_event_t completion_event) {
+  int n = devices_count();
+  return completion_event && from_device_id >= 0 && from_device_id < n &&
+         to_device_id >= 0 && to_device_id < n;
+}
+
+EXPORT void __tgt_release_dep(tgt_sync_event_t completion_event) {
+  if (completion_event)
+    async_record_put(completion_event);
+}
+
+EXPORT int32_t __tgt_process_dep(void) { return async_process_pending(); }
+
+enum seed_op { SEED_DATA_BEGIN, SEED_DATA_END, SEED_DATA_UPDATE, SEED_TARGET };
+
+struct seed_call {
+  enum seed_op op;
+  int32_t device_id;
+  void *host_addr;
+  int32_t num_args;
+  void **args_base, **args;
+  int64_t *args_size;
+  int32_t *args_maptype;
+  int32_t num_teams, thread_limit;
+  int32_t num_dep_events;
+  tgt_event_t *dep_events;
+  tgt_event_t *completion_event;
+  tgt_callback_param_t param;
+};
+
+static const char *const seed_op_names[] = {
+    [SEED_DATA_BEGIN] = "__tgt_target_async_data_begin",
+    [SEED_DATA_END] = "__tgt_target_async_data_end",
+    [SEED_DATA_UPDATE] = "__tgt_target_async_data_update",
+    [SEED_TARGET] = "__tgt_target_async",
+};
+
+/* Dispatches one operation of the seed's interface on a new record.
+ * Returns 0 when it was started on a device (or, for a data operation, when
+ * the device is the host and there is nothing to do), OFFLOAD_FAIL when it
+ * could not start; then its callback has run once and the cause went to the
+ * failure policy. */
+static int32_t seed_dispatch(const struct seed_call *sc) {
+  const char *what = seed_op_names[sc->op];
+  tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
+  struct device *dev = NULL;
+  struct async_record *rec = NULL;
+  int64_t *types = NULL;
+  report_init();
+  report_error_clear();
+  if (sc->completion_event)
+    *sc->completion_event = NULL;
+  if (sc->num_dep_events < 0 || (sc->num_dep_events > 0 && !sc->dep_events)) {
+    report_error_set("%s: %d dependence events with a%s event array", what,
+                     sc->num_dep_events, sc->dep_events ? "n" : " NULL");
+    goto fail;
+  }
+  /* Dependences: each earlier operation completes before this one starts. */
+  for (int32_t i = 0; i < sc->num_dep_events; i++)
+    if (sc->dep_events[i])
+      async_record_wait(sc->dep_events[i]);
+  if (sc->num_args > 0 && sc->args_maptype) {
+    types = malloc(sizeof *types * (size_t)sc->num_args);
+    if (!types) {
+      report_error_set("%s: out of host memory for %d map types", what,
+                       sc->num_args);
+      goto fail;
+    }
+    for (int32_t i = 0; i < sc->num_args; i++)
+      types[i] = (int64_t)(uint32_t)sc->args_maptype[i];
+  }
+  struct map_args a = {sc->num_args, sc->args_base, sc->args, sc->args_size,
+                       types, NULL, NULL};
+  if (maps_check_args(&a, what) != 0)
+    goto fail;
+  if (report_policy() == POLICY_DISABLED)
+    goto on_host;
+  switch (target_resolve(sc->device_id, &dev)) {
+  case TARGET_ON_HOST: goto on_host;
+  case TARGET_FAILED: goto fail;
+  case TARGET_ON_DEVICE: break;
+  }
+  rec = async_record_new(dev, what);
+  if (!rec)
+    goto fail;
+  if (types && async_defer_host_free(rec, types) != 0)
+    goto fail;
+  types = NULL;
+  if (cb)
+    async_set_callback(rec, cb, sc->param);
+  int rc;
+  switch (sc->op) {
+  case SEED_DATA_BEGIN: rc = maps_data_begin_async(dev, &a, rec); break;
+  case SEED_DATA_END: rc = maps_data_end_async(dev, &a, rec); break;
+  case SEED_DATA_UPDATE: rc = maps_data_update_async(dev, &a, rec); break;
+  default: {
+    struct launch_request req = {
+        .host_ptr = sc->host_addr,
+        .args = a,
+        .num_teams = sc->num_teams,
+        .thread_limit = sc->thread_limit,
+        .tripcount = 0,
+        .dyn_ptr = false,
+    };
+    rc = launch_region_async(dev, &req, rec);
+  }
+  }
+  if (rc != 0)
+    goto fail;
+  __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
+  async_track(rec);
+  if (sc->completion_event)
+    *sc->completion_event = rec; /* the caller's reference */
+  else
+    async_record_put(rec);
+  return OFFLOAD_SUCCESS;
+
+on_host:
+  free(types);
+  if (cb)
+    cb(sc->param);
+  return sc->op == SEED_TARGET ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+fail:
+  free(types);
+  if (rec) {
+    async_record_wait(rec); /* runs the deferred work and the callback */
+    async_record_put(rec);
+  } else if (cb) {
+    cb(sc->param);
+  }
+  report_offload_failure(NULL, what, dev);
+  return OFFLOAD_FAIL;
+}
+
+EXPORT void __tgt_target_async_data_begin(
+    int32_t device_id, int32_t num_args, void **args_base, void **args,
+    int64_t *args_size, int32_t *args_maptype, int32_t num_dep_events,
+    tgt_event_t *dep_events, tgt_event_t *completion_event,
+    tgt_callback_param_t param) {
+  struct seed_call sc = {SEED_DATA_BEGIN, device_id, NULL, num_args,
+                         args_base, args, args_size, args_maptype, 0, 0,
+                         num_dep_events, dep_events, completion_event, param};
+  seed_dispatch(&sc);
+}
+
+EXPORT void __tgt_target_async_data_end(
+    int32_t device_id, int32_t num_args, void **args_base, void **args,
+    int64_t *args_size, int32_t *args_maptype, int32_t num_dep_events,
+    tgt_event_t *dep_events, tgt_event_t *completion_event,
+    tgt_callback_param_t param) {
+  struct seed_call sc = {SEED_DATA_END, device_id, NULL, num_args,
+                         args_base, args, args_size, args_maptype, 0, 0,
+                         num_dep_events, dep_events, completion_event, param};
+  seed_dispatch(&sc);
+}
+
+EXPORT void __tgt_target_async_data_update(
+    int32_t device_id, int32_t num_args, void **args_base, void **args,
+    int64_t *args_size, int32_t *args_maptype, int32_t num_dep_events,
+    tgt_event_t *dep_events, tgt_event_t *completion_event,
+    tgt_callback_param_t param) {
+  struct seed_call sc = {SEED_DATA_UPDATE, device_id, NULL, num_args,
+                         args_base, args, args_size, args_maptype, 0, 0,
+                         num_dep_events, dep_events, completion_event, param};
+  seed_dispatch(&sc);
+}
+
+/* The seed lists args_maptype twice; the second must repeat the first. */
+static int check_maptype_again(const char *what, int32_t *first,
+                               int32_t *again) {
+  if (!again || again == first)
+    return 0;
+  report_init();
+  report_error_clear();
+  report_error_set("%s: the second args_maptype (%p) differs from the first "
+                   "(%p); it must be NULL or the same array "
+                   "(include/omptarget.h)",
+                   what, (void *)again, (void *)first);
+  report_offload_failure(NULL, what, NULL);
+  return -1;
+}
+
+EXPORT int32_t __tgt_target_async(int32_t device_id, void *host_addr,
+                                  int32_t num_args, void **args_base,
+                                  void **args, int64_t *args_size,
+                                  int32_t *args_maptype,
+                                  int32_t *args_maptype_again,
+                                  int32_t num_dep_events,
+                                  tgt_event_t *dep_events,
+                                  tgt_event_t *completion_event,
+                                  tgt_callback_param_t param) {
+  struct seed_call sc = {SEED_TARGET, device_id, host_addr, num_args,
+                         args_base, args, args_size, args_maptype, -1, 0,
+                         num_dep_events, dep_events, completion_event, param};
+  if (check_maptype_again("__tgt_target_async", args_maptype,
+                          args_maptype_again) != 0) {
+    if (completion_event)
+      *completion_event = NULL;
+    tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
+    if (cb)
+      cb(param);
+    return OFFLOAD_FAIL;
+  }
+  return seed_dispatch(&sc);
+}
+
+EXPORT int32_t __tgt_target_async_teams(
+    int32_t device_id, void *host_addr, int32_t num_args, void **args_base,
+    void **args, int64_t *args_size, int32_t *args_maptype, int32_t num_teams,
+    int32_t thread_limit, int32_t *args_maptype_again, int32_t num_dep_events,
+    tgt_event_t *dep_events, tgt_event_t *completion_event,
+    tgt_callback_param_t param) {
+  struct seed_call sc = {SEED_TARGET, device_id, host_addr, num_args,
+                         args_base, args, args_size, args_maptype, num_teams,
+                         thread_limit, num_dep_events, dep_events,
+                         completion_event, param};
+  if (check_maptype_again("__tgt_target_async_teams", args_maptype,
+                          args_maptype_again) != 0) {
+    if (completion_event)
+      *completion_event = NULL;
+    tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
+    if (cb)
+      cb(param);
+    return OFFLOAD_FAIL;
+  }
+  return seed_dispatch(&sc);
 }
 
 /* ---- library lifetime ---------------------------------------------------- */

@@ -31,3 +31,39 @@ awk '
     printf "simtarget lookup 100000 vs 10 objects: %.2fx (target: flat)\n", sim["lookup_100000_us"] / sim["lookup_10_us"]
     printf "simtarget empty launch vs LLVM 14: %.1fx (target <= 10x)\n", sim["empty_launch_us"] / llvm["empty_launch_us"]
   }' "$out/llvm.txt" "$out/simtarget.txt"
+
+# ---- target nowait: 256 regions that each keep the device busy ~1 ms ----
+# (tests/bench/bench_nowait.c). simtarget's side is built with clang-19 and
+# runs on LLVM 19's libomp (16+ re-runs a target task through
+# __tgt_target_nowait_query instead of blocking a helper thread on it);
+# LLVM 14's side is the same program built with clang-14 on its own runtime.
+# Both with the same number of hidden helper threads.
+echo
+helpers=${BENCH_HIDDEN_HELPERS:-2}
+[ -f build/toolchains/env.sh ] || tests/toolchains.sh >/dev/null
+# shellcheck disable=SC1091
+. build/toolchains/env.sh
+if [ -z "${TC_CC_19:-}" ] || [ ! -e "$TC_HOSTLIB_19/libomp.so.5" ]; then
+  echo "nowait benchmark skipped: clang-19 or LLVM 19's libomp is missing (tests/toolchains.sh)"
+  exit 0
+fi
+# shellcheck disable=SC2086
+$TC_CC_19 $TC_FLAGS_19 -O2 tests/bench/bench_nowait.c -o "$out/bench_nowait_19"
+$cc -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu tests/bench/bench_nowait.c -o "$out/bench_nowait_14"
+echo "target nowait, $helpers hidden helper threads: LLVM 14 ($llvm_lib) ..."
+LIBOMP_NUM_HIDDEN_HELPER_THREADS=$helpers LD_LIBRARY_PATH=$llvm_lib OMP_TARGET_OFFLOAD=mandatory \
+  "$out/bench_nowait_14" > "$out/nowait_llvm.txt"
+echo "target nowait, $helpers hidden helper threads: simtarget (build/lib, libomp 19) ..."
+LIBOMP_NUM_HIDDEN_HELPER_THREADS=$helpers LD_LIBRARY_PATH=$PWD/build/lib:$TC_HOSTLIB_19 \
+  OMP_TARGET_OFFLOAD=mandatory "$out/bench_nowait_19" > "$out/nowait_simtarget.txt"
+awk '
+  FNR == NR { llvm[$1] = $2; next }
+  { sim[$1] = $2 }
+  END {
+    printf "%-22s %12s %12s\n", "metric", "llvm-14", "simtarget"
+    printf "%-22s %9.1f ms %9.1f ms\n", "serial (no nowait)", llvm["nowait_serial_ms"], sim["nowait_serial_ms"]
+    printf "%-22s %9.1f ms %9.1f ms\n", "nowait + taskwait", llvm["nowait_wall_ms"], sim["nowait_wall_ms"]
+    printf "%-22s %10.2fx %10.2fx\n", "overlap (serial/wall)", llvm["nowait_overlap_x"], sim["nowait_overlap_x"]
+    printf "simtarget nowait wall vs its serial sum: %.3fx (target < 0.1x)\n", sim["nowait_wall_ms"] / sim["nowait_serial_ms"]
+    printf "simtarget nowait wall vs LLVM 14: %.2fx\n", sim["nowait_wall_ms"] / llvm["nowait_wall_ms"]
+  }' "$out/nowait_llvm.txt" "$out/nowait_simtarget.txt"

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -94,6 +95,8 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     if (st != SIMDEV_SLOT_REQUEST)
       break;
     __builtin_ia32_pause();
+    if ((i & 255) == 255)
+      sched_yield(); /* on few cores, let the server have the CPU */
   }
   int died = 0;
   while (st == SIMDEV_SLOT_REQUEST) {
@@ -194,6 +197,7 @@ void channel_queue_post(struct sim_device *dev, int index) {
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->queues[index];
   s->prot_count = 0; /* flushed through the main slot by the caller */
+  s->command = SIMDEV_CMD_RUN;
   s->status = SIMDEV_STATUS_OK;
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
   if (atomic_load(&s->server_sleeping))

@@ -62,7 +62,6 @@ struct sim_queue {
 struct slot_pool {
   pthread_mutex_t lock;
   unsigned char used[SIMDEV_QUEUE_SLOTS];
-  int next; /* where the next search starts */
 };
 
 static struct slot_pool slot_pools[PLUGIN_MAX_DEVICES] = {
@@ -79,11 +78,10 @@ static int slot_claim(int32_t id) {
   struct slot_pool *p = &slot_pools[id];
   int found = -1;
   pthread_mutex_lock(&p->lock);
-  for (int n = 0; n < SIMDEV_QUEUE_SLOTS; n++) {
-    int i = (p->next + n) % SIMDEV_QUEUE_SLOTS;
+  /* Lowest free first: those slots already have a server thread. */
+  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
     if (!p->used[i]) {
       p->used[i] = 1;
-      p->next = (i + 1) % SIMDEV_QUEUE_SLOTS;
       found = i;
       break;
     }

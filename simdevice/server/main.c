@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,10 @@ static unsigned char *bounce;
 static struct server_runtime runtime;
 static pid_t host_pid;
 static unsigned char queue_started[SIMDEV_QUEUE_SLOTS];
+
+/* Pause-loop iterations before a slot's server thread sleeps. */
+#define MAIN_SLOT_SPINS 20000
+#define QUEUE_SLOT_SPINS 64
 
 void server_futex_wake(_Atomic uint32_t *word) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -275,15 +280,20 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   return leave;
 }
 
-/* Waits for REQUEST: spins a little (latency), then sleeps on the futex with
- * a timeout, leaving when the host process is gone. `sleeping` is the flag
- * the host reads to know it must wake this thread. */
-static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping) {
-  for (int spin = 0; spin < 20000; spin++) {
+/* Waits for REQUEST: spins `spins` times (latency), then sleeps on the futex
+ * with a timeout, leaving when the host process is gone. `sleeping` is the
+ * flag the host reads to know it must wake this thread. */
+static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
+                             int spins) {
+  for (int spin = 0; spin < spins; spin++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
       return;
     __builtin_ia32_pause();
+    /* Let runnable threads (kernels of queue slots, the host's) have the
+     * CPU while waiting: on few cores a pure spin starves them. */
+    if ((spin & 255) == 255)
+      sched_yield();
   }
   for (;;) {
     atomic_store(sleeping, 1);
@@ -303,7 +313,10 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping) 
 static void *queue_slot_thread(void *arg) {
   struct simdev_slot *s = arg;
   for (;;) {
-    wait_for_request(s, &s->server_sleeping);
+    /* Hardly any spinning: queue slots carry kernels, which take long
+     * enough that a futex wake costs nothing, and hundreds of spinning slot
+     * threads would take the CPUs from the kernels. */
+    wait_for_request(s, &s->server_sleeping, QUEUE_SLOT_SPINS);
     serve(s, 1);
   }
   return NULL;
@@ -395,7 +408,7 @@ int main(void) {
   server_futex_wake(&ctl->server_ready);
   struct simdev_slot *s = &ctl->slot;
   for (;;) {
-    wait_for_request(s, &ctl->server_sleeping);
+    wait_for_request(s, &ctl->server_sleeping, MAIN_SLOT_SPINS);
     if (serve(s, 0))
       break;
   }

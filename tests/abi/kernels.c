@@ -63,3 +63,37 @@ __attribute__((visibility("default"))) void bump_counter(void) {
   device_counter += 10;
 }
 ENTRY(bump_counter, 0);
+
+/* ---- asynchronous tests (tests/abi/test_async.c) ---- */
+#include <unistd.h>
+
+/* x[0] = x[0] * 10 + v, after sleeping `us` microseconds: the sleep keeps
+ * the device busy without a host CPU, the formula records the order. */
+__attribute__((visibility("default"))) void slow_step_kernel(long *x, long v,
+                                                             long us) {
+  usleep((useconds_t)us);
+  x[0] = x[0] * 10 + v;
+}
+ENTRY(slow_step_kernel, 0);
+
+/* A rendezvous of two kernels on different queues: wait_flag_kernel waits
+ * (up to 10 s) for set_flag_kernel to raise the flag; out[0] = 1 when it
+ * saw it, 0 when it gave up (the kernels did not run at the same time). */
+__attribute__((visibility("default"))) volatile long device_flag;
+ENTRY(device_flag, sizeof(long));
+
+__attribute__((visibility("default"))) void wait_flag_kernel(long *out) {
+  long seen = 0;
+  for (int i = 0; i < 10000 && !seen; i++) {
+    seen = __atomic_load_n(&device_flag, __ATOMIC_ACQUIRE);
+    if (!seen)
+      usleep(1000);
+  }
+  out[0] = seen;
+}
+ENTRY(wait_flag_kernel, 0);
+
+__attribute__((visibility("default"))) void set_flag_kernel(void) {
+  __atomic_store_n(&device_flag, 1, __ATOMIC_RELEASE);
+}
+ENTRY(set_flag_kernel, 0);
