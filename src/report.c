@@ -22,6 +22,9 @@
 #include "device.h"
 #include "plugins.h"
 
+/* Present only in gcov-instrumented builds. */
+extern void __gcov_dump(void) __attribute__((weak));
+
 static pthread_once_t report_once = PTHREAD_ONCE_INIT;
 static int debug_level;
 static _Atomic uint32_t info_flags;
@@ -186,6 +189,12 @@ void report_offload_failure(const ident_t *loc, const char *construct,
     mapping_dump(&dev->map, stderr, title);
     pthread_mutex_unlock(&dev->map.lock);
   }
+  /* _exit, not exit: the failing construct may run in a libomp helper
+   * thread (target nowait), and exit() from there deadlocks in libomp's own
+   * shutdown, which waits for that very thread. LLVM aborts here; the issue
+   * asks for status 1. Device processes notice that the host is gone. */
   fflush(NULL);
-  exit(1);
+  if (__gcov_dump) /* coverage builds: keep the counters of this run */
+    __gcov_dump();
+  _exit(1);
 }

@@ -89,6 +89,8 @@ fi
 b=$(build_prog $V tests/programs/indirect.c -fopenmp-version=51) && add "indirect/clang-$V" "$b" mandatory
 b=$(build_prog $V tests/programs/neg_unmapped_ptr.c) && add "neg_unmapped_ptr/clang-$V" "$b" mandatory
 b=$(build_prog $V tests/programs/usm.c) && add "usm/clang-$V" "$b" mandatory
+# target nowait + depend: the asynchronous queues (libomp 16+ on the host)
+b=$(build_prog $V tests/programs/nowait_depend.c) && add "nowait_depend/clang-$V" "$b" mandatory
 add "abi_driver" "$OUT/abi_driver $ROOT/build/tests/abi/kernels.so" mandatory "" 1
 
 # ---------------------------------------------------------------- running
@@ -236,6 +238,16 @@ done
 if [ ${#never[@]} -gt 0 ]; then
   failed=$((failed + 1))
   echo "FAIL  never injected although called: ${never[*]}"
+fi
+# Every function libomptarget has a call site for must have been reached by
+# the corpus (and so injected), not only those that happened to be called.
+unreached=()
+for fn in $(sed -n -E 's/.*X\([0-9]+, *[A-Z_0-9]+, *([a-z_]+),.*/\1/p' src/fault_sites.h | sort -u); do
+  [ "${inj_calls[$fn]:-0}" != 0 ] || unreached+=("$fn")
+done
+if [ ${#unreached[@]} -gt 0 ]; then
+  failed=$((failed + 1))
+  echo "FAIL  libomptarget calls these, but the corpus never reached them: ${unreached[*]}"
 fi
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed runs (logs in $LOGS):"; printf '  %s\n' "${failures[@]}" | head -50
