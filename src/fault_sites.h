@@ -67,6 +67,8 @@
   X(28, ASYNC_LAUNCH, run_target_team_region_async, "src/async.c async_launch")\
   X(29, ASYNC_SYNCHRONIZE, synchronize, "src/async.c queue_progress")          \
   X(30, ASYNC_QUERY, query_async, "src/async.c queue_progress")                \
-  X(31, ASYNC_LAST_ERROR, get_last_error, "src/async.c add_plugin_cause")
+  X(31, ASYNC_LAST_ERROR, get_last_error, "src/async.c add_plugin_cause")      \
+  /* src/plugins.c: why a plugin has no devices */                            \
+  X(32, PLUGINS_NO_DEVICES_CAUSE, get_last_error, "src/plugins.c plugins_open")
 
 #endif

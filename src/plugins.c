@@ -137,7 +137,19 @@ int plugins_open(const char *path, struct plugin *out, char *why,
     goto out_deinit;
   }
   if (devices == 0) {
-    snprintf(why, why_len, "has no devices");
+    /* Say why when the plugin can (no driver, no GPU, ...). The device id
+     * is meaningless here; a plugin answers with its own global cause. */
+    __tgt_rtl_error err;
+    memset(&err, 0, sizeof err);
+    if (out->ops.get_last_error &&
+        RTL_CALL(PLUGINS_NO_DEVICES_CAUSE, &out->ops, get_last_error)(
+            0, &err) == 0 &&
+        err.message[0]) {
+      err.message[sizeof err.message - 1] = '\0';
+      snprintf(why, why_len, "has no devices: %s", err.message);
+    } else {
+      snprintf(why, why_len, "has no devices");
+    }
     goto out_deinit;
   }
   out->name = plugin_name_from_path(path);
