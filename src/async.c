@@ -24,6 +24,7 @@ struct restore {
 struct async_record {
   struct device *dev;
   const char *what;
+  const ident_t *loc; /* the compiler's, static: valid as long as we are */
   pthread_mutex_t lock;
   _Atomic int refs;
   __tgt_async_info info;
@@ -60,7 +61,8 @@ static int grow(void **array, size_t *cap, size_t num, size_t size) {
   return 0;
 }
 
-struct async_record *async_record_new(struct device *dev, const char *what) {
+struct async_record *async_record_new(struct device *dev, const char *what,
+                                      const ident_t *loc) {
   struct async_record *r = calloc(1, sizeof *r);
   if (!r) {
     report_error_set("%s: out of host memory for an asynchronous construct",
@@ -69,6 +71,7 @@ struct async_record *async_record_new(struct device *dev, const char *what) {
   }
   r->dev = dev;
   r->what = what;
+  r->loc = loc;
   r->refs = 1;
   r->status = ASYNC_PENDING;
   pthread_mutex_init(&r->lock, NULL);
@@ -430,4 +433,10 @@ int async_process_pending(void) {
     pthread_mutex_unlock(&tracked_lock);
   }
   return pending;
+}
+
+const char *async_record_what(struct async_record *r) { return r->what; }
+
+const ident_t *async_record_location(struct async_record *r) {
+  return r->loc;
 }

@@ -35,7 +35,8 @@ struct async_record;
 /* A new record for a construct on `dev` ("target", "target exit data"...),
  * holding one reference. NULL (with report_error_set) out of memory. */
 HIDDEN struct async_record *async_record_new(struct device *dev,
-                                             const char *what);
+                                             const char *what,
+                                             const ident_t *loc);
 HIDDEN void async_record_get(struct async_record *r);
 /* Drops a reference; the last one frees the record. A record still pending
  * is first waited for (nothing it queued may outlive it). */
@@ -79,6 +80,9 @@ HIDDEN enum async_status async_record_wait(struct async_record *r);
 /* Why a FAILED record failed ("" otherwise). */
 HIDDEN const char *async_record_error(struct async_record *r);
 HIDDEN struct device *async_record_device(struct async_record *r);
+/* The construct and its source location, for a failure found later. */
+HIDDEN const char *async_record_what(struct async_record *r);
+HIDDEN const ident_t *async_record_location(struct async_record *r);
 
 /* ---- records of the seed's asynchronous interface --------------------- */
 /* Track `r` (one more reference) for async_process_pending. */

@@ -180,8 +180,10 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
                      "host version cannot run instead)",
                      async_record_error(rec));
     struct device *dev = async_record_device(rec);
+    const ident_t *loc = async_record_location(rec);
+    const char *what = async_record_what(rec);
     async_record_put(rec);
-    report_offload_failure(NULL, "target nowait", dev);
+    report_offload_failure(loc, what, dev);
     return;
   }
   async_record_put(rec);
@@ -214,9 +216,9 @@ static int data_op_on_device(struct device *dev, enum data_op op,
 
 /* A nowait data construct on one device: dispatched on a new record, then
  * finished as finish_nowait says. 0 or -1 with the cause recorded. */
-static int data_op_nowait(struct device *dev, enum data_op op,
-                          const struct map_args *a) {
-  struct async_record *rec = async_record_new(dev, data_op_names[op]);
+static int data_op_nowait(const ident_t *loc, struct device *dev,
+                          enum data_op op, const struct map_args *a) {
+  struct async_record *rec = async_record_new(dev, data_op_names[op], loc);
   if (!rec)
     return -1;
   if (data_op_on_device(dev, op, a, rec) != 0) {
@@ -262,7 +264,7 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
-  if ((nowait ? data_op_nowait(dev, op, &a)
+  if ((nowait ? data_op_nowait(loc, dev, op, &a)
               : data_op_on_device(dev, op, &a, NULL)) == 0)
     return;
 fail:
@@ -403,7 +405,7 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
       return OFFLOAD_SUCCESS;
     goto fail;
   }
-  struct async_record *rec = async_record_new(dev, what);
+  struct async_record *rec = async_record_new(dev, what, loc);
   if (!rec)
     goto fail;
   if (launch_region_async(dev, req, rec) != 0) {
@@ -663,7 +665,7 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
-  rec = async_record_new(dev, what);
+  rec = async_record_new(dev, what, NULL); /* the seed's calls have none */
   if (!rec)
     goto fail;
   if (types && async_defer_host_free(rec, types) != 0)
