@@ -675,7 +675,8 @@ static int publish_indirect_table(struct device *dev) {
   for (size_t i = 0; i < n; i++)
     if (unique == 0 || table[unique - 1].host_ptr != table[i].host_ptr)
       table[unique++] = table[i];
-  int32_t rc = dev->plugin->ops.set_function_ptr_map(dev->rtl_id, unique, table);
+  int32_t rc = RTL_CALL(DEVICE_SET_FPTR_MAP, &dev->plugin->ops,
+                        set_function_ptr_map)(dev->rtl_id, unique, table);
   free(table);
   if (rc != OFFLOAD_SUCCESS) {
     char cause[600];
