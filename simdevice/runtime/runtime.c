@@ -14,7 +14,8 @@
  *   thread limit           thread_limit if given, else the cap
  *   default threads of a parallel region without num_threads:
  *                          thread_limit if given, else
- *                          max(2, online CPUs / num_teams), clamped to the cap
+ *                          max(1, online CPUs / num_teams), clamped to the cap
+ *                          (the league fills the CPUs once: no oversubscription)
  *   SIMDEVICE_DEVICE_NUM   what omp_get_device_num() returns      default 0
  * All teams of a league run at once, each on its own pool thread, and each
  * parallel region gets its threads from the same pool; the pool keeps its
@@ -101,8 +102,8 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t nteams)
   const struct rt_caps *c = rt_caps();
   if (requested <= 0) {
     requested = c->ncpus / (nteams > 0 ? nteams : 1);
-    if (requested < 2)
-      requested = 2;
+    if (requested < 1)
+      requested = 1;
   }
   return clamp(requested, 1, c->max_threads);
 }
