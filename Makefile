@@ -83,7 +83,7 @@ $(B)/obj/%.o: %.c
 $(LIB): $(CORE_OBJ) src/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libomptarget.so -Wl,--version-script=src/exports.map -Wl,-Bsymbolic \
-	  -Wl,--no-undefined -o $@ $(CORE_OBJ) -ldl -lpthread
+	  -Wl,--no-undefined $(LIB_LDFLAGS) -o $@ $(CORE_OBJ) -ldl -lpthread
 
 $(addprefix $(B)/lib/,$(SONAMES)): $(LIB)
 	ln -sf libomptarget.so $@
