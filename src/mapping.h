@@ -41,8 +41,9 @@ struct mapping_entry {
   /* An asynchronous construct (src/async.h) whose queued copy back or
    * removal of this entry has not completed: other constructs wait for it. */
   struct async_record *busy;
-  /* tree links, private to mapping.c */
+  /* tree and hash links, private to mapping.c */
   struct mapping_entry *left, *right;
+  struct mapping_entry *hash_next;
   int height;
 };
 
@@ -50,6 +51,10 @@ struct mapping_table {
   pthread_mutex_t lock;
   struct mapping_entry *root;
   size_t count;
+  /* Entries by exact host begin (chained; NULL until the first insert, or
+   * after an allocation failure: lookups then use the tree alone). */
+  struct mapping_entry **buckets;
+  size_t nbuckets; /* a power of two */
 };
 
 enum mapping_overlap {
