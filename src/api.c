@@ -278,6 +278,7 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
     if (e) {
       e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
       e->owned = false;
+      e->associated = true;
     } else {
       report_error("omp_target_associate_ptr: out of host memory");
       rc = ENOMEM;
@@ -308,8 +309,7 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
                  "with device %d",
                  host_ptr, device_num);
     rc = EINVAL;
-  } else if (e->owned || e->dyn_refcount != MAPPING_REFCOUNT_INFINITE ||
-             strcmp(e->name, "associated") != 0) {
+  } else if (!e->associated) {
     report_error("omp_target_disassociate_ptr: host %p was mapped by a map "
                  "clause or declare target, not by omp_target_associate_ptr",
                  host_ptr);

@@ -105,21 +105,6 @@ static const struct plugin_ops *ops_of(struct async_record *r) {
   return &r->dev->plugin->ops;
 }
 
-/* The plugin's explanation of its last failure, appended to the cause. */
-static void add_plugin_cause(struct device *dev) {
-  if (!dev->plugin->ops.get_last_error)
-    return;
-  __tgt_rtl_error err;
-  memset(&err, 0, sizeof err);
-  if (RTL_CALL(ASYNC_LAST_ERROR, &dev->plugin->ops, get_last_error)(
-          dev->rtl_id, &err) != 0)
-    return;
-  err.message[sizeof err.message - 1] = '\0';
-  if (err.message[0])
-    report_error_set("plugin %s says: %s",
-                     dev->plugin->name ? dev->plugin->name : "?", err.message);
-}
-
 int async_submit(struct async_record *r, void *tgt, void *hst, int64_t size,
                  const char *name) {
   if (!ops_of(r)->data_submit_async)
@@ -137,7 +122,7 @@ int async_submit(struct async_record *r, void *tgt, void *hst, int64_t size,
     report_error_set("device %d: queueing a copy of %" PRId64
                      " bytes from host %p to device %p failed",
                      r->dev->id, size, hst, tgt);
-    add_plugin_cause(r->dev);
+    device_add_plugin_cause(r->dev);
     return -1;
   }
   return 0;
@@ -160,7 +145,7 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
     report_error_set("device %d: queueing a copy of %" PRId64
                      " bytes from device %p to host %p failed",
                      r->dev->id, size, tgt, hst);
-    add_plugin_cause(r->dev);
+    device_add_plugin_cause(r->dev);
     return -1;
   }
   return 0;
@@ -182,7 +167,7 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
                      "argument%s failed",
                      r->dev->id, kernel->name ? kernel->name : "?",
                      kernel->tgt_addr, num_args, num_args == 1 ? "" : "s");
-    add_plugin_cause(r->dev);
+    device_add_plugin_cause(r->dev);
     return -1;
   }
   return 0;
@@ -354,7 +339,7 @@ static void queue_progress(struct async_record *r, bool block) {
     report_error_set("device %d: the queued work of the asynchronous %s "
                      "failed",
                      r->dev->id, r->what);
-    add_plugin_cause(r->dev);
+    device_add_plugin_cause(r->dev);
     snprintf(r->error, sizeof r->error, "%s", report_error_get());
     report_error_clear();
     if (saved[0])

@@ -129,21 +129,6 @@ struct device *device_get(int64_t id) {
 
 /* ---- failures ------------------------------------------------------------ */
 
-/* The plugin's own explanation of its last failure, as "; plugin x says: .." */
-static void plugin_cause(struct device *dev, char *buf, size_t len) {
-  buf[0] = '\0';
-  if (!dev->plugin->ops.get_last_error)
-    return;
-  __tgt_rtl_error err;
-  memset(&err, 0, sizeof err);
-  if (RTL_CALL(DEVICE_CAUSE_LAST_ERROR, &dev->plugin->ops, get_last_error)(
-          dev->rtl_id, &err) != 0)
-    return;
-  err.message[sizeof err.message - 1] = '\0';
-  if (err.message[0])
-    snprintf(buf, len, "; plugin %s says: %s", dev->plugin->name, err.message);
-}
-
 /* Mark the device unusable for good; the reason is repeated on every later
  * device_ready(). Called with dev->lock held. */
 static void device_fail(struct device *dev, const char *fmt, ...)
@@ -167,7 +152,7 @@ static int device_initialise(struct device *dev) {
   if (req != OMP_REQ_UNDEFINED && ops->init_requires) {
     int64_t rc = RTL_CALL(DEVICE_INIT_REQUIRES, ops, init_requires)(req);
     if (rc == (int64_t)OFFLOAD_FAIL) {
-      plugin_cause(dev, cause, sizeof cause);
+      device_plugin_cause(dev, cause, sizeof cause);
       device_fail(dev,
                   "device %d (plugin %s): the plugin cannot honour the"
                   " 'requires' flags 0x%" PRIx64 "%s",
@@ -187,7 +172,7 @@ static int device_initialise(struct device *dev) {
     };
     for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
       if ((req & needs[i].bit) && !(rc & needs[i].bit)) {
-        plugin_cause(dev, cause, sizeof cause);
+        device_plugin_cause(dev, cause, sizeof cause);
         device_fail(dev,
                     "device %d (plugin %s): the program requires %s "
                     "(`#pragma omp requires %s`), which this device cannot "
@@ -199,7 +184,7 @@ static int device_initialise(struct device *dev) {
   }
   int32_t rc = RTL_CALL(DEVICE_INIT_DEVICE, ops, init_device)(dev->rtl_id);
   if (rc != OFFLOAD_SUCCESS) {
-    plugin_cause(dev, cause, sizeof cause);
+    device_plugin_cause(dev, cause, sizeof cause);
     device_fail(dev,
                 "device %d (plugin %s, its device %d): initialisation failed"
                 " (__tgt_rtl_init_device returned %d)%s",
@@ -544,7 +529,7 @@ static void explain_unaccepted(struct device *dev,
       snprintf(machine, sizeof machine, "ELF machine %u, ", m);
     }
     char cause[600];
-    plugin_cause(dev, cause, sizeof cause);
+    device_plugin_cause(dev, cause, sizeof cause);
     char line[1024];
     snprintf(line, sizeof line,
              "image %d of library registered at %p: triple %s, not accepted"
@@ -575,7 +560,7 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib,
   __tgt_target_table *table = RTL_CALL(DEVICE_LOAD_BINARY, ops, load_binary)(
       dev->rtl_id, &img->plugin_image);
   if (!table) {
-    plugin_cause(dev, cause, sizeof cause);
+    device_plugin_cause(dev, cause, sizeof cause);
     device_fail(dev,
                 "device %d (plugin %s): loading image %d (%zu bytes, triple %s)"
                 " of the library registered at %p failed%s",
@@ -680,7 +665,7 @@ static int publish_indirect_table(struct device *dev) {
   free(table);
   if (rc != OFFLOAD_SUCCESS) {
     char cause[600];
-    plugin_cause(dev, cause, sizeof cause);
+    device_plugin_cause(dev, cause, sizeof cause);
     device_fail(dev,
                 "device %d (plugin %s): registering %zu 'declare target"
                 " indirect' functions failed (__tgt_rtl_set_function_ptr_map"

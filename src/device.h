@@ -90,6 +90,11 @@ HIDDEN void device_unload_lib(struct device *dev, struct registered_lib *lib);
 /* deinit_device if the device was initialised, then device_teardown. */
 HIDDEN void device_release(struct device *dev);
 /* For unit tests: set up `dev` as a ready device backed by `plugin`. */
+/* The plugin's explanation of its last failure (get_last_error), as
+ * "; plugin x says: ..." in buf ("" when it offers none), or appended to the
+ * current cause (report_error_set). */
+HIDDEN void device_plugin_cause(struct device *dev, char *buf, size_t len);
+HIDDEN void device_add_plugin_cause(struct device *dev);
 HIDDEN void device_init_for_test(struct device *dev, struct plugin *plugin,
                                  int32_t rtl_id);
 

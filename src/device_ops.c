@@ -13,8 +13,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* Append the plugin's explanation of its last failure, if it offers one. */
-static void add_plugin_cause(struct device *dev) {
+void device_plugin_cause(struct device *dev, char *buf, size_t len) {
+  buf[0] = '\0';
   if (!dev->plugin->ops.get_last_error)
     return;
   __tgt_rtl_error err;
@@ -24,8 +24,15 @@ static void add_plugin_cause(struct device *dev) {
     return;
   err.message[sizeof err.message - 1] = '\0';
   if (err.message[0])
-    report_error_set("plugin %s says: %s",
-                     dev->plugin->name ? dev->plugin->name : "?", err.message);
+    snprintf(buf, len, "; plugin %s says: %s",
+             dev->plugin->name ? dev->plugin->name : "?", err.message);
+}
+
+void device_add_plugin_cause(struct device *dev) {
+  char cause[600];
+  device_plugin_cause(dev, cause, sizeof cause);
+  if (cause[0])
+    report_error_set("%s", cause + 2); /* report_error_set adds the "; " */
 }
 
 void device_init_for_test(struct device *dev, struct plugin *plugin,
@@ -46,7 +53,7 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
     report_error_set("device %d: allocating %" PRId64
                      " bytes of device memory for host %p failed",
                      dev->id, size, hst_ptr);
-    add_plugin_cause(dev);
+    device_add_plugin_cause(dev);
   }
   return p;
 }
@@ -56,7 +63,7 @@ int device_delete(struct device *dev, void *tgt_ptr) {
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: freeing device memory %p failed", dev->id,
                      tgt_ptr);
-    add_plugin_cause(dev);
+    device_add_plugin_cause(dev);
   }
   return rc;
 }
@@ -73,7 +80,7 @@ int device_submit_named(struct device *dev, void *tgt_ptr, void *hst_ptr,
     report_error_set("device %d: copying %" PRId64
                      " bytes from host %p to device %p failed",
                      dev->id, size, hst_ptr, tgt_ptr);
-    add_plugin_cause(dev);
+    device_add_plugin_cause(dev);
   }
   return rc;
 }
@@ -90,7 +97,7 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
     report_error_set("device %d: copying %" PRId64
                      " bytes from device %p to host %p failed",
                      dev->id, size, tgt_ptr, hst_ptr);
-    add_plugin_cause(dev);
+    device_add_plugin_cause(dev);
   }
   return rc;
 }
@@ -117,7 +124,7 @@ int device_launch(struct device *dev, const struct device_entry *kernel,
                      dev->id, kernel->name ? kernel->name : "?",
                      kernel->tgt_addr, num_args, num_args == 1 ? "" : "s",
                      num_teams, thread_limit);
-    add_plugin_cause(dev);
+    device_add_plugin_cause(dev);
   }
   return rc;
 }

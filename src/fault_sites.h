@@ -20,7 +20,7 @@
 
 #define FAULT_SITES(X)                                                         \
   /* src/device_ops.c: the data and launch wrappers */                        \
-  X(1, DEVOPS_LAST_ERROR, get_last_error, "src/device_ops.c add_plugin_cause")\
+  X(1, DEVOPS_LAST_ERROR, get_last_error, "src/device_ops.c device_plugin_cause")\
   X(2, DEVOPS_ALLOC, data_alloc, "src/device_ops.c device_alloc")              \
   X(3, DEVOPS_DELETE, data_delete, "src/device_ops.c device_delete")           \
   X(4, DEVOPS_SUBMIT, data_submit, "src/device_ops.c device_submit_named")     \
@@ -28,7 +28,7 @@
     "src/device_ops.c device_retrieve_named")                                  \
   X(6, DEVOPS_LAUNCH, run_target_team_region, "src/device_ops.c device_launch")\
   /* src/device.c: lifecycle and images */                                    \
-  X(7, DEVICE_CAUSE_LAST_ERROR, get_last_error, "src/device.c plugin_cause")   \
+  /* 7: retired (device.c's cause now comes through site 1) */              \
   X(8, DEVICE_INIT_REQUIRES, init_requires, "src/device.c device_initialise")  \
   X(9, DEVICE_INIT_DEVICE, init_device, "src/device.c device_initialise")      \
   X(10, DEVICE_IS_VALID_BINARY, is_valid_binary,                               \
@@ -67,7 +67,7 @@
   X(28, ASYNC_LAUNCH, run_target_team_region_async, "src/async.c async_launch")\
   X(29, ASYNC_SYNCHRONIZE, synchronize, "src/async.c queue_progress")          \
   X(30, ASYNC_QUERY, query_async, "src/async.c queue_progress")                \
-  X(31, ASYNC_LAST_ERROR, get_last_error, "src/async.c add_plugin_cause")      \
+  /* 31: retired (async.c's cause now comes through site 1) */             \
   /* src/plugins.c: why a plugin has no devices */                            \
   X(32, PLUGINS_NO_DEVICES_CAUSE, get_last_error, "src/plugins.c plugins_open")
 

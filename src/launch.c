@@ -247,10 +247,6 @@ static void launch_explain_fault(struct device *dev,
 }
 
 /* One private (firstprivate) copy made for this launch. */
-struct launch_private {
-  void *tgt;
-};
-
 int launch_region(struct device *dev, const struct launch_request *req) {
   return launch_region_async(dev, req, NULL);
 }
@@ -269,7 +265,7 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
   int rc = -1;
   void **params = NULL;
   ptrdiff_t *offsets = NULL;
-  struct launch_private *privates = NULL;
+  void **privates = NULL; /* device copies of (first)private entries */
   int32_t num_privates = 0;
 
   if (device_lookup_entry(dev, req->host_ptr, &kernel) != 0)
@@ -317,7 +313,7 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
         goto out_free_privates;
       }
       if (!rec)
-        privates[num_privates++].tgt = tgt;
+        privates[num_privates++] = tgt;
       if ((type & OMP_TGT_MAPTYPE_TO) && size > 0 &&
           (rec ? async_submit(rec, tgt, a->begin[i], size, NULL)
                : device_submit(dev, tgt, a->begin[i], size)) != 0)
@@ -366,7 +362,7 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
 
 out_free_privates:
   for (int32_t j = 0; j < num_privates; j++)
-    device_delete(dev, privates[j].tgt);
+    device_delete(dev, privates[j]);
 out_unmap:
   if (rc == 0) {
     rc = maps_data_end_async(dev, a, rec);

@@ -36,6 +36,7 @@ struct mapping_entry {
   uint64_t dyn_refcount;        /* MAPPING_REFCOUNT_INFINITE: never removed */
   uint64_t hold_refcount;       /* ompx_hold */
   bool owned;                   /* tgt memory allocated by us (freed on removal) */
+  bool associated;              /* made by omp_target_associate_ptr */
   char name[96];                /* "x[0:16]" when the compiler gave names */
   struct shadow_ptr *shadows;
   /* An asynchronous construct (src/async.h) whose queued copy back or
