@@ -12,6 +12,7 @@
  */
 #include "async.h"
 #include "faults.h"
+#include "maps.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -193,16 +194,10 @@ int async_defer_restore(struct async_record *r, uintptr_t addr,
   return rc == 0 ? 0 : out_of_memory(r);
 }
 
-int async_defer_entry(struct async_record *r, struct mapping_entry *e,
+/* Appends `e` to the record's entries (each listing is one pin). */
+static int list_entry(struct async_record *r, struct mapping_entry *e,
                       bool remove) {
   pthread_mutex_lock(&r->lock);
-  for (size_t i = 0; i < r->num_entries; i++) {
-    if (r->entries[i] == e) {
-      r->remove[i] = r->remove[i] || remove;
-      pthread_mutex_unlock(&r->lock);
-      return 0;
-    }
-  }
   size_t cap = r->cap_entries;
   int rc = grow((void **)&r->entries, &cap, r->num_entries,
                 sizeof *r->entries);
@@ -217,10 +212,22 @@ int async_defer_entry(struct async_record *r, struct mapping_entry *e,
     r->cap_entries = cap;
     r->entries[r->num_entries] = e;
     r->remove[r->num_entries++] = remove;
-    e->busy = r;
+    e->pins++;
   }
   pthread_mutex_unlock(&r->lock);
   return rc == 0 ? 0 : out_of_memory(r);
+}
+
+int async_pin_entry(struct async_record *r, struct mapping_entry *e) {
+  return list_entry(r, e, false);
+}
+
+int async_defer_entry(struct async_record *r, struct mapping_entry *e,
+                      bool remove) {
+  if (list_entry(r, e, remove) != 0)
+    return -1;
+  e->busy = r;
+  return 0;
 }
 
 static int defer_pointer(struct async_record *r, void ***array, size_t *num,
@@ -269,18 +276,21 @@ static void run_deferred(struct async_record *r) {
     struct mapping_entry *e = r->entries[i];
     if (e->busy == r)
       e->busy = NULL;
-    if (!r->remove[i] || e->dyn_refcount != 0 || e->hold_refcount != 0)
-      continue;
-    void *tgt = (void *)e->tgt_begin;
-    bool owned = e->owned;
-    report_info(INFO_MAPPING_CHANGED,
-                "Removing map entry with HstPtrBegin=0x%" PRIxPTR
-                ", TgtPtrBegin=%p, Size=%" PRIuPTR
-                ", Name=%s (after the asynchronous %s)",
-                e->hst_begin, tgt, e->hst_end - e->hst_begin,
-                e->name[0] ? e->name : "unknown", r->what);
-    mapping_remove(&dev->map, e);
-    if (owned && device_delete(dev, tgt) != 0 && ok) {
+    int rc = 0;
+    if (r->remove[i] && !e->unlinked && e->dyn_refcount == 0 &&
+        e->hold_refcount == 0) {
+      report_info(INFO_MAPPING_CHANGED,
+                  "Removing map entry with HstPtrBegin=0x%" PRIxPTR
+                  ", TgtPtrBegin=0x%" PRIxPTR ", Size=%" PRIuPTR
+                  ", Name=%s (after the asynchronous %s)",
+                  e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
+                  e->name[0] ? e->name : "unknown", r->what);
+      rc = maps_entry_remove(dev, e); /* still pinned: only unlinked */
+    }
+    /* The last in-flight user of a removed entry frees its device memory. */
+    if (maps_entry_unpin(dev, e) != 0)
+      rc = -1;
+    if (rc != 0 && ok) {
       snprintf(r->error, sizeof r->error,
                "%s: freeing the device memory of a removed mapping failed: %s",
                r->what, report_error_get());

@@ -58,8 +58,12 @@ HIDDEN int async_launch(struct async_record *r,
 /* Restore 8 bytes of host memory at `addr` to `value` (a shadow pointer). */
 HIDDEN int async_defer_restore(struct async_record *r, uintptr_t addr,
                                uintptr_t value);
-/* Mark `e` busy until this record completes; with `remove`, remove it then
- * if its counts are still zero. Caller holds dev->map.lock. */
+/* Pin `e` (mapping_entry.pins) until this record completes: its device
+ * memory outlives the record's queued work even if another construct
+ * removes the entry meanwhile. Caller holds dev->map.lock. */
+HIDDEN int async_pin_entry(struct async_record *r, struct mapping_entry *e);
+/* Pin `e` and mark it busy until this record completes; with `remove`,
+ * remove it then if its counts are still zero. Caller holds dev->map.lock. */
 HIDDEN int async_defer_entry(struct async_record *r, struct mapping_entry *e,
                              bool remove);
 /* Free device memory `tgt` (a private copy) after completion. */

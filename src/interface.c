@@ -104,12 +104,10 @@ static struct libomp_task_hooks task_hooks;
 static pthread_once_t task_hooks_once = PTHREAD_ONCE_INIT;
 
 static void task_hooks_lookup(void) {
-  /* Off unless SIMTARGET_NOWAIT=async: with it, nowait_many.c fails about
-   * one run in fifteen (a region reading a shared mapping that another
-   * region's deferred completion is changing), so blocking stays the
-   * default until that race is found. */
+  /* SIMTARGET_NOWAIT=wait: every nowait construct waits in its task (to
+   * compare, or to rule the protocol out when hunting a bug). */
   const char *mode = getenv("SIMTARGET_NOWAIT");
-  if (!mode || strcmp(mode, "async") != 0)
+  if (mode && strcmp(mode, "wait") == 0)
     return;
   void *num = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
   void *team = dlsym(RTLD_DEFAULT, "__kmpc_omp_has_task_team");

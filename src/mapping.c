@@ -330,15 +330,29 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
   return e;
 }
 
-void mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
+bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   bool found = false;
   t->root = remove_node(t->root, e, &found);
   if (!found)
-    return; /* not ours: leave it alone rather than free a stranger */
+    return false; /* not ours: leave it alone rather than free a stranger */
   hash_remove(t, e);
   t->count--;
+  if (e->pins > 0) {
+    e->unlinked = true;
+    e->left = e->right = e->hash_next = NULL;
+    return false;
+  }
   free_shadows(e);
   free(e);
+  return true;
+}
+
+bool mapping_unpin(struct mapping_entry *e) {
+  if (--e->pins > 0 || !e->unlinked)
+    return false;
+  free_shadows(e);
+  free(e);
+  return true;
 }
 
 /* ------------------------------------------------------- traversal */

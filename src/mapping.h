@@ -42,6 +42,13 @@ struct mapping_entry {
   /* An asynchronous construct (src/async.h) whose queued copy back or
    * removal of this entry has not completed: other constructs wait for it. */
   struct async_record *busy;
+  /* How many asynchronous constructs in flight have queued work that uses
+   * this entry's device memory (src/async.c). A removed entry that is still
+   * pinned leaves the table at once but lives on, `unlinked`, until the last
+   * of them completes (mapping_unpin): a kernel still running never sees its
+   * device memory freed and reused by another construct. */
+  uint32_t pins;
+  bool unlinked;
   /* tree and hash links, private to mapping.c */
   struct mapping_entry *left, *right;
   struct mapping_entry *hash_next;
@@ -86,8 +93,14 @@ HIDDEN struct mapping_entry *mapping_insert(struct mapping_table *t,
                                             uintptr_t hst_end,
                                             uintptr_t tgt_begin,
                                             const char *name);
-/* Unlink and free an entry and its shadows (not the device memory). */
-HIDDEN void mapping_remove(struct mapping_table *t, struct mapping_entry *e);
+/* Take an entry out of the table and free it and its shadows (not the
+ * device memory). A pinned entry is only unlinked (it is freed by its last
+ * mapping_unpin). Returns true when the entry was freed, so the caller frees
+ * its device memory now; false when that is left to the last unpin. */
+HIDDEN bool mapping_remove(struct mapping_table *t, struct mapping_entry *e);
+/* One in-flight construct no longer uses `e`. Returns true when that freed
+ * an unlinked entry: the caller then frees the device memory of `tgt`. */
+HIDDEN bool mapping_unpin(struct mapping_entry *e);
 /* Visit entries in host-address order; stop when fn returns non-zero. */
 HIDDEN void mapping_foreach(struct mapping_table *t,
                             int (*fn)(struct mapping_entry *, void *),

@@ -212,6 +212,24 @@ static bool created_here(struct construct *c, struct mapping_entry *e) {
   return t && t->created;
 }
 
+/* ------------------------------------------------- entry lifetime */
+
+int maps_entry_remove(struct device *dev, struct mapping_entry *e) {
+  void *tgt = (void *)e->tgt_begin;
+  bool owned = e->owned;
+  if (!mapping_remove(&dev->map, e) || !owned)
+    return 0;
+  return device_delete(dev, tgt);
+}
+
+int maps_entry_unpin(struct device *dev, struct mapping_entry *e) {
+  void *tgt = (void *)e->tgt_begin;
+  bool owned = e->owned;
+  if (!mapping_unpin(e) || !owned)
+    return 0;
+  return device_delete(dev, tgt);
+}
+
 /* --------------------------------------------------------- transfers */
 
 static bool shadow_in_range(const struct shadow_ptr *s, uintptr_t begin,
@@ -226,6 +244,8 @@ static int copy_to_device(struct construct *c, struct mapping_entry *e,
   if (size <= 0)
     return 0;
   void *tgt = (void *)(e->tgt_begin + (hst - e->hst_begin));
+  if (c->rec && async_pin_entry(c->rec, e) != 0)
+    return -1;
   if ((c->rec ? async_submit(c->rec, tgt, (void *)hst, size, e->name)
               : device_submit_named(c->dev, tgt, (void *)hst, size,
                                     e->name)) != 0) {
@@ -463,7 +483,8 @@ static struct mapping_entry *create_entry(struct construct *c, uintptr_t begin,
   return e;
 
 out_remove_entry:
-  mapping_remove(&c->dev->map, e);
+  maps_entry_remove(c->dev, e); /* frees tgt: nothing pins a new entry */
+  return NULL;
 out_free_device:
   device_delete(c->dev, tgt);
   return NULL;
@@ -655,11 +676,7 @@ static void rollback_begin(struct construct *c) {
     struct touched *t = &c->touched[i];
     struct mapping_entry *e = t->entry;
     if (t->created) {
-      void *tgt = (void *)e->tgt_begin;
-      bool owned = e->owned;
-      mapping_remove(&c->dev->map, e);
-      if (owned)
-        device_delete(c->dev, tgt);
+      maps_entry_remove(c->dev, e);
       continue;
     }
     if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
@@ -757,16 +774,13 @@ static int remove_released(struct construct *c) {
         rc = -1;
       continue;
     }
-    void *tgt = (void *)e->tgt_begin;
-    bool owned = e->owned;
     report_info(INFO_MAPPING_CHANGED,
                 "Removing map entry with HstPtrBegin=0x%" PRIxPTR
-                ", TgtPtrBegin=%p, Size=%" PRIuPTR ", Name=%s",
-                e->hst_begin, tgt, e->hst_end - e->hst_begin,
+                ", TgtPtrBegin=0x%" PRIxPTR ", Size=%" PRIuPTR ", Name=%s",
+                e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
                 e->name[0] ? e->name : "unknown");
-    mapping_remove(&c->dev->map, e);
     t->entry = NULL;
-    if (owned && device_delete(c->dev, tgt) != 0) {
+    if (maps_entry_remove(c->dev, e) != 0) {
       report_error_set("%s: freeing the device memory of a removed mapping "
                        "failed",
                        c->what);
@@ -1010,6 +1024,15 @@ static void wait_for_busy_entries(struct construct *c,
 
 static void construct_release(struct construct *c) { free(c->touched); }
 
+/* An asynchronous construct's kernel and queued copies use the device memory
+ * of every entry it touched until its record completes: pin them all. */
+static int pin_touched(struct construct *c) {
+  for (size_t i = 0; c->rec && i < c->num_touched; i++)
+    if (async_pin_entry(c->rec, c->touched[i].entry) != 0)
+      return -1;
+  return 0;
+}
+
 static void dump_on_failure(struct device *dev) {
   if (REPORT_INFO_ON(INFO_DUMP_TABLE))
     mapping_dump(&dev->map, stderr, "mapping table after the failure");
@@ -1047,9 +1070,13 @@ int maps_data_begin_async(struct device *dev, const struct map_args *a,
       goto out_rollback;
     }
   }
+  if (pin_touched(&c) != 0)
+    goto out_rollback;
   goto out_unlock;
 
 out_rollback:
+  /* Copies already queued may still write the entries rollback removes. */
+  pin_touched(&c);
   rollback_begin(&c);
   dump_on_failure(dev);
   rc = -1;

@@ -54,7 +54,7 @@ echo "target nowait, $helpers hidden helper threads: LLVM 14 ($llvm_lib) ..."
 LIBOMP_NUM_HIDDEN_HELPER_THREADS=$helpers LD_LIBRARY_PATH=$llvm_lib OMP_TARGET_OFFLOAD=mandatory \
   "$out/bench_nowait_14" > "$out/nowait_llvm.txt"
 echo "target nowait, $helpers hidden helper threads: simtarget (build/lib, libomp 19) ..."
-SIMTARGET_NOWAIT=async LIBOMP_NUM_HIDDEN_HELPER_THREADS=$helpers LD_LIBRARY_PATH=$PWD/build/lib:$TC_HOSTLIB_19 \
+LIBOMP_NUM_HIDDEN_HELPER_THREADS=$helpers LD_LIBRARY_PATH=$PWD/build/lib:$TC_HOSTLIB_19 \
   OMP_TARGET_OFFLOAD=mandatory "$out/bench_nowait_19" > "$out/nowait_simtarget.txt"
 awk '
   FNR == NR { llvm[$1] = $2; next }

@@ -95,10 +95,10 @@ b=$(build_prog $V tests/programs/neg_unmapped_ptr.c) && add "neg_unmapped_ptr/cl
 b=$(build_prog $V tests/programs/usm.c) && add "usm/clang-$V" "$b" mandatory
 # target nowait + depend: the asynchronous queues (libomp 16+ on the host)
 if b=$(build_prog $V tests/programs/nowait_depend.c); then
-  # each region waiting in its task (__tgt_rtl_synchronize) ...
+  # completed through libomp's protocol (__tgt_rtl_query_async) ...
   add "nowait_depend/clang-$V" "$b" mandatory
-  # ... and completed through libomp's protocol (__tgt_rtl_query_async)
-  add "nowait_depend/clang-$V/async" "$b" mandatory SIMTARGET_NOWAIT=async
+  # ... and each region waiting in its task (__tgt_rtl_synchronize)
+  add "nowait_depend/clang-$V/wait" "$b" mandatory SIMTARGET_NOWAIT=wait
 fi
 add "abi_driver" "$OUT/abi_driver $ROOT/build/tests/abi/kernels.so" mandatory "" 1
 

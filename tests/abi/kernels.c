@@ -97,3 +97,17 @@ __attribute__((visibility("default"))) void set_flag_kernel(void) {
   __atomic_store_n(&device_flag, 1, __ATOMIC_RELEASE);
 }
 ENTRY(set_flag_kernel, 0);
+
+/* out[0] = in[0] once the flag is up (-1 when it never came): reads `in`
+ * long after its launch, while other constructs change the table. */
+__attribute__((visibility("default"))) void wait_flag_read_kernel(
+    long *out, const long *in) {
+  long seen = 0;
+  for (int i = 0; i < 10000 && !seen; i++) {
+    seen = __atomic_load_n(&device_flag, __ATOMIC_ACQUIRE);
+    if (!seen)
+      usleep(1000);
+  }
+  out[0] = seen ? in[0] : -1;
+}
+ENTRY(wait_flag_read_kernel, 0);

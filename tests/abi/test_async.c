@@ -22,7 +22,7 @@
 
 #include "omptarget.h"
 
-static const char step_region, wait_region, set_region;
+static const char step_region, wait_region, set_region, wait_read_region;
 static long host_flag; /* host twin of device_flag */
 
 static __tgt_offload_entry host_entries[] = {
@@ -30,6 +30,7 @@ static __tgt_offload_entry host_entries[] = {
     {(void *)&wait_region, "wait_flag_kernel", 0, 0, 0},
     {(void *)&set_region, "set_flag_kernel", 0, 0, 0},
     {(void *)&host_flag, "device_flag", sizeof(long), 0, 0},
+    {(void *)&wait_read_region, "wait_flag_read_kernel", 0, 0, 0},
 };
 #define NUM_ENTRIES (sizeof host_entries / sizeof host_entries[0])
 
@@ -196,6 +197,48 @@ static void test_kernels_overlap(void **state) {
   __tgt_release_dep(setter);
 }
 
+/* A region in flight keeps the device memory of what it mapped even when
+ * another construct removes the mapping meanwhile: `in` is entered, a
+ * region that reads it late is dispatched (count 2, then 1 after its own
+ * end), and exit data drops the count to 0 while the kernel still waits.
+ * The entry leaves the table at once; its memory (freed memory is
+ * inaccessible on simdevice) lives until the region completes. */
+static void test_removed_entry_outlives_region(void **state) {
+  (void)state;
+  static long in[512]; /* one page of device memory */
+  long out = 0;
+  in[0] = 42;
+  host_flag = 0; /* lower the device's flag again */
+  void *fbase[1] = {&host_flag};
+  int64_t fsize[1] = {sizeof host_flag};
+  int64_t fto[1] = {0x1};
+  __tgt_target_data_update(0, 1, fbase, fbase, fsize, fto);
+  void *ibase[1] = {in};
+  int64_t isize[1] = {sizeof in};
+  int64_t to[1] = {0x1}, release[1] = {0x0};
+  __tgt_target_data_begin(0, 1, ibase, ibase, isize, to);
+  int32_t types[2] = {0x22 /* from|param */, 0x21 /* to|param */};
+  void *base[2] = {&out, in};
+  int64_t sizes[2] = {sizeof out, sizeof in};
+  tgt_event_t reader = NULL, setter = NULL;
+  assert_int_equal(__tgt_target_async(0, (void *)&wait_read_region, 2, base,
+                                      base, sizes, types, NULL, 0, NULL,
+                                      &reader, (tgt_callback_param_t)10),
+                   0);
+  __tgt_target_data_end(0, 1, ibase, ibase, isize, release);
+  assert_int_equal(omp_target_is_present(in, 0), 0);
+  /* the next launch also carries the protection of freed memory */
+  assert_int_equal(__tgt_target_async(0, (void *)&set_region, 0, NULL, NULL,
+                                      NULL, NULL, NULL, 0, NULL, &setter,
+                                      (tgt_callback_param_t)11),
+                   0);
+  drain();
+  assert_int_equal(out, 42);
+  assert_int_equal(omp_target_is_present(in, 0), 0);
+  __tgt_release_dep(reader);
+  __tgt_release_dep(setter);
+}
+
 /* The seed's duplicated args_maptype: a different second array is refused
  * with a message naming the rule (a failed construct under the default
  * policy with a device ends the program, so this runs in a child). */
@@ -229,6 +272,7 @@ int main(void) {
       cmocka_unit_test(test_order_across_devices),
       cmocka_unit_test(test_data_chain),
       cmocka_unit_test(test_kernels_overlap),
+      cmocka_unit_test(test_removed_entry_outlives_region),
       cmocka_unit_test(test_maptype_again_mismatch),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
