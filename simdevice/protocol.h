@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 2
+#define SIMDEV_PROTO_VERSION 3
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -99,6 +99,20 @@ struct simdev_prot_change {
   uint32_t pad;
 };
 
+/* Changes the host logs for the server to apply on its own (a ring): a
+ * kernel posted on a queue slot needs every change logged before it
+ * (simdev_slot.prot_upto), and the thread that serves it applies what is
+ * missing, in order, under the server's log lock. Posting a kernel after an
+ * allocation then costs no round trip through the main slot. The main slot
+ * applies the whole log before its own prot[]; the host carries changes in
+ * prot[] only when the log is full, so log entries are always older. */
+#define SIMDEV_PROT_LOG_SIZE 4096
+struct simdev_prot_log {
+  _Atomic uint64_t head;    /* host (under its channel lock): changes logged */
+  _Atomic uint64_t applied; /* server (under its log lock): changes applied */
+  struct simdev_prot_change ring[SIMDEV_PROT_LOG_SIZE]; /* change n at n % size */
+};
+
 /* Fault kinds (the same values as __tgt_rtl_error.fault_kind). */
 enum simdev_fault_kind {
   SIMDEV_FAULT_NONE = 0,
@@ -128,6 +142,7 @@ struct simdev_slot {
                                        thread futex-waits on state (the main
                                        slot uses simdev_control's flag) */
   struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
+  uint64_t prot_upto;             /* queue slots: apply the log this far first */
   uint64_t a[8];                          /* command operands / results */
   uint64_t args[SIMDEV_PROTO_MAX_ARGS];   /* kernel parameters (RUN) */
   char message[SIMDEV_MESSAGE_SIZE];      /* reply: why it failed */
@@ -149,11 +164,12 @@ struct simdev_control {
                                        all device memory accessible */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */
   struct simdev_fault_record fault;
+  struct simdev_prot_log prot_log;
   struct simdev_slot slot;
   /* Queue slots (asynchronous kernels). The host owns a slot from claiming
    * it (host-side bitmap) until it reads DONE and sets IDLE; it posts only
-   * SIMDEV_CMD_RUN there, with no protection changes (it flushes those
-   * through the main slot first). A server thread per slot serves it; the
+   * SIMDEV_CMD_RUN there, with no protection changes in prot[] (they go
+   * through prot_log, up to prot_upto). A server thread per slot serves it; the
    * server's dispatcher thread starts that thread the first time the host
    * rings `queue_doorbell` for the slot (futex word: bumped, then woken when
    * `dispatcher_sleeping`). */

@@ -161,6 +161,36 @@ int channel_flush_protections(struct sim_device *dev) {
   return channel_send(dev, SIMDEV_CMD_NOP, NULL);
 }
 
+int channel_log_protections(struct sim_device *dev, uint64_t *upto) {
+  struct simdev_prot_log *log = &dev->ctl->prot_log;
+  uint64_t head = atomic_load_explicit(&log->head, memory_order_relaxed);
+  int guarded = !atomic_load(&dev->ctl->guards_disabled);
+  for (;;) {
+    uint64_t used =
+        head - atomic_load_explicit(&log->applied, memory_order_acquire);
+    size_t at = (size_t)(head % SIMDEV_PROT_LOG_SIZE);
+    size_t room = SIMDEV_PROT_LOG_SIZE - (size_t)used;
+    if (room > SIMDEV_PROT_LOG_SIZE - at)
+      room = SIMDEV_PROT_LOG_SIZE - at; /* up to the ring's end */
+    if (guarded && room == 0)
+      break;
+    size_t n = allocator_take_protections(&dev->alloc, &log->ring[at],
+                                          guarded ? room : 1);
+    if (n == 0)
+      break;
+    if (guarded) /* unguarded, the changes are dropped (as channel_send) */
+      head += n;
+  }
+  atomic_store_explicit(&log->head, head, memory_order_release);
+  *upto = head;
+  /* The log is full: the rest goes through the main slot, which applies
+   * the log first, so the order holds. */
+  pthread_mutex_lock(&dev->alloc.lock);
+  int pending = dev->alloc.pending.count > 0;
+  pthread_mutex_unlock(&dev->alloc.lock);
+  return pending ? channel_flush_protections(dev) : 0;
+}
+
 int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
   if (!dev->dead && dev->pid > 0)
     return 0;

@@ -155,6 +155,10 @@ HIDDEN int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry);
 HIDDEN int channel_send(struct sim_device *dev, uint32_t command,
                         const char *kernel);
 HIDDEN int channel_flush_protections(struct sim_device *dev);
+/* Moves the pending protection changes into the shared log (protocol.h),
+ * through the main slot only when the log is full; *upto is the log
+ * position a kernel posted now needs. Under channel_lock. 0 or -1. */
+HIDDEN int channel_log_protections(struct sim_device *dev, uint64_t *upto);
 /* Queue slots (protocol.h). Post: the slot's operands are filled, the
  * caller holds channel_lock with the protections flushed. State: the slot's
  * enum simdev_slot_state. Sleep: spin, then futex-wait up to `ms` for the

@@ -11,7 +11,9 @@
  * the shared mapping and finish at once; a kernel takes a queue slot of the
  * device process (protocol.h), whose own server thread runs it, so kernels
  * of different queues run at the same time and the host thread that
- * launched one is free as soon as it is posted. A queue whose kernel finds
+ * launched one is free as soon as it is posted (the protection changes of
+ * new allocations travel in the shared log, protocol.h, not through a round
+ * trip). A queue whose kernel finds
  * every slot busy keeps it pending and posts it on a later call.
  *
  * Errors: the first failing operation fails the queue; the operations after
@@ -21,7 +23,7 @@
  * Locking: a queue is used by one host thread at a time (the interface's
  * rule), so it has no lock. slot_pools[d].lock guards which queue slots of
  * device d are claimed. Posting a kernel takes the device's channel_lock
- * (process start/restart, images, protection flush); polling takes none.
+ * (process start/restart, images, the protection log); polling takes none.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -143,14 +145,6 @@ static void queue_free(struct sim_queue *q) {
 
 /* ---- running the head operation ----------------------------------------- */
 
-/* Pending protection changes exist (the allocator's queue is not empty). */
-static int protections_pending(struct sim_device *dev) {
-  pthread_mutex_lock(&dev->alloc.lock);
-  int pending = dev->alloc.pending.count > 0;
-  pthread_mutex_unlock(&dev->alloc.lock);
-  return pending;
-}
-
 /* Posts the head RUN on a free queue slot. 0 posted, 1 no slot free (try
  * again later), -1 failed (error recorded). */
 static int post_run(struct sim_queue *q, const struct queue_op *op) {
@@ -173,8 +167,9 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
     goto out_fail;
   }
   /* The slot's thread must see every allocation made so far accessible:
-   * flush the protection changes through the main slot, in order. */
-  if (protections_pending(dev) && channel_flush_protections(dev) != 0)
+   * it applies the protection log up to here before the kernel runs. */
+  uint64_t prot_upto;
+  if (channel_log_protections(dev, &prot_upto) != 0)
     goto out_fail;
   struct simdev_slot *s = &dev->ctl->queues[index];
   if (atomic_load(&s->state) != SIMDEV_SLOT_IDLE) {
@@ -182,6 +177,7 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
                  q->device_id, index, (unsigned)atomic_load(&s->state));
     goto out_fail;
   }
+  s->prot_upto = prot_upto;
   memcpy(s->args, op->args, (size_t)op->num_args * sizeof s->args[0]);
   s->a[0] = k->addr;
   s->a[1] = (uint64_t)op->num_args;

@@ -167,18 +167,42 @@ static void disable_guards(int err) {
           ctl->device_id, strerror(err));
 }
 
-static void apply_protections(struct simdev_slot *s) {
+static void apply_change(const struct simdev_prot_change *c) {
+  if (atomic_load(&ctl->guards_disabled) || c->offset >= ctl->capacity ||
+      c->length > ctl->capacity - c->offset)
+    return;
+  if (mprotect((void *)(ctl->dev_base + c->offset), c->length,
+               c->access ? PROT_READ | PROT_WRITE : PROT_NONE) != 0)
+    disable_guards(errno);
+}
+
+/* Guards prot_log.applied and the order in which log entries are applied
+ * (the main thread and any queue slot thread may apply them). */
+static pthread_mutex_t prot_log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Applies the host's protection log up to change `upto` (protocol.h). */
+static void apply_logged_protections(uint64_t upto) {
+  struct simdev_prot_log *log = &ctl->prot_log;
+  if (atomic_load_explicit(&log->applied, memory_order_acquire) >= upto)
+    return;
+  pthread_mutex_lock(&prot_log_lock);
+  uint64_t n = atomic_load_explicit(&log->applied, memory_order_relaxed);
+  for (; n < upto; n++)
+    apply_change(&log->ring[n % SIMDEV_PROT_LOG_SIZE]);
+  atomic_store_explicit(&log->applied, n, memory_order_release);
+  pthread_mutex_unlock(&prot_log_lock);
+}
+
+static void apply_protections(struct simdev_slot *s, int queue_slot) {
+  struct simdev_prot_log *log = &ctl->prot_log;
+  uint64_t head = atomic_load_explicit(&log->head, memory_order_acquire);
+  uint64_t upto = queue_slot ? s->prot_upto : head;
+  apply_logged_protections(upto <= head ? upto : head);
   uint32_t count = s->prot_count;
   if (count > SIMDEV_PROTO_MAX_PROT)
     count = SIMDEV_PROTO_MAX_PROT;
-  for (uint32_t i = 0; i < count && !atomic_load(&ctl->guards_disabled); i++) {
-    const struct simdev_prot_change *c = &s->prot[i];
-    if (c->offset >= ctl->capacity || c->length > ctl->capacity - c->offset)
-      continue;
-    if (mprotect((void *)(ctl->dev_base + c->offset), c->length,
-                 c->access ? PROT_READ | PROT_WRITE : PROT_NONE) != 0)
-      disable_guards(errno);
-  }
+  for (uint32_t i = 0; i < count; i++)
+    apply_change(&s->prot[i]);
   s->prot_count = 0;
 }
 
@@ -188,7 +212,7 @@ static void apply_protections(struct simdev_slot *s) {
 static int serve(struct simdev_slot *s, int queue_slot) {
   int rc = 0, leave = 0;
   s->message[0] = '\0';
-  apply_protections(s);
+  apply_protections(s, queue_slot);
   if (queue_slot && s->command != SIMDEV_CMD_RUN) {
     snprintf(s->message, sizeof s->message,
              "command %u on a queue slot (queue slots run kernels only)",
@@ -322,12 +346,20 @@ static void *queue_slot_thread(void *arg) {
   return NULL;
 }
 
-/* Starts the thread of every queue slot that has a request and no thread;
- * a request whose thread cannot be created fails with the reason. */
+/* Starts the thread of every queue slot that has a request and no thread,
+ * and ahead of need those of the slots up to twice the highest one asked
+ * for (the host claims the lowest free slot, so a burst of launches asks
+ * for slot after slot: each then finds its thread waiting). A request whose
+ * thread cannot be created fails with the reason. */
 static void start_queue_threads(void) {
+  int ahead = 0;
+  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++)
+    if (atomic_load(&ctl->queues[i].state) == SIMDEV_SLOT_REQUEST)
+      ahead = 2 * (i + 1);
   for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
     struct simdev_slot *s = &ctl->queues[i];
-    if (queue_started[i] || atomic_load(&s->state) != SIMDEV_SLOT_REQUEST)
+    if (queue_started[i] ||
+        (i >= ahead && atomic_load(&s->state) != SIMDEV_SLOT_REQUEST))
       continue;
     pthread_t t;
     pthread_attr_t attr;
