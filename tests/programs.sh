@@ -15,6 +15,8 @@
 #   simtarget-only         the expectation needs a separate device address
 #                          space; skipped with --llvm
 #   expect: TEXT           what the program checks, shown when it fails
+#   repeat: N              run it N times, each run must pass (races that
+#                          show in some runs only)
 #
 # PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
 # (LLVM 14) instead of each clang's own libomp.
@@ -161,6 +163,8 @@ for src in "${PROGRAMS[@]}"; do
   want_err_not=$(header_field "$src" expect-stderr-not)
   want_out=$(header_field "$src" expect-stdout)
   [ -z "$want_out" ] && [ "$want_exit" = 0 ] && want_out='^PASS$'
+  repeat=$(header_field "$src" repeat)
+  repeat=${repeat:-1}
   for n in $VERSIONS; do
     if ! why=$(wanted "$src" "$n"); then
       verdict skip "$name" "$n" "$why"
@@ -180,6 +184,7 @@ for src in "${PROGRAMS[@]}"; do
     else
       libpath="$rtdir"
     fi
+    for ((run = 1; run <= repeat; run++)); do
     (cd "$OUT/$n" && LD_LIBRARY_PATH=$libpath OMP_TARGET_OFFLOAD=mandatory \
       timeout -k 5 "$RUN_TIMEOUT" stdbuf -o0 "$bin" >"$bin.out" 2>"$bin.err") 2>/dev/null
     rc=$?
@@ -196,6 +201,9 @@ for src in "${PROGRAMS[@]}"; do
     elif [ -n "$want_out" ] && ! grep -Eq -- "$want_out" "$bin.out"; then
       reason="stdout does not match /$want_out/"
     fi
+    [ -z "$reason" ] || break
+    done
+    [ -n "$reason" ] && [ "$repeat" -gt 1 ] && reason="run $run of $repeat: $reason"
     if [ -z "$reason" ]; then
       verdict ok "$name" "$n"
     else

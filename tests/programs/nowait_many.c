@@ -2,7 +2,9 @@
  * shared and private mappings, target update / exit data nowait, taskwait.
  * expect: every chain applies its steps in order; regions that map the same
  * array at the same time (a shared mapping, and one created and removed by
- * whichever region comes first or last) never see a half-copied entry. */
+ * whichever region comes first or last) never see a half-copied entry, nor
+ * device memory that another region freed.
+ * repeat: 15 */
 #include <omp.h>
 #include "check.h"
 
