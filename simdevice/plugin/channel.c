@@ -164,27 +164,25 @@ int channel_flush_protections(struct sim_device *dev) {
 int channel_log_protections(struct sim_device *dev, uint64_t *upto) {
   struct simdev_prot_log *log = &dev->ctl->prot_log;
   uint64_t head = atomic_load_explicit(&log->head, memory_order_relaxed);
-  int guarded = !atomic_load(&dev->ctl->guards_disabled);
-  for (;;) {
+  /* Unguarded, nothing is logged: the flush below drops the changes. */
+  while (!atomic_load(&dev->ctl->guards_disabled)) {
     uint64_t used =
         head - atomic_load_explicit(&log->applied, memory_order_acquire);
     size_t at = (size_t)(head % SIMDEV_PROT_LOG_SIZE);
     size_t room = SIMDEV_PROT_LOG_SIZE - (size_t)used;
     if (room > SIMDEV_PROT_LOG_SIZE - at)
       room = SIMDEV_PROT_LOG_SIZE - at; /* up to the ring's end */
-    if (guarded && room == 0)
-      break;
-    size_t n = allocator_take_protections(&dev->alloc, &log->ring[at],
-                                          guarded ? room : 1);
+    size_t n = room ? allocator_take_protections(&dev->alloc, &log->ring[at],
+                                                 room)
+                    : 0;
     if (n == 0)
       break;
-    if (guarded) /* unguarded, the changes are dropped (as channel_send) */
-      head += n;
+    head += n;
   }
   atomic_store_explicit(&log->head, head, memory_order_release);
   *upto = head;
-  /* The log is full: the rest goes through the main slot, which applies
-   * the log first, so the order holds. */
+  /* What did not fit goes through the main slot, which applies the log
+   * first, so the order holds. */
   pthread_mutex_lock(&dev->alloc.lock);
   int pending = dev->alloc.pending.count > 0;
   pthread_mutex_unlock(&dev->alloc.lock);

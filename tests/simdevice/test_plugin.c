@@ -297,6 +297,42 @@ static void test_many_allocations(void **state) {
   free(p);
 }
 
+/* An asynchronous kernel sees every allocation made before its launch
+ * accessible: a few (their protection changes fit the shared log) and
+ * then more than the log holds (the rest goes through the main slot). */
+static void test_async_kernel_sees_new_allocations(void **state) {
+  (void)state;
+  enum { MANY = 5000, N = 16 };
+  static void *p[MANY];
+  for (int round = 0; round < 2; round++) {
+    int count = round == 0 ? 4 : MANY;
+    for (int i = 0; i < count; i++) {
+      p[i] = __tgt_rtl_data_alloc(0, N * sizeof(double), NULL,
+                                  TARGET_ALLOC_DEVICE);
+      assert_non_null(p[i]);
+    }
+    __tgt_async_info info = {0};
+    void *targets[2] = {p[0], p[count - 1]};
+    for (int t = 0; t < 2; t++) {
+      void *args[2] = {targets[t], (void *)(uintptr_t)N};
+      ptrdiff_t offsets[2] = {0, 0};
+      assert_int_equal(__tgt_rtl_run_target_team_region_async(
+                           0, entry(E_FILL), args, offsets, 2, 1, 1, 0, &info),
+                       OFFLOAD_SUCCESS);
+    }
+    assert_int_equal(__tgt_rtl_synchronize(0, &info), OFFLOAD_SUCCESS);
+    for (int t = 0; t < 2; t++) {
+      double got[N];
+      assert_int_equal(__tgt_rtl_data_retrieve(0, got, targets[t], sizeof got),
+                       OFFLOAD_SUCCESS);
+      for (int i = 0; i < N; i++)
+        assert_true(got[i] == (double)i);
+    }
+    for (int i = 0; i < count; i++)
+      assert_int_equal(__tgt_rtl_data_delete(0, p[i]), OFFLOAD_SUCCESS);
+  }
+}
+
 static void test_requires_and_info(void **state) {
   (void)state;
   assert_int_equal(__tgt_rtl_init_requires(OMP_REQ_NONE), OMP_REQ_NONE);
@@ -367,6 +403,7 @@ int main(void) {
       cmocka_unit_test(test_offload_binary_container),
       cmocka_unit_test(test_alloc_kinds_and_sizes),
       cmocka_unit_test(test_many_allocations),
+      cmocka_unit_test(test_async_kernel_sees_new_allocations),
       cmocka_unit_test(test_requires_and_info),
       cmocka_unit_test(test_threads_share_a_device),
   };
