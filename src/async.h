@@ -11,6 +11,8 @@
  * construct's private device copies freed, host buffers freed, and the
  * seed's completion callback called.
  *
+ * Every entry the record's queued work uses is pinned (mapping_entry.pins)
+ * until then, so its device memory outlives a removal by another construct.
  * A mapping entry whose copy back or removal is queued carries
  * entry->busy = the record; maps.c makes any other construct wait for that
  * record before it touches the entry (async_record_wait, without the table

@@ -99,7 +99,7 @@ HIDDEN struct mapping_entry *mapping_insert(struct mapping_table *t,
  * its device memory now; false when that is left to the last unpin. */
 HIDDEN bool mapping_remove(struct mapping_table *t, struct mapping_entry *e);
 /* One in-flight construct no longer uses `e`. Returns true when that freed
- * an unlinked entry: the caller then frees the device memory of `tgt`. */
+ * an unlinked entry: the caller then frees its device memory (read before). */
 HIDDEN bool mapping_unpin(struct mapping_entry *e);
 /* Visit entries in host-address order; stop when fn returns non-zero. */
 HIDDEN void mapping_foreach(struct mapping_table *t,

@@ -1070,13 +1070,14 @@ int maps_data_begin_async(struct device *dev, const struct map_args *a,
       goto out_rollback;
     }
   }
-  if (pin_touched(&c) != 0)
-    goto out_rollback;
-  goto out_unlock;
+  if (pin_touched(&c) == 0)
+    goto out_unlock;
+  goto out_rollback_pinned;
 
 out_rollback:
   /* Copies already queued may still write the entries rollback removes. */
   pin_touched(&c);
+out_rollback_pinned:
   rollback_begin(&c);
   dump_on_failure(dev);
   rc = -1;

@@ -160,7 +160,7 @@ HIDDEN int channel_flush_protections(struct sim_device *dev);
  * position a kernel posted now needs. Under channel_lock. 0 or -1. */
 HIDDEN int channel_log_protections(struct sim_device *dev, uint64_t *upto);
 /* Queue slots (protocol.h). Post: the slot's operands are filled, the
- * caller holds channel_lock with the protections flushed. State: the slot's
+ * caller holds channel_lock with the protections logged. State: the slot's
  * enum simdev_slot_state. Sleep: spin, then futex-wait up to `ms` for the
  * slot to leave REQUEST. Take_reply: after DONE, 0 or -1 with the error
  * recorded; the slot is IDLE again. Check_alive: -1 with the death recorded

@@ -13,8 +13,8 @@
  * of different queues run at the same time and the host thread that
  * launched one is free as soon as it is posted (the protection changes of
  * new allocations travel in the shared log, protocol.h, not through a round
- * trip). A queue whose kernel finds
- * every slot busy keeps it pending and posts it on a later call.
+ * trip). A queue whose kernel finds every slot busy keeps it pending and
+ * posts it on a later call.
  *
  * Errors: the first failing operation fails the queue; the operations after
  * it are dropped, and synchronize / query_async return OFFLOAD_FAIL with the
