@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 3
+#define SIMDEV_PROTO_VERSION 4
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -169,10 +169,14 @@ struct simdev_control {
   /* Queue slots (asynchronous kernels). The host owns a slot from claiming
    * it (host-side bitmap) until it reads DONE and sets IDLE; it posts only
    * SIMDEV_CMD_RUN there, with no protection changes in prot[] (they go
-   * through prot_log, up to prot_upto). A server thread per slot serves it; the
-   * server's dispatcher thread starts that thread the first time the host
-   * rings `queue_doorbell` for the slot (futex word: bumped, then woken when
-   * `dispatcher_sleeping`). */
+   * through prot_log, up to prot_upto). A server thread per slot serves it;
+   * the server's dispatcher thread starts them all when the process starts,
+   * ahead of any burst of launches. `queue_threads_missing` (server) counts
+   * the slots still without a thread: while it is not 0 the host rings
+   * `queue_doorbell` after a post (futex word: bumped, then woken when
+   * `dispatcher_sleeping`), and the dispatcher starts the thread of a slot
+   * with a request, or fails the request with the reason. */
+  _Atomic uint32_t queue_threads_missing;
   _Atomic uint32_t queue_doorbell;
   _Atomic uint32_t dispatcher_sleeping;
   struct simdev_slot queues[SIMDEV_QUEUE_SLOTS];

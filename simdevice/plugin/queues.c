@@ -80,7 +80,7 @@ static int slot_claim(int32_t id) {
   struct slot_pool *p = &slot_pools[id];
   int found = -1;
   pthread_mutex_lock(&p->lock);
-  /* Lowest free first: those slots already have a server thread. */
+  /* Lowest free first: their server threads ran last and are warmest. */
   for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
     if (!p->used[i]) {
       p->used[i] = 1;

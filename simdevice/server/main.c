@@ -5,11 +5,12 @@
  * the command slot until EXIT or until the host goes away.
  *
  * Threads and locks: the main thread serves the main slot (every command);
- * a dispatcher thread starts one server thread per queue slot the first time
- * the host rings for it, and that thread serves the slot from then on (only
- * RUN), so kernels of different queues run concurrently. Each slot belongs
- * to its one thread between REQUEST and DONE (see protocol.h), so no lock;
- * `queue_started` is touched by the dispatcher thread only.
+ * a dispatcher thread starts one server thread per queue slot at start (and
+ * retries one whose creation failed when the host rings for it), and that
+ * thread serves the slot from then on (only RUN), so kernels of different
+ * queues run concurrently. Each slot belongs to its one thread between
+ * REQUEST and DONE (see protocol.h), so no lock; `queue_started` is touched
+ * by the dispatcher thread only.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -304,11 +305,13 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   return leave;
 }
 
-/* Waits for REQUEST: spins `spins` times (latency), then sleeps on the futex
- * with a timeout, leaving when the host process is gone. `sleeping` is the
- * flag the host reads to know it must wake this thread. */
+/* Waits for REQUEST: spins `spins` times (latency), then sleeps on the futex.
+ * With `watch_host`, it wakes each second to leave when the host process is
+ * gone; without, it sleeps until woken (queue slots: hundreds of threads
+ * that the dispatcher's own check ends). `sleeping` is the flag the host
+ * reads to know it must wake this thread. */
 static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
-                             int spins) {
+                             int spins, int watch_host) {
   for (int spin = 0; spin < spins; spin++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
@@ -319,15 +322,16 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     if ((spin & 255) == 255)
       sched_yield();
   }
+  struct timespec each_second = {.tv_sec = 1, .tv_nsec = 0};
   for (;;) {
     atomic_store(sleeping, 1);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break;
-    struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
-    futex_wait(&s->state, atomic_load(&s->state), &timeout);
+    futex_wait(&s->state, atomic_load(&s->state),
+               watch_host ? &each_second : NULL);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break;
-    if (getppid() != host_pid) /* the host died: nothing left to serve */
+    if (watch_host && getppid() != host_pid) /* nothing left to serve */
       _exit(0);
   }
   atomic_store(sleeping, 0);
@@ -340,51 +344,58 @@ static void *queue_slot_thread(void *arg) {
     /* Hardly any spinning: queue slots carry kernels, which take long
      * enough that a futex wake costs nothing, and hundreds of spinning slot
      * threads would take the CPUs from the kernels. */
-    wait_for_request(s, &s->server_sleeping, QUEUE_SLOT_SPINS);
+    wait_for_request(s, &s->server_sleeping, QUEUE_SLOT_SPINS, 0);
     serve(s, 1);
   }
   return NULL;
 }
 
-/* Starts the thread of every queue slot that has a request and no thread,
- * and ahead of need those of the slots up to twice the highest one asked
- * for (the host claims the lowest free slot, so a burst of launches asks
- * for slot after slot: each then finds its thread waiting). A request whose
- * thread cannot be created fails with the reason. */
-static void start_queue_threads(void) {
-  int ahead = 0;
-  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++)
-    if (atomic_load(&ctl->queues[i].state) == SIMDEV_SLOT_REQUEST)
-      ahead = 2 * (i + 1);
+/* Starts the server thread of queue slot `i`; 0 or the pthread error. */
+static int start_queue_thread(int i) {
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int err = pthread_create(&t, &attr, queue_slot_thread, &ctl->queues[i]);
+  pthread_attr_destroy(&attr);
+  if (err == 0) {
+    queue_started[i] = 1;
+    atomic_fetch_sub(&ctl->queue_threads_missing, 1);
+  }
+  return err;
+}
+
+/* Retries the thread of every queue slot that has a request and none (its
+ * creation at start failed); a request whose thread still cannot be created
+ * fails with the reason, and the next ring retries. */
+static void start_requested_queue_threads(void) {
   for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
     struct simdev_slot *s = &ctl->queues[i];
-    if (queue_started[i] ||
-        (i >= ahead && atomic_load(&s->state) != SIMDEV_SLOT_REQUEST))
+    if (queue_started[i] || atomic_load(&s->state) != SIMDEV_SLOT_REQUEST)
       continue;
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int err = pthread_create(&t, &attr, queue_slot_thread, s);
-    pthread_attr_destroy(&attr);
-    if (err != 0) {
-      /* Fail this request; the next ring retries the thread. */
-      snprintf(s->message, sizeof s->message,
-               "cannot start a server thread for queue slot %d: %s", i,
-               strerror(err));
-      s->status = SIMDEV_STATUS_FAIL;
-      atomic_store(&s->state, SIMDEV_SLOT_DONE);
-      if (atomic_load(&s->host_sleeping))
-        server_futex_wake(&s->state);
+    int err = start_queue_thread(i);
+    if (err == 0)
       continue;
-    }
-    queue_started[i] = 1;
+    snprintf(s->message, sizeof s->message,
+             "cannot start a server thread for queue slot %d: %s", i,
+             strerror(err));
+    s->status = SIMDEV_STATUS_FAIL;
+    atomic_store(&s->state, SIMDEV_SLOT_DONE);
+    if (atomic_load(&s->host_sleeping))
+      server_futex_wake(&s->state);
   }
 }
 
-/* Waits for the host to ring the queue doorbell, then starts threads. */
+/* Starts every queue slot's thread, then serves the host's doorbell while
+ * some are missing, and watches that the host still lives. Starting them
+ * all here, beside the process's first commands, is what lets a burst of
+ * hundreds of nowait regions find its threads waiting: creating them during
+ * the burst took the CPUs its launches needed (2-core machines: the first
+ * burst took 2-3x as long as the next). */
 static void *queue_dispatcher(void *arg) {
   (void)arg;
+  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++)
+    (void)start_queue_thread(i); /* a failure is retried on request */
   uint32_t seen = 0;
   for (;;) {
     uint32_t now = atomic_load(&ctl->queue_doorbell);
@@ -395,12 +406,14 @@ static void *queue_dispatcher(void *arg) {
         futex_wait(&ctl->queue_doorbell, seen, &timeout);
       }
       atomic_store(&ctl->dispatcher_sleeping, 0);
+      /* The host died: nothing left to serve (the queue slot threads sleep
+       * without a timeout and rely on this check). */
       if (getppid() != host_pid)
         _exit(0);
       continue;
     }
     seen = now;
-    start_queue_threads();
+    start_requested_queue_threads();
   }
   return NULL;
 }
@@ -431,6 +444,7 @@ int main(void) {
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
     fail_setup("%s", msg);
+  atomic_store(&ctl->queue_threads_missing, SIMDEV_QUEUE_SLOTS);
   pthread_t dispatcher;
   int err = pthread_create(&dispatcher, NULL, queue_dispatcher, NULL);
   if (err != 0)
@@ -440,7 +454,7 @@ int main(void) {
   server_futex_wake(&ctl->server_ready);
   struct simdev_slot *s = &ctl->slot;
   for (;;) {
-    wait_for_request(s, &ctl->server_sleeping, MAIN_SLOT_SPINS);
+    wait_for_request(s, &ctl->server_sleeping, MAIN_SLOT_SPINS, 1);
     if (serve(s, 0))
       break;
   }
