@@ -78,6 +78,9 @@ enum simdev_command {
                               (struct simdev_fptr_row) to store at row a[1] of a new
                               table of a[2] rows, installed (replacing the old one)
                               by the chunk that completes it; a[2] = 0 clears it */
+  SIMDEV_CMD_START_QUEUES = 9, /* start the server threads of queue slots [0, a[0]);
+                                  reply a[0] = how many slots, from slot 0, have one
+                                  (fails only when slot 0 has none) */
 };
 
 /* One row of the host -> device function table (SIMDEV_CMD_FPTR_MAP),
@@ -169,16 +172,9 @@ struct simdev_control {
   /* Queue slots (asynchronous kernels). The host owns a slot from claiming
    * it (host-side bitmap) until it reads DONE and sets IDLE; it posts only
    * SIMDEV_CMD_RUN there, with no protection changes in prot[] (they go
-   * through prot_log, up to prot_upto). A server thread per slot serves it;
-   * the server's dispatcher thread starts them all when the process starts,
-   * ahead of any burst of launches. `queue_threads_missing` (server) counts
-   * the slots still without a thread: while it is not 0 the host rings
-   * `queue_doorbell` after a post (futex word: bumped, then woken when
-   * `dispatcher_sleeping`), and the dispatcher starts the thread of a slot
-   * with a request, or fails the request with the reason. */
-  _Atomic uint32_t queue_threads_missing;
-  _Atomic uint32_t queue_doorbell;
-  _Atomic uint32_t dispatcher_sleeping;
+   * through prot_log, up to prot_upto). A server thread per slot serves it,
+   * started by SIMDEV_CMD_START_QUEUES, which the host sends before its
+   * first post to a process; it posts only to the slots that reply names. */
   struct simdev_slot queues[SIMDEV_QUEUE_SLOTS];
 };
 

@@ -38,9 +38,9 @@ for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/te
   esac
   case $t in
     # these find their device process by name and push it to the kernel's
-    # mapping limit on purpose: their host side under memcheck, the device
-    # process as it is
-    */simdevice/test_multi|*/simdevice/test_plugin)
+    # mapping limit, or (test_queue_limits) run it under prlimit, on
+    # purpose: their host side under memcheck, the device process as it is
+    */simdevice/test_multi|*/simdevice/test_plugin|*/simdevice/test_queue_limits)
       check "memcheck ${t#build/tests/} (host side)" "$LOGS/$(basename "$t").log" \
         env -u SIMDEVICE_WRAPPER $MEMCHECK "$t" ;;
     *) check "memcheck ${t#build/tests/}" "$LOGS/$(basename "$t").log" $MEMCHECK "$t" ;;

@@ -230,13 +230,6 @@ void channel_queue_post(struct sim_device *dev, int index) {
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
   if (atomic_load(&s->server_sleeping))
     futex_wake(&s->state);
-  /* The slot's thread may not exist yet (still starting, or its creation
-   * failed): ring for the dispatcher. */
-  if (atomic_load(&ctl->queue_threads_missing) != 0) {
-    atomic_fetch_add(&ctl->queue_doorbell, 1);
-    if (atomic_load(&ctl->dispatcher_sleeping))
-      futex_wake(&ctl->queue_doorbell);
-  }
 }
 
 uint32_t channel_queue_state(struct sim_device *dev, int index) {

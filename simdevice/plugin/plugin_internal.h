@@ -125,6 +125,8 @@ struct sim_device {
   _Atomic uint64_t death_epoch; /* deaths seen so far */
   char death_cause[SIMDEV_MESSAGE_SIZE];
   unsigned restarts;
+  int queue_threads;        /* queue slots [0, n) of this process have a
+                               server thread (START_QUEUES); 0 until then */
   /* images */
   struct plugin_image *images; /* load order, for replay after a restart */
   struct kernel_ref *kernels;  /* sorted by addr */

@@ -209,6 +209,7 @@ int process_start(struct sim_device *dev) {
   dev->pid = pid;
   dev->reaped = 0;
   dev->dead = 0;
+  dev->queue_threads = 0; /* a new process starts its own on first use */
 
   /* Wait for the server to report ready; a wrapper such as valgrind makes
    * the start slow, so the limit is generous. */

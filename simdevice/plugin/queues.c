@@ -9,7 +9,8 @@
  * queue) or in a later synchronize / query_async, which advance the queue as
  * far as it goes without waiting. Copies into device memory are memcpy into
  * the shared mapping and finish at once; a kernel takes a queue slot of the
- * device process (protocol.h), whose own server thread runs it, so kernels
+ * device process (protocol.h), whose own server thread runs it (the first
+ * post to a process has it start all its slots' threads), so kernels
  * of different queues run at the same time and the host thread that
  * launched one is free as soon as it is posted (the protection changes of
  * new allocations travel in the shared log, protocol.h, not through a round
@@ -23,7 +24,8 @@
  * Locking: a queue is used by one host thread at a time (the interface's
  * rule), so it has no lock. slot_pools[d].lock guards which queue slots of
  * device d are claimed. Posting a kernel takes the device's channel_lock
- * (process start/restart, images, the protection log); polling takes none.
+ * (process start/restart, images, the protection log, the queue threads'
+ * start), and slot_pools[d].lock inside it; polling takes neither.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -75,13 +77,14 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* A free queue slot of device `id`, claimed; -1 when all are busy. */
-static int slot_claim(int32_t id) {
+/* A free queue slot of device `id` below `limit`, claimed; -1 when all
+ * are busy. */
+static int slot_claim(int32_t id, int limit) {
   struct slot_pool *p = &slot_pools[id];
   int found = -1;
   pthread_mutex_lock(&p->lock);
   /* Lowest free first: their server threads ran last and are warmest. */
-  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
+  for (int i = 0; i < limit; i++) {
     if (!p->used[i]) {
       p->used[i] = 1;
       found = i;
@@ -145,20 +148,37 @@ static void queue_free(struct sim_queue *q) {
 
 /* ---- running the head operation ----------------------------------------- */
 
+/* Has the device process start its queue slots' server threads, once per
+ * process, before the first post (protocol.h). Under channel_lock. */
+static int queue_threads_start(struct sim_device *dev) {
+  if (dev->queue_threads > 0)
+    return 0;
+  dev->ctl->slot.a[0] = SIMDEV_QUEUE_SLOTS;
+  if (channel_send(dev, SIMDEV_CMD_START_QUEUES, NULL) != 0)
+    return -1;
+  uint64_t started = dev->ctl->slot.a[0];
+  dev->queue_threads = started < SIMDEV_QUEUE_SLOTS ? (int)started
+                                                    : SIMDEV_QUEUE_SLOTS;
+  return 0;
+}
+
 /* Posts the head RUN on a free queue slot. 0 posted, 1 no slot free (try
  * again later), -1 failed (error recorded). */
 static int post_run(struct sim_queue *q, const struct queue_op *op) {
   struct sim_device *dev = device_get(q->device_id);
   if (dev == NULL)
     return -1;
-  int index = slot_claim(q->device_id);
-  if (index < 0)
-    return 1;
+  int index = -1;
   uint64_t epoch = atomic_load(&dev->death_epoch);
   pthread_mutex_lock(&dev->channel_lock);
   if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
-      indirect_resync(dev) != 0)
+      indirect_resync(dev) != 0 || queue_threads_start(dev) != 0)
     goto out_fail;
+  index = slot_claim(q->device_id, dev->queue_threads);
+  if (index < 0) {
+    pthread_mutex_unlock(&dev->channel_lock);
+    return 1;
+  }
   const struct kernel_ref *k = images_find_kernel(dev, op->kernel);
   if (k == NULL) {
     plugin_error("simdevice: asynchronous launch on device %d of 0x%llx, "
@@ -193,7 +213,8 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
   return 0;
 out_fail:
   pthread_mutex_unlock(&dev->channel_lock);
-  slot_release(q->device_id, index);
+  if (index >= 0)
+    slot_release(q->device_id, index);
   return -1;
 }
 

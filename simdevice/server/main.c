@@ -5,12 +5,10 @@
  * the command slot until EXIT or until the host goes away.
  *
  * Threads and locks: the main thread serves the main slot (every command);
- * a dispatcher thread starts one server thread per queue slot at start (and
- * retries one whose creation failed when the host rings for it), and that
- * thread serves the slot from then on (only RUN), so kernels of different
- * queues run concurrently. Each slot belongs to its one thread between
- * REQUEST and DONE (see protocol.h), so no lock; `queue_started` is touched
- * by the dispatcher thread only.
+ * on START_QUEUES it starts one server thread per queue slot, which serves
+ * that slot from then on (only RUN), so kernels of different queues run
+ * concurrently. Each slot belongs to its one thread between REQUEST and
+ * DONE (see protocol.h), so no lock; `queue_threads` is the main thread's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,7 +31,7 @@ static struct simdev_control *ctl;
 static unsigned char *bounce;
 static struct server_runtime runtime;
 static pid_t host_pid;
-static unsigned char queue_started[SIMDEV_QUEUE_SLOTS];
+static int queue_threads; /* queue slots [0, queue_threads) have a thread */
 
 /* Pause-loop iterations before a slot's server thread sleeps. */
 #define MAIN_SLOT_SPINS 20000
@@ -207,6 +205,45 @@ static void apply_protections(struct simdev_slot *s, int queue_slot) {
   s->prot_count = 0;
 }
 
+static void *queue_slot_thread(void *arg);
+
+/* START_QUEUES: starts the server threads of queue slots [queue_threads,
+ * want), in order, up to the first that cannot be created. All of them at
+ * once, before the host's first asynchronous launch, because creating them
+ * during a burst of launches took the CPUs the burst needed (on 2 cores the
+ * first burst of 256 nowait regions took 2-3x the next). Fails only when no
+ * slot has a thread; fewer than asked is said once on stderr. */
+static int start_queue_threads(uint64_t want, char *message, size_t size) {
+  if (want > SIMDEV_QUEUE_SLOTS)
+    want = SIMDEV_QUEUE_SLOTS;
+  int err = 0;
+  while (queue_threads < (int)want) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    err = pthread_create(&t, &attr, queue_slot_thread,
+                         &ctl->queues[queue_threads]);
+    pthread_attr_destroy(&attr);
+    if (err != 0)
+      break;
+    queue_threads++;
+  }
+  if (err == 0)
+    return 0;
+  if (queue_threads == 0) {
+    snprintf(message, size, "cannot start a server thread for queue slot 0: %s",
+             strerror(err));
+    return -1;
+  }
+  fprintf(stderr,
+          "simdevice-server: device %d: started %d of %llu queue slot threads "
+          "(%s): at most %d asynchronous kernels run at once\n",
+          ctl->device_id, queue_threads, (unsigned long long)want,
+          strerror(err), queue_threads);
+  return 0;
+}
+
 /* Serves one command; returns 1 when the server should exit. A queue slot
  * serves RUN only: the other commands share the bounce area and the image
  * table, which belong to the main slot's thread. */
@@ -284,6 +321,10 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   case SIMDEV_CMD_EXIT:
     leave = 1;
     break;
+  case SIMDEV_CMD_START_QUEUES:
+    rc = start_queue_threads(s->a[0], s->message, sizeof s->message);
+    s->a[0] = (uint64_t)queue_threads;
+    break;
   case SIMDEV_CMD_FPTR_MAP:
     if (s->a[0] > ctl->bounce_size / sizeof(struct simdev_fptr_row)) {
       snprintf(s->message, sizeof s->message, "function table chunk of %llu rows",
@@ -305,13 +346,11 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   return leave;
 }
 
-/* Waits for REQUEST: spins `spins` times (latency), then sleeps on the futex.
- * With `watch_host`, it wakes each second to leave when the host process is
- * gone; without, it sleeps until woken (queue slots: hundreds of threads
- * that the dispatcher's own check ends). `sleeping` is the flag the host
- * reads to know it must wake this thread. */
+/* Waits for REQUEST: spins `spins` times (latency), then sleeps on the futex
+ * with a timeout, leaving when the host process is gone. `sleeping` is the
+ * flag the host reads to know it must wake this thread. */
 static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
-                             int spins, int watch_host) {
+                             int spins) {
   for (int spin = 0; spin < spins; spin++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
@@ -322,16 +361,15 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     if ((spin & 255) == 255)
       sched_yield();
   }
-  struct timespec each_second = {.tv_sec = 1, .tv_nsec = 0};
   for (;;) {
     atomic_store(sleeping, 1);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break;
-    futex_wait(&s->state, atomic_load(&s->state),
-               watch_host ? &each_second : NULL);
+    struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
+    futex_wait(&s->state, atomic_load(&s->state), &timeout);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break;
-    if (watch_host && getppid() != host_pid) /* nothing left to serve */
+    if (getppid() != host_pid) /* the host died: nothing left to serve */
       _exit(0);
   }
   atomic_store(sleeping, 0);
@@ -344,76 +382,8 @@ static void *queue_slot_thread(void *arg) {
     /* Hardly any spinning: queue slots carry kernels, which take long
      * enough that a futex wake costs nothing, and hundreds of spinning slot
      * threads would take the CPUs from the kernels. */
-    wait_for_request(s, &s->server_sleeping, QUEUE_SLOT_SPINS, 0);
+    wait_for_request(s, &s->server_sleeping, QUEUE_SLOT_SPINS);
     serve(s, 1);
-  }
-  return NULL;
-}
-
-/* Starts the server thread of queue slot `i`; 0 or the pthread error. */
-static int start_queue_thread(int i) {
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int err = pthread_create(&t, &attr, queue_slot_thread, &ctl->queues[i]);
-  pthread_attr_destroy(&attr);
-  if (err == 0) {
-    queue_started[i] = 1;
-    atomic_fetch_sub(&ctl->queue_threads_missing, 1);
-  }
-  return err;
-}
-
-/* Retries the thread of every queue slot that has a request and none (its
- * creation at start failed); a request whose thread still cannot be created
- * fails with the reason, and the next ring retries. */
-static void start_requested_queue_threads(void) {
-  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++) {
-    struct simdev_slot *s = &ctl->queues[i];
-    if (queue_started[i] || atomic_load(&s->state) != SIMDEV_SLOT_REQUEST)
-      continue;
-    int err = start_queue_thread(i);
-    if (err == 0)
-      continue;
-    snprintf(s->message, sizeof s->message,
-             "cannot start a server thread for queue slot %d: %s", i,
-             strerror(err));
-    s->status = SIMDEV_STATUS_FAIL;
-    atomic_store(&s->state, SIMDEV_SLOT_DONE);
-    if (atomic_load(&s->host_sleeping))
-      server_futex_wake(&s->state);
-  }
-}
-
-/* Starts every queue slot's thread, then serves the host's doorbell while
- * some are missing, and watches that the host still lives. Starting them
- * all here, beside the process's first commands, is what lets a burst of
- * hundreds of nowait regions find its threads waiting: creating them during
- * the burst took the CPUs its launches needed (2-core machines: the first
- * burst took 2-3x as long as the next). */
-static void *queue_dispatcher(void *arg) {
-  (void)arg;
-  for (int i = 0; i < SIMDEV_QUEUE_SLOTS; i++)
-    (void)start_queue_thread(i); /* a failure is retried on request */
-  uint32_t seen = 0;
-  for (;;) {
-    uint32_t now = atomic_load(&ctl->queue_doorbell);
-    if (now == seen) {
-      atomic_store(&ctl->dispatcher_sleeping, 1);
-      if (atomic_load(&ctl->queue_doorbell) == seen) {
-        struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
-        futex_wait(&ctl->queue_doorbell, seen, &timeout);
-      }
-      atomic_store(&ctl->dispatcher_sleeping, 0);
-      /* The host died: nothing left to serve (the queue slot threads sleep
-       * without a timeout and rely on this check). */
-      if (getppid() != host_pid)
-        _exit(0);
-      continue;
-    }
-    seen = now;
-    start_requested_queue_threads();
   }
   return NULL;
 }
@@ -444,17 +414,11 @@ int main(void) {
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
     fail_setup("%s", msg);
-  atomic_store(&ctl->queue_threads_missing, SIMDEV_QUEUE_SLOTS);
-  pthread_t dispatcher;
-  int err = pthread_create(&dispatcher, NULL, queue_dispatcher, NULL);
-  if (err != 0)
-    fail_setup("cannot start the queue dispatcher thread: %s", strerror(err));
-  pthread_detach(dispatcher);
   atomic_store(&ctl->server_ready, 1);
   server_futex_wake(&ctl->server_ready);
   struct simdev_slot *s = &ctl->slot;
   for (;;) {
-    wait_for_request(s, &ctl->server_sleeping, MAIN_SLOT_SPINS, 1);
+    wait_for_request(s, &ctl->server_sleeping, MAIN_SLOT_SPINS);
     if (serve(s, 0))
       break;
   }

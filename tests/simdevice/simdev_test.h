@@ -165,6 +165,20 @@ static inline pid_t find_server(void) {
   return best;
 }
 
+/* The threads of a process, from /proc/<pid>/status; -1 if unreadable. */
+static inline int process_threads(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *f = fopen(path, "r");
+  int threads = -1;
+  while (f != NULL && fgets(line, sizeof line, f) != NULL)
+    if (sscanf(line, "Threads: %d", &threads) == 1)
+      break;
+  if (f != NULL)
+    fclose(f);
+  return threads;
+}
+
 /* One launch with 64-bit values as parameters (offsets 0). */
 static inline int32_t launch(int32_t dev, void *entry, int n, const uint64_t *vals) {
   void *args[16];
