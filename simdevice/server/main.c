@@ -216,19 +216,19 @@ static void *queue_slot_thread(void *arg);
 static int start_queue_threads(uint64_t want, char *message, size_t size) {
   if (want > SIMDEV_QUEUE_SLOTS)
     want = SIMDEV_QUEUE_SLOTS;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   int err = 0;
   while (queue_threads < (int)want) {
     pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     err = pthread_create(&t, &attr, queue_slot_thread,
                          &ctl->queues[queue_threads]);
-    pthread_attr_destroy(&attr);
     if (err != 0)
       break;
     queue_threads++;
   }
+  pthread_attr_destroy(&attr);
   if (err == 0)
     return 0;
   if (queue_threads == 0) {
