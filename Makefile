@@ -9,7 +9,7 @@
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN     := -std=gnu11 -Wall -Wextra -Werror
-CPPFLAGS += -Iinclude -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Icommon -D_GNU_SOURCE
 PREFIX   ?= /usr/local
 B        := build
 
