@@ -18,16 +18,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static inline void lock_check_failed(const char *lock, const char *func, const char *file, int line) {
-  fprintf(stderr, "simtarget: internal error: %s (%s:%d) requires the caller to hold %s\n", func, file,
-          line, lock);
+static inline void lock_check_failed(const char *lock, const char *func,
+                                     const char *file, int line) {
+  fprintf(
+      stderr,
+      "simtarget: internal error: %s (%s:%d) requires the caller to hold %s\n",
+      func, file, line, lock);
   abort();
 }
 
-#define LOCK_ASSERT_HELD(m)                                                                        \
-  do {                                                                                             \
-    if ((m)->__data.__owner != (int)gettid())                                                      \
-      lock_check_failed(#m, __func__, __FILE__, __LINE__);                                         \
+#define LOCK_ASSERT_HELD(m)                                                    \
+  do {                                                                         \
+    if ((m)->__data.__owner != (int)gettid())                                  \
+      lock_check_failed(#m, __func__, __FILE__, __LINE__);                     \
   } while (0)
 #else
 #define LOCK_ASSERT_HELD(m) ((void)(m))

@@ -19,7 +19,8 @@
 #                          show in some runs only)
 #
 # PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
-# (LLVM 14) instead of each clang's own libomp.
+# (LLVM 14) instead of each clang's own libomp. PROGRAMS_LIBDIR replaces
+# build/lib as the simtarget under test (coverage.sh: the instrumented one).
 #
 # Binaries are cached in build/programs/<N>/ and rebuilt only when the
 # program, check.h or the flags change; compile logs sit next to them
@@ -31,6 +32,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROGDIR="$ROOT/tests/programs"
 OUT="$ROOT/build/programs"
+LIBDIR=${PROGRAMS_LIBDIR:-$ROOT/build/lib}
 ENV_SH="$ROOT/build/toolchains/env.sh"
 RUN_TIMEOUT=${PROGRAMS_TIMEOUT:-60}
 
@@ -104,8 +106,8 @@ fi
 
 if [ $MODE = simtarget ]; then
   for f in libomptarget.so libomptarget.rtl.simdevice.so; do
-    if [ ! -e "$ROOT/build/lib/$f" ]; then
-      echo "programs.sh: build/lib/$f is missing: run 'make all' first" >&2
+    if [ ! -e "$LIBDIR/$f" ]; then
+      echo "programs.sh: $LIBDIR/$f is missing: run 'make all' first" >&2
       exit 2
     fi
   done
@@ -179,8 +181,8 @@ for src in "${PROGRAMS[@]}"; do
     if [ $MODE = simtarget ]; then
       # Host code of clang-N calls libomp N (19/22 need >= 19); the device
       # side is simtarget's own runtime in the device process.
-      libpath="$ROOT/build/lib:$hostlib"
-      [ "${PROGRAMS_HOST_LIBOMP:-}" = system ] && libpath="$ROOT/build/lib"
+      libpath="$LIBDIR:$hostlib"
+      [ "${PROGRAMS_HOST_LIBOMP:-}" = system ] && libpath="$LIBDIR"
     else
       libpath="$rtdir"
     fi

@@ -10,13 +10,31 @@ failures=()
 log_dir=build/test-logs
 mkdir -p "$log_dir"
 
+# A CMocka executable counts its test cases (passed, failed, skipped, from
+# its summary lines, over every group it runs); any other executable counts
+# as one. A non-zero exit with no failed case reported (a crash, an
+# assertion in a group setup) is one more failure.
 run_one() { # name, command...
   local name=$1; shift
-  local log="$log_dir/${name//\//_}.log"
-  if timeout 300 "$@" >"$log" 2>&1; then
-    passed=$((passed + 1)); echo "ok    $name"
+  local log="$log_dir/${name//\//_}.log" rc p f s
+  timeout 300 "$@" >"$log" 2>&1
+  rc=$?
+  if grep -q '^\[==========\] .* test(s) run\.' "$log"; then
+    p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+    f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+    s=$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
   else
-    failed=$((failed + 1)); failures+=("$name"); echo "FAIL  $name (log: $log)"
+    p=1 f=0 s=0
+    [ $rc -eq 0 ] || p=0
+  fi
+  [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+  if [ "$f" -eq 0 ]; then
+    local note="$p passed"
+    [ "$s" -eq 0 ] || note="$note, $s skipped"
+    echo "ok    $name ($note)"
+  else
+    failures+=("$name"); echo "FAIL  $name (exit $rc, $f failed; log: $log)"
     tail -n 15 "$log" | sed 's/^/      /'
   fi
 }
