@@ -51,8 +51,11 @@ fi
 info=${LIBOMPTARGET_INFO:-0x29}
 echo "== running on simdevice (LIBOMPTARGET_INFO=$info; 0x29 = kernel launches, mapping changes, copies):"
 echo
+# stdbuf -oL: through the pipe the program's stdout would be block-buffered
+# and all its lines would come after the whole trace; line-buffered, each
+# line stands where the program printed it.
 LIBOMPTARGET_INFO=$info OMP_TARGET_OFFLOAD=mandatory \
-  LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" "$bin" 2>&1 | sed 's/^omptarget info: /  | /'
+  LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" stdbuf -oL "$bin" 2>&1 | sed 's/^omptarget info: /  | /'
 rc=${PIPESTATUS[0]}
 [ "$SRC" = "$ROOT/tutorials/demo.c" ] && cat <<'EXPLAIN'
 
