@@ -13,20 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "omptarget.h"
+#include "omptarget_plugin.h" /* the LIBOMPTARGET_INFO bits */
 
 #define HIDDEN __attribute__((visibility("hidden")))
-
-/* LIBOMPTARGET_INFO bits (LLVM's meanings). */
-enum info_bits {
-  INFO_KERNEL_ARGS = 0x01,      /* arguments of each kernel launch */
-  INFO_MAPPING_EXISTS = 0x02,   /* a map found its object already present */
-  INFO_DUMP_TABLE = 0x04,       /* the mapping table at exit and on failure */
-  INFO_MAPPING_CHANGED = 0x08,  /* entries created and removed */
-  INFO_PLUGIN_KERNEL = 0x10,    /* plugin-specific kernel information */
-  INFO_DATA_TRANSFER = 0x20,    /* every copy to or from the device */
-  INFO_EMPTY_MAPPING = 0x40,    /* zero-size or unmapped pointers kept as is */
-};
 
 /* OMP_TARGET_OFFLOAD */
 enum offload_policy { POLICY_DEFAULT = 0, POLICY_MANDATORY, POLICY_DISABLED };

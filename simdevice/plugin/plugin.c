@@ -491,7 +491,8 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   s->a[1] = (uint64_t)arg_num;
   s->a[2] = (uint64_t)(int64_t)num_teams;
   s->a[3] = (uint64_t)(int64_t)thread_limit;
-  if (atomic_load_explicit(&info_flags, memory_order_relaxed) & 0x10)
+  if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
+      INFO_PLUGIN_KERNEL)
     fprintf(stderr,
             "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
             "%d, thread_limit %d)\n",
