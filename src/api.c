@@ -6,7 +6,7 @@
  * naming the routine and the argument and returns the routine's failure
  * value; it never ends the program.
  *
- * Thread safety: the default device lives in launch.c under its own lock;
+ * Thread safety: the default device lives in device.c under its own lock;
  * mapping-table work takes dev->map.lock.
  */
 #include <errno.h>
@@ -17,13 +17,9 @@
 
 #include "device.h"
 #include "faults.h"
-#include "launch.h"
 #include "report.h"
 
 #define EXPORT __attribute__((visibility("default")))
-
-HIDDEN int target_own_default_device(void);
-HIDDEN void target_set_own_default_device(int d);
 
 /* ---- user routines --------------------------------------------------- */
 
@@ -32,9 +28,9 @@ EXPORT int omp_get_initial_device(void) { return __tgt_get_num_devices(); }
 EXPORT int omp_is_initial_device(void) { return 1; } /* host code */
 EXPORT int omp_get_device_num(void) { return omp_get_initial_device(); }
 EXPORT void omp_set_default_device(int device_num) {
-  target_set_own_default_device(device_num);
+  devices_set_own_default_id(device_num);
 }
-EXPORT int omp_get_default_device(void) { return target_own_default_device(); }
+EXPORT int omp_get_default_device(void) { return devices_own_default_id(); }
 
 /* ---- device memory routines ---------------------------------------------- */
 

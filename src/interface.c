@@ -2,7 +2,7 @@
  * interface.c - the __tgt_* entry points compilers call. Each one checks its
  * arguments, resolves the device, calls the engine (maps.c, launch.c) and,
  * when the construct fails, hands the recorded cause to the failure policy
- * (report_offload_failure), the only place that may end the program.
+ * (failure_apply_policy, failure.c), the only place that may end the program.
  *
  * Asynchronous constructs (nowait, and the seed's asynchronous interface)
  * are dispatched on an async record (src/async.h). With a host libomp 16+
@@ -24,6 +24,7 @@
 
 #include "async.h"
 #include "device.h"
+#include "failure.h"
 #include "faults.h"
 #include "launch.h"
 #include "maps.h"
@@ -76,7 +77,7 @@ EXPORT void __tgt_register_requires(int64_t flags) {
 EXPORT void __tgt_init_all_rtls(void) { plugins_load_all(); }
 
 EXPORT int __tgt_get_num_devices(void) {
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     return 0;
   return devices_count();
 }
@@ -106,8 +107,7 @@ static pthread_once_t task_hooks_once = PTHREAD_ONCE_INIT;
 static void task_hooks_lookup(void) {
   /* SIMTARGET_NOWAIT=wait: every nowait construct waits in its task (to
    * compare, or to rule the protocol out when hunting a bug). */
-  const char *mode = getenv("SIMTARGET_NOWAIT");
-  if (mode && strcmp(mode, "wait") == 0)
+  if (settings_get()->nowait_waits)
     return;
   void *num = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
   void *team = dlsym(RTLD_DEFAULT, "__kmpc_omp_has_task_team");
@@ -167,7 +167,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
                      "nowait region?)",
                      async_handle ? "the task's asynchronous handle is NULL"
                                   : "the handle pointer is NULL");
-    report_offload_failure(NULL, "target nowait", NULL);
+    failure_apply_policy(NULL, "target nowait", NULL);
     return;
   }
   struct async_record *rec = *async_handle;
@@ -184,7 +184,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
     const ident_t *loc = async_record_location(rec);
     const char *what = async_record_what(rec);
     async_record_put(rec);
-    report_offload_failure(loc, what, dev);
+    failure_apply_policy(loc, what, dev);
     return;
   }
   async_record_put(rec);
@@ -239,7 +239,7 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
   struct device *dev = NULL;
   report_init();
   report_error_clear();
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     return;
   if (maps_check_args(&a, what) != 0)
     goto fail;
@@ -269,7 +269,7 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
               : data_op_on_device(dev, op, &a, NULL)) == 0)
     return;
 fail:
-  report_offload_failure(loc, what, dev);
+  failure_apply_policy(loc, what, dev);
 }
 
 EXPORT void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
@@ -377,7 +377,7 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   struct device *dev = NULL;
   report_init();
   report_error_clear();
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     return OFFLOAD_FAIL;
   if (maps_check_args(&req->args, what) != 0)
     goto fail;
@@ -416,7 +416,7 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   if (finish_nowait(rec) == 0)
     return OFFLOAD_SUCCESS;
 fail:
-  report_offload_failure(loc, what, dev);
+  failure_apply_policy(loc, what, dev);
   return OFFLOAD_FAIL;
 }
 
@@ -523,7 +523,7 @@ static int32_t target_kernel(ident_t *loc, int64_t device_id,
   if (!kargs) {
     report_error_set("__tgt_target_kernel: the kernel-arguments pointer is "
                      "NULL");
-    report_offload_failure(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->Version < 1 || kargs->Version > 3) {
@@ -531,13 +531,13 @@ static int32_t target_kernel(ident_t *loc, int64_t device_id,
                      "not supported (simtarget reads versions 1 to 3, as "
                      "emitted by clang 15 to 22)",
                      kargs->Version);
-    report_offload_failure(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->NumArgs > INT32_MAX) {
     report_error_set("__tgt_target_kernel: NumArgs %u is out of range",
                      kargs->NumArgs);
-    report_offload_failure(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL);
     return OFFLOAD_FAIL;
   }
   struct launch_request req = {
@@ -659,7 +659,7 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
                        types, NULL, NULL};
   if (maps_check_args(&a, what) != 0)
     goto fail;
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     goto on_host;
   switch (target_resolve(sc->device_id, &dev)) {
   case TARGET_ON_HOST: goto on_host;
@@ -714,7 +714,7 @@ fail:
   } else if (cb) {
     cb(sc->param);
   }
-  report_offload_failure(NULL, what, dev);
+  failure_apply_policy(NULL, what, dev);
   return OFFLOAD_FAIL;
 }
 
@@ -762,7 +762,7 @@ static int check_maptype_again(const char *what, int32_t *first,
                    "(%p); it must be NULL or the same array "
                    "(include/omptarget.h)",
                    what, (void *)again, (void *)first);
-  report_offload_failure(NULL, what, NULL);
+  failure_apply_policy(NULL, what, NULL);
   return -1;
 }
 

@@ -218,6 +218,7 @@ static void test_discovery_from_env_list_numbers_devices(void **state) {
            fixture("abi2", abi2, sizeof abi2),
            fixture("threedev", three, sizeof three), two);
   setenv("LIBOMPTARGET_PLUGINS", list, 1);
+  settings_reread_for_test();
   plugins_reset_rejections_for_test();
   report_set_info_flags(0x1);
   int devices = 0;
@@ -274,6 +275,7 @@ static void test_discovery_from_env_list_numbers_devices(void **state) {
   assert_int_equal(*deinits, 1);
   dlclose(keep);
   unsetenv("LIBOMPTARGET_PLUGINS");
+  settings_reread_for_test();
 }
 
 int main(void) {
