@@ -190,6 +190,33 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
   async_record_put(rec);
 }
 
+/* ---- device ids -2 and -3 (seed 000) ------------------------------------- */
+
+/* -2 names every device, -3 every device a construct has used so far. */
+static bool names_many_devices(int64_t device_id) {
+  return device_id == OFFLOAD_DEVICE_ALL_PENDING ||
+         device_id == OFFLOAD_DEVICE_ALL_USED;
+}
+
+/* Run `run` on each device `device_id` (-2 or -3) names, made ready first,
+ * in id order, stopping at the first failure. 0, or -1 with the cause
+ * recorded and *failed set to the device that failed. */
+static int on_each_device(int64_t device_id,
+                          int (*run)(struct device *dev, void *arg), void *arg,
+                          struct device **failed) {
+  for (int d = 0; d < devices_count(); d++) {
+    struct device *each = device_get(d);
+    if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
+                  !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
+      continue;
+    if (device_ready(each) != 0 || run(each, arg) != 0) {
+      *failed = each;
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* ---- data constructs ----------------------------------------------------- */
 
 enum data_op { DATA_BEGIN, DATA_END, DATA_UPDATE };
@@ -213,6 +240,17 @@ static int data_op_on_device(struct device *dev, enum data_op op,
   if (rc == 0)
     __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
   return rc;
+}
+
+struct data_op_call {
+  enum data_op op;
+  const struct map_args *args;
+};
+
+/* on_each_device's step for a data construct (synchronous). */
+static int data_op_on_each(struct device *dev, void *arg) {
+  const struct data_op_call *call = arg;
+  return data_op_on_device(dev, call->op, call->args, NULL);
 }
 
 /* A nowait data construct on one device: dispatched on a new record, then
@@ -244,21 +282,11 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
   if (maps_check_args(&a, what) != 0)
     goto fail;
   launch_print_args(what, loc, &a);
-  if (device_id == OFFLOAD_DEVICE_ALL_PENDING ||
-      device_id == OFFLOAD_DEVICE_ALL_USED) {
-    /* seed 000: every device (-2), or every device used so far (-3) */
-    for (int d = 0; d < devices_count(); d++) {
-      struct device *each = device_get(d);
-      if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
-                    !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
-        continue;
-      if (device_ready(each) != 0 ||
-          data_op_on_device(each, op, &a, NULL) != 0) {
-        dev = each;
-        goto fail;
-      }
-    }
-    return;
+  if (names_many_devices(device_id)) {
+    struct data_op_call call = {op, &a};
+    if (on_each_device(device_id, data_op_on_each, &call, &dev) == 0)
+      return;
+    goto fail;
   }
   switch (target_resolve(device_id, &dev)) {
   case TARGET_ON_HOST: return;
@@ -369,6 +397,11 @@ EXPORT void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
 
 /* ---- target regions ------------------------------------------------------ */
 
+/* on_each_device's step for a target region (synchronous). */
+static int launch_on_each(struct device *dev, void *req) {
+  return launch_region(dev, req);
+}
+
 /* Returns 0 when the region ran on a device, non-zero when the compiler's
  * host version must run (clang-abi.md 2: `icmp ne i32 %r, 0`). */
 static int32_t target_construct(ident_t *loc, int64_t device_id,
@@ -382,19 +415,10 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   if (maps_check_args(&req->args, what) != 0)
     goto fail;
   launch_print_args("Entering OpenMP kernel", loc, &req->args);
-  if (device_id == OFFLOAD_DEVICE_ALL_PENDING ||
-      device_id == OFFLOAD_DEVICE_ALL_USED) {
-    for (int d = 0; d < devices_count(); d++) {
-      struct device *each = device_get(d);
-      if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
-                    !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
-        continue;
-      if (device_ready(each) != 0 || launch_region(each, req) != 0) {
-        dev = each;
-        goto fail;
-      }
-    }
-    return OFFLOAD_SUCCESS;
+  if (names_many_devices(device_id)) {
+    if (on_each_device(device_id, launch_on_each, req, &dev) == 0)
+      return OFFLOAD_SUCCESS;
+    goto fail;
   }
   switch (target_resolve(device_id, &dev)) {
   case TARGET_ON_HOST: return OFFLOAD_FAIL;
