@@ -8,10 +8,11 @@
  *
  * Locking: `devices_mutex` guards building and releasing the devices array
  * (`devices`, `num_devices`, `devices_built`); afterwards the array is
- * read-only. `default_device_lock` guards `own_default_device`. Each dev->lock guards that device's state, failure text, loaded
- * generation, image list and entry table; dev->map.lock (taken after
- * dev->lock, never before) guards its mapping table. The registry lock is
- * only held to copy the list of libraries, never while a plugin runs.
+ * read-only. `default_device_lock` guards `own_default_device`. Each
+ * dev->lock guards that device's state, failure text, loaded generation,
+ * image list and entry table; dev->map.lock (taken after dev->lock, never
+ * before) guards its mapping table. The registry lock is only held to copy
+ * the list of libraries, never while a plugin runs.
  */
 #include "device.h"
 #include "hostsyms.h"

@@ -775,19 +775,26 @@ EXPORT void __tgt_target_async_data_update(
   seed_dispatch(&sc);
 }
 
-/* The seed lists args_maptype twice; the second must repeat the first. */
-static int check_maptype_again(const char *what, int32_t *first,
-                               int32_t *again) {
-  if (!again || again == first)
-    return 0;
+/* __tgt_target_async(_teams) list args_maptype twice; the second must be
+ * NULL or the first again. A mismatch fails the call as seed_dispatch
+ * fails one: the failure policy, then the callback once. */
+static int32_t seed_target(const char *what, const struct seed_call *sc,
+                           int32_t *maptype_again) {
+  if (!maptype_again || maptype_again == sc->args_maptype)
+    return seed_dispatch(sc);
   report_init();
   report_error_clear();
   report_error_set("%s: the second args_maptype (%p) differs from the first "
                    "(%p); it must be NULL or the same array "
                    "(include/omptarget.h)",
-                   what, (void *)again, (void *)first);
+                   what, (void *)maptype_again, (void *)sc->args_maptype);
   failure_apply_policy(NULL, what, NULL);
-  return -1;
+  if (sc->completion_event)
+    *sc->completion_event = NULL;
+  tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
+  if (cb)
+    cb(sc->param);
+  return OFFLOAD_FAIL;
 }
 
 EXPORT int32_t __tgt_target_async(int32_t device_id, void *host_addr,
@@ -802,16 +809,7 @@ EXPORT int32_t __tgt_target_async(int32_t device_id, void *host_addr,
   struct seed_call sc = {SEED_TARGET, device_id, host_addr, num_args,
                          args_base, args, args_size, args_maptype, -1, 0,
                          num_dep_events, dep_events, completion_event, param};
-  if (check_maptype_again("__tgt_target_async", args_maptype,
-                          args_maptype_again) != 0) {
-    if (completion_event)
-      *completion_event = NULL;
-    tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
-    if (cb)
-      cb(param);
-    return OFFLOAD_FAIL;
-  }
-  return seed_dispatch(&sc);
+  return seed_target("__tgt_target_async", &sc, args_maptype_again);
 }
 
 EXPORT int32_t __tgt_target_async_teams(
@@ -824,16 +822,7 @@ EXPORT int32_t __tgt_target_async_teams(
                          args_base, args, args_size, args_maptype, num_teams,
                          thread_limit, num_dep_events, dep_events,
                          completion_event, param};
-  if (check_maptype_again("__tgt_target_async_teams", args_maptype,
-                          args_maptype_again) != 0) {
-    if (completion_event)
-      *completion_event = NULL;
-    tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
-    if (cb)
-      cb(param);
-    return OFFLOAD_FAIL;
-  }
-  return seed_dispatch(&sc);
+  return seed_target("__tgt_target_async_teams", &sc, args_maptype_again);
 }
 
 /* ---- library lifetime ---------------------------------------------------- */
