@@ -101,8 +101,8 @@ static bool nowait_setting(void) {
     return false;
   if (!strcmp(value, "wait"))
     return true;
-  warn_rejected("SIMTARGET_NOWAIT", value,
-                "wait (unset: hand nowait regions to libomp 16+)", "unset");
+  warn_rejected("SIMTARGET_NOWAIT", value, "wait",
+                "the default: nowait regions are handed to libomp 16+");
   return false;
 }
 
