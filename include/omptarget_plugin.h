@@ -44,6 +44,18 @@ enum tgt_alloc_kind {
   TARGET_ALLOC_DEFAULT = 3,
 };
 
+/* LIBOMPTARGET_INFO bits (LLVM's meanings), shared by libomptarget and the
+ * plugins (set_info_flag hands them over) so both test the same names. */
+enum tgt_info_bits {
+  INFO_KERNEL_ARGS = 0x01,      /* arguments of each kernel launch */
+  INFO_MAPPING_EXISTS = 0x02,   /* a map found its object already present */
+  INFO_DUMP_TABLE = 0x04,       /* the mapping table at exit and on failure */
+  INFO_MAPPING_CHANGED = 0x08,  /* entries created and removed */
+  INFO_PLUGIN_KERNEL = 0x10,    /* plugin-specific kernel information */
+  INFO_DATA_TRANSFER = 0x20,    /* every copy to or from the device */
+  INFO_EMPTY_MAPPING = 0x40,    /* zero-size or unmapped pointers kept as is */
+};
+
 /* One row of the declare-target-indirect table (seed 003), sorted by host. */
 typedef struct __tgt_fptr_map {
   uint64_t host_ptr;

@@ -6,7 +6,11 @@
  * naming the routine and the argument and returns the routine's failure
  * value; it never ends the program.
  *
- * Thread safety: the default device lives in launch.c under its own lock;
+ * Memory of another kind than device memory (llvm_omp_target_alloc_host,
+ * _shared) is the plugin's business: the kind goes to its data_alloc, which
+ * allocates it or says why it cannot.
+ *
+ * Thread safety: the default device lives in device.c under its own lock;
  * mapping-table work takes dev->map.lock.
  */
 #include <errno.h>
@@ -17,13 +21,9 @@
 
 #include "device.h"
 #include "faults.h"
-#include "launch.h"
 #include "report.h"
 
 #define EXPORT __attribute__((visibility("default")))
-
-HIDDEN int target_own_default_device(void);
-HIDDEN void target_set_own_default_device(int d);
 
 /* ---- user routines --------------------------------------------------- */
 
@@ -32,9 +32,9 @@ EXPORT int omp_get_initial_device(void) { return __tgt_get_num_devices(); }
 EXPORT int omp_is_initial_device(void) { return 1; } /* host code */
 EXPORT int omp_get_device_num(void) { return omp_get_initial_device(); }
 EXPORT void omp_set_default_device(int device_num) {
-  target_set_own_default_device(device_num);
+  devices_set_own_default_id(device_num);
 }
-EXPORT int omp_get_default_device(void) { return target_own_default_device(); }
+EXPORT int omp_get_default_device(void) { return devices_own_default_id(); }
 
 /* ---- device memory routines ---------------------------------------------- */
 
@@ -63,43 +63,68 @@ static int api_device(const char *routine, int device_num,
   return 0;
 }
 
-EXPORT void *omp_target_alloc(size_t size, int device_num) {
+static const char *alloc_kind_name(int32_t kind) {
+  switch (kind) {
+  case TARGET_ALLOC_DEVICE: return "device";
+  case TARGET_ALLOC_HOST: return "host";
+  case TARGET_ALLOC_SHARED: return "shared";
+  default: return "default";
+  }
+}
+
+/* `size` bytes of memory of `kind` for device_num (host memory from malloc
+ * for the initial device), or NULL after saying why. */
+static void *api_alloc(const char *routine, size_t size, int device_num,
+                       int32_t kind) {
   struct device *dev;
   if (size == 0)
     return NULL; /* OpenMP: a zero size returns NULL */
-  int where = api_device("omp_target_alloc", device_num, &dev);
+  int where = api_device(routine, device_num, &dev);
   if (where == 1)
     return malloc(size);
   if (where < 0)
     return NULL;
   if (size > INT64_MAX) {
-    report_error("omp_target_alloc: size %zu is too large", size);
+    report_error("%s: size %zu is too large", routine, size);
     return NULL;
   }
-  void *p = device_alloc(dev, (int64_t)size, NULL, TARGET_ALLOC_DEFAULT);
+  void *p = device_alloc(dev, (int64_t)size, NULL, kind);
   if (!p) {
-    report_error("omp_target_alloc: %s", report_error_get());
+    report_error("%s(%zu bytes, device %d): plugin %s gives no %s memory: "
+                 "%s",
+                 routine, size, device_num, dev->plugin->name,
+                 alloc_kind_name(kind), report_error_get());
     report_error_clear();
   }
   return p;
 }
 
-EXPORT void omp_target_free(void *device_ptr, int device_num) {
+/* Free what api_alloc returned (any kind: the plugin knows which it is). */
+static void api_free(const char *routine, void *ptr, int device_num) {
   struct device *dev;
-  if (!device_ptr)
+  if (!ptr)
     return;
-  int where = api_device("omp_target_free", device_num, &dev);
+  int where = api_device(routine, device_num, &dev);
   if (where == 1) {
-    free(device_ptr);
+    free(ptr);
     return;
   }
   if (where < 0)
     return;
-  if (device_delete(dev, device_ptr) != 0) {
-    report_error("omp_target_free(%p, %d): %s", device_ptr, device_num,
+  if (device_delete(dev, ptr) != 0) {
+    report_error("%s(%p, %d): %s", routine, ptr, device_num,
                  report_error_get());
     report_error_clear();
   }
+}
+
+EXPORT void *omp_target_alloc(size_t size, int device_num) {
+  return api_alloc("omp_target_alloc", size, device_num,
+                   TARGET_ALLOC_DEFAULT);
+}
+
+EXPORT void omp_target_free(void *device_ptr, int device_num) {
+  api_free("omp_target_free", device_ptr, device_num);
 }
 
 EXPORT int omp_target_is_present(const void *ptr, int device_num) {
@@ -354,28 +379,23 @@ EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
 
 /* libomp looks these up by name (clang-abi.md 8). */
 EXPORT void *llvm_omp_target_alloc_device(size_t size, int device_num) {
-  return omp_target_alloc(size, device_num);
-}
-EXPORT void llvm_omp_target_free_device(void *ptr, int device_num) {
-  omp_target_free(ptr, device_num);
+  return api_alloc("llvm_omp_target_alloc_device", size, device_num,
+                   TARGET_ALLOC_DEVICE);
 }
 EXPORT void *llvm_omp_target_alloc_host(size_t size, int device_num) {
-  (void)size;
-  report_error("llvm_omp_target_alloc_host(device %d): simdevice has no "
-               "host memory that its devices can access",
-               device_num);
-  return NULL;
+  return api_alloc("llvm_omp_target_alloc_host", size, device_num,
+                   TARGET_ALLOC_HOST);
 }
 EXPORT void *llvm_omp_target_alloc_shared(size_t size, int device_num) {
-  (void)size;
-  report_error("llvm_omp_target_alloc_shared(device %d): simdevice has no "
-               "shared (unified) memory",
-               device_num);
-  return NULL;
+  return api_alloc("llvm_omp_target_alloc_shared", size, device_num,
+                   TARGET_ALLOC_SHARED);
+}
+EXPORT void llvm_omp_target_free_device(void *ptr, int device_num) {
+  api_free("llvm_omp_target_free_device", ptr, device_num);
 }
 EXPORT void llvm_omp_target_free_host(void *ptr, int device_num) {
-  (void)ptr, (void)device_num;
+  api_free("llvm_omp_target_free_host", ptr, device_num);
 }
 EXPORT void llvm_omp_target_free_shared(void *ptr, int device_num) {
-  (void)ptr, (void)device_num;
+  api_free("llvm_omp_target_free_shared", ptr, device_num);
 }

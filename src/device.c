@@ -4,17 +4,22 @@
  * host-entry -> device-entry table, declare-target globals in the mapping
  * table, C++ ctor/dtor kernels (clang 13-16), unloading and release.
  *
+ * Also the default device (OMP_DEFAULT_DEVICE, omp_set_default_device).
+ *
  * Locking: `devices_mutex` guards building and releasing the devices array
  * (`devices`, `num_devices`, `devices_built`); afterwards the array is
- * read-only. Each dev->lock guards that device's state, failure text, loaded
- * generation, image list and entry table; dev->map.lock (taken after
- * dev->lock, never before) guards its mapping table. The registry lock is
- * only held to copy the list of libraries, never while a plugin runs.
+ * read-only. `default_device_lock` guards `own_default_device`. Each
+ * dev->lock guards that device's state, failure text, loaded generation,
+ * image list and entry table; dev->map.lock (taken after dev->lock, never
+ * before) guards its mapping table. The registry lock is only held to copy
+ * the list of libraries, never while a plugin runs.
  */
 #include "device.h"
 #include "hostsyms.h"
 #include "faults.h"
+#include "lock_check.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <inttypes.h>
 #if __has_include(<valgrind/helgrind.h>)
@@ -73,7 +78,9 @@ void device_teardown(struct device *dev) {
 
 /* ---- the devices array ------------------------------------------------ */
 
+/* Caller holds devices_mutex. */
 static void devices_build_locked(void) {
+  LOCK_ASSERT_HELD(&devices_mutex);
   int total = plugins_load_all();
   if (total <= 0)
     return;
@@ -127,6 +134,50 @@ struct device *device_get(int64_t id) {
   return &devices[id];
 }
 
+/* ---- the default device ------------------------------------------------ */
+
+static pthread_mutex_t default_device_lock = PTHREAD_MUTEX_INITIALIZER;
+static int own_default_device = -1; /* -1: not taken from the settings yet */
+
+/* libomp keeps the default-device ICV when the program links it; ask it, so
+ * omp_set_default_device() in the program is honoured. */
+static int (*libomp_get_default_device)(void);
+static pthread_once_t libomp_lookup_once = PTHREAD_ONCE_INIT;
+
+static void libomp_lookup(void) {
+  void *fn = dlsym(RTLD_DEFAULT, "omp_get_default_device");
+  Dl_info found, ours;
+  /* Our own omp_get_default_device (api.c) answers when no libomp is
+   * loaded; it must not be taken for libomp's. */
+  if (!fn || !dladdr(fn, &found) ||
+      !dladdr((void *)devices_default_id, &ours) ||
+      found.dli_fbase == ours.dli_fbase)
+    return;
+  libomp_get_default_device = (int (*)(void))fn;
+}
+
+int devices_own_default_id(void) {
+  pthread_mutex_lock(&default_device_lock);
+  if (own_default_device < 0)
+    own_default_device = settings_get()->default_device;
+  int d = own_default_device;
+  pthread_mutex_unlock(&default_device_lock);
+  return d;
+}
+
+void devices_set_own_default_id(int id) {
+  pthread_mutex_lock(&default_device_lock);
+  own_default_device = id < 0 ? 0 : id;
+  pthread_mutex_unlock(&default_device_lock);
+}
+
+int devices_default_id(void) {
+  pthread_once(&libomp_lookup_once, libomp_lookup);
+  if (libomp_get_default_device)
+    return libomp_get_default_device();
+  return devices_own_default_id();
+}
+
 /* ---- failures ------------------------------------------------------------ */
 
 /* Mark the device unusable for good; the reason is repeated on every later
@@ -134,6 +185,7 @@ struct device *device_get(int64_t id) {
 static void device_fail(struct device *dev, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void device_fail(struct device *dev, const char *fmt, ...) {
+  LOCK_ASSERT_HELD(&dev->lock);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(dev->failure, sizeof dev->failure, fmt, ap);
@@ -546,6 +598,7 @@ static void explain_unaccepted(struct device *dev,
  * functions it added. */
 static int device_load_lib(struct device *dev, struct registered_lib *lib,
                            long *indirect) {
+  LOCK_ASSERT_HELD(&dev->lock);
   const struct plugin_ops *ops = &dev->plugin->ops;
   int32_t chosen = -1;
   for (int32_t i = 0; i < lib->num_images && chosen < 0; i++)
@@ -637,6 +690,7 @@ static int compare_fptr(const void *a, const void *b) {
  * indirect appears once: every device copy is the same function. dev->lock
  * held. */
 static int publish_indirect_table(struct device *dev) {
+  LOCK_ASSERT_HELD(&dev->lock);
   if (!dev->plugin->ops.set_function_ptr_map)
     return 0; /* absent: indirect calls keep host addresses */
   size_t n = 0;
@@ -678,6 +732,7 @@ static int publish_indirect_table(struct device *dev) {
 
 /* Load every library registered since the last call. dev->lock held. */
 static int load_pending_libs(struct device *dev) {
+  LOCK_ASSERT_HELD(&dev->lock);
   registry_lock();
   size_t pending = 0;
   uint64_t newest = dev->loaded_generation;

@@ -4,9 +4,12 @@
  * plugin's data and launch functions (so every plugin call goes through one
  * place, which the fault injector and the call tracer hook later).
  *
+ * Also the default device: OMP_DEFAULT_DEVICE and omp_set_default_device.
+ *
  * Thread safety: `lock` guards state, images and entries; the mapping table
- * has its own lock (mapping.h). The devices array itself is created once
- * (pthread_once) and never shrinks while the library is loaded.
+ * has its own lock (mapping.h). The devices array itself is built once
+ * (under device.c's devices_mutex) and never shrinks while the library is
+ * loaded. The default device has its own lock (device.c).
  */
 #ifndef SIMTARGET_DEVICE_H
 #define SIMTARGET_DEVICE_H
@@ -56,6 +59,14 @@ struct device {
 
 /* Number of devices (loads the plugins on first use). */
 HIDDEN int devices_count(void);
+/* The default device, what device id -1 means: libomp's default-device ICV
+ * when the program has libomp, else ours (devices_own_default_id). */
+HIDDEN int devices_default_id(void);
+/* Ours: OMP_DEFAULT_DEVICE until devices_set_own_default_id (the
+ * omp_get/set_default_device of this library) changes it; a negative id is
+ * taken as 0. */
+HIDDEN int devices_own_default_id(void);
+HIDDEN void devices_set_own_default_id(int id);
 /* Device `id` (already resolved: not -1/-2/-3), or NULL when out of range. */
 HIDDEN struct device *device_get(int64_t id);
 /* Initialise the device if needed and load every registered library's image

@@ -7,10 +7,14 @@
  * Locking: `config_mutex` serialises faults_configure()/faults_reset(); the
  * rules they write are read without a lock by faults_pick(), so the
  * configuration must be set before other threads call plugins (the library
- * constructor, or a unit test's setup). Counters are atomics. The counts
- * file is appended with one write() per line group under `config_mutex`.
+ * constructor, or a unit test's setup). Counters are atomics.
+ * `counts_file_mutex` guards appending to the counts file
+ * (SIMTARGET_FAULT_COUNTS): an injection line (from any thread calling a
+ * plugin) and the counts written at exit never interleave. It is taken
+ * alone, never with `config_mutex`.
  */
 #include "faults.h"
+#include "lock_check.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,11 +39,11 @@ struct fault_rule {
 
 int faults_armed;
 static pthread_mutex_t config_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t counts_file_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct fault_rule rules[MAX_RULES];
 static int rule_count;
 static bool counting;
 static bool absent[FAULT_FN_COUNT];
-static char counts_path[4096]; /* SIMTARGET_FAULT_COUNTS, "" when unset */
 static _Atomic uint64_t site_calls[FAULT_SITE_LIMIT];
 static _Atomic uint64_t fn_calls[FAULT_FN_COUNT];
 static _Atomic uint64_t injected;
@@ -127,17 +131,20 @@ static void note_injection(enum fault_site site, enum fault_fn fn,
                "call %" PRIu64,
                fn_names[fn], (int)site, sites[site].id, sites[site].where,
                call);
-  if (!counts_path[0])
+  const char *counts_path = settings_get()->fault_counts;
+  if (!counts_path)
     return;
   char line[256];
   int n = snprintf(line, sizeof line, "injected %d %s %s %" PRIu64 "\n",
                    (int)site, sites[site].id, fn_names[fn], call);
+  pthread_mutex_lock(&counts_file_mutex);
   int fd = open(counts_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  if (write(fd, line, (size_t)n) != n)
-    report_debug("fault injector: short write to %s", counts_path);
-  close(fd);
+  if (fd >= 0) {
+    if (write(fd, line, (size_t)n) != n)
+      report_debug("fault injector: short write to %s", counts_path);
+    close(fd);
+  }
+  pthread_mutex_unlock(&counts_file_mutex);
 }
 
 fault_any_fn faults_pick(enum fault_site site, enum fault_fn fn,
@@ -163,7 +170,9 @@ fault_any_fn faults_pick(enum fault_site site, enum fault_fn fn,
 
 /* ---- configuration ------------------------------------------------------- */
 
+/* Caller holds config_mutex. */
 static void reset_locked(void) {
+  LOCK_ASSERT_HELD(&config_mutex);
   faults_armed = 0;
   rule_count = 0;
   counting = false;
@@ -182,8 +191,10 @@ void faults_reset(void) {
 }
 
 /* One rule: count | absent=FN | plugin.point... | TARGET[@N][:once|:repeat]
- * with TARGET = FN | site=NUMBER | site=ID. Modifies `text`. */
+ * with TARGET = FN | site=NUMBER | site=ID. Modifies `text`. Caller holds
+ * config_mutex (the rule lands in `rules`). */
 static int parse_rule(char *text, char *why, size_t why_len) {
+  LOCK_ASSERT_HELD(&config_mutex);
   if (!strcmp(text, "count")) {
     counting = true;
     return 0;
@@ -297,9 +308,11 @@ uint64_t faults_function_calls(enum fault_fn fn) {
 uint64_t faults_injected(void) { return atomic_load(&injected); }
 
 int faults_write_counts(const char *path) {
+  pthread_mutex_lock(&counts_file_mutex);
+  int rc = -1;
   FILE *f = fopen(path, "ae");
   if (!f)
-    return -1;
+    goto out_unlock;
   for (int s = 1; s < FAULT_SITE_LIMIT; s++)
     if (sites[s].id)
       fprintf(f, "site %d %s %s %" PRIu64 "\n", s, sites[s].id,
@@ -307,16 +320,17 @@ int faults_write_counts(const char *path) {
   for (int i = 0; i < FAULT_FN_COUNT; i++)
     fprintf(f, "function %s %" PRIu64 "\n", fn_names[i],
             atomic_load(&fn_calls[i]));
-  return fclose(f) == 0 ? 0 : -1;
+  rc = fclose(f) == 0 ? 0 : -1;
+out_unlock:
+  pthread_mutex_unlock(&counts_file_mutex);
+  return rc;
 }
 
 /* ---- the environment ----------------------------------------------------- */
 
 __attribute__((constructor)) static void faults_from_env(void) {
-  const char *path = getenv("SIMTARGET_FAULT_COUNTS");
-  snprintf(counts_path, sizeof counts_path, "%s", path ? path : "");
-  const char *spec = getenv("SIMTARGET_FAULTS");
-  if (!spec || !*spec)
+  const char *spec = settings_get()->faults;
+  if (!spec)
     return;
   char why[256];
   if (faults_configure(spec, why, sizeof why) < 0)
@@ -328,13 +342,12 @@ __attribute__((constructor)) static void faults_from_env(void) {
 __attribute__((destructor(101))) static void faults_at_exit(void) {
   if (!counting)
     return;
-  if (!counts_path[0]) {
+  const char *counts_path = settings_get()->fault_counts;
+  if (!counts_path) {
     report_error("SIMTARGET_FAULTS=count: set SIMTARGET_FAULT_COUNTS to a "
                  "file to receive the counts");
     return;
   }
-  pthread_mutex_lock(&config_mutex);
   if (faults_write_counts(counts_path) < 0)
     report_error("SIMTARGET_FAULTS=count: cannot write %s", counts_path);
-  pthread_mutex_unlock(&config_mutex);
 }

@@ -9,8 +9,9 @@
  * the plugin's function. Everything here is generated from TGT_RTL_INTERFACE
  * and FAULT_SITES, so a new interface row or site is covered without edits.
  *
- * Configuration: SIMTARGET_FAULTS (read when the library loads; the grammar
- * is in README.md, "Fault injection") or the calls below, for unit tests.
+ * Configuration: SIMTARGET_FAULTS (applied when the library loads, from
+ * settings.h; the grammar is in README.md, "Fault injection") or the calls
+ * below, for unit tests.
  * Optional functions configured "absent" are cleared when a plugin is
  * resolved (plugins.c), so libomptarget's fallback runs.
  *
@@ -87,7 +88,8 @@ HIDDEN int faults_function_by_name(const char *name);
 HIDDEN const char *faults_site_name(int site);
 HIDDEN int faults_site_by_name(const char *name);
 /* Append the counts ("site N ID function calls" and "function NAME calls"
- * lines) to `path`. 0, or -1 when the file cannot be written. */
+ * lines) to `path`, under the lock that also guards the injection lines, so
+ * the two never interleave. 0, or -1 when the file cannot be written. */
 HIDDEN int faults_write_counts(const char *path);
 
 #endif

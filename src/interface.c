@@ -2,7 +2,7 @@
  * interface.c - the __tgt_* entry points compilers call. Each one checks its
  * arguments, resolves the device, calls the engine (maps.c, launch.c) and,
  * when the construct fails, hands the recorded cause to the failure policy
- * (report_offload_failure), the only place that may end the program.
+ * (failure_apply_policy, failure.c), the only place that may end the program.
  *
  * Asynchronous constructs (nowait, and the seed's asynchronous interface)
  * are dispatched on an async record (src/async.h). With a host libomp 16+
@@ -24,6 +24,7 @@
 
 #include "async.h"
 #include "device.h"
+#include "failure.h"
 #include "faults.h"
 #include "launch.h"
 #include "maps.h"
@@ -76,7 +77,7 @@ EXPORT void __tgt_register_requires(int64_t flags) {
 EXPORT void __tgt_init_all_rtls(void) { plugins_load_all(); }
 
 EXPORT int __tgt_get_num_devices(void) {
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     return 0;
   return devices_count();
 }
@@ -106,8 +107,7 @@ static pthread_once_t task_hooks_once = PTHREAD_ONCE_INIT;
 static void task_hooks_lookup(void) {
   /* SIMTARGET_NOWAIT=wait: every nowait construct waits in its task (to
    * compare, or to rule the protocol out when hunting a bug). */
-  const char *mode = getenv("SIMTARGET_NOWAIT");
-  if (mode && strcmp(mode, "wait") == 0)
+  if (settings_get()->nowait_waits)
     return;
   void *num = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
   void *team = dlsym(RTLD_DEFAULT, "__kmpc_omp_has_task_team");
@@ -167,7 +167,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
                      "nowait region?)",
                      async_handle ? "the task's asynchronous handle is NULL"
                                   : "the handle pointer is NULL");
-    report_offload_failure(NULL, "target nowait", NULL);
+    failure_apply_policy(NULL, "target nowait", NULL);
     return;
   }
   struct async_record *rec = *async_handle;
@@ -184,10 +184,37 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
     const ident_t *loc = async_record_location(rec);
     const char *what = async_record_what(rec);
     async_record_put(rec);
-    report_offload_failure(loc, what, dev);
+    failure_apply_policy(loc, what, dev);
     return;
   }
   async_record_put(rec);
+}
+
+/* ---- device ids -2 and -3 (seed 000) ------------------------------------- */
+
+/* -2 names every device, -3 every device a construct has used so far. */
+static bool names_many_devices(int64_t device_id) {
+  return device_id == OFFLOAD_DEVICE_ALL_PENDING ||
+         device_id == OFFLOAD_DEVICE_ALL_USED;
+}
+
+/* Run `run` on each device `device_id` (-2 or -3) names, made ready first,
+ * in id order, stopping at the first failure. 0, or -1 with the cause
+ * recorded and *failed set to the device that failed. */
+static int on_each_device(int64_t device_id,
+                          int (*run)(struct device *dev, void *arg), void *arg,
+                          struct device **failed) {
+  for (int d = 0; d < devices_count(); d++) {
+    struct device *each = device_get(d);
+    if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
+                  !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
+      continue;
+    if (device_ready(each) != 0 || run(each, arg) != 0) {
+      *failed = each;
+      return -1;
+    }
+  }
+  return 0;
 }
 
 /* ---- data constructs ----------------------------------------------------- */
@@ -215,6 +242,17 @@ static int data_op_on_device(struct device *dev, enum data_op op,
   return rc;
 }
 
+struct data_op_call {
+  enum data_op op;
+  const struct map_args *args;
+};
+
+/* on_each_device's step for a data construct (synchronous). */
+static int data_op_on_each(struct device *dev, void *arg) {
+  const struct data_op_call *call = arg;
+  return data_op_on_device(dev, call->op, call->args, NULL);
+}
+
 /* A nowait data construct on one device: dispatched on a new record, then
  * finished as finish_nowait says. 0 or -1 with the cause recorded. */
 static int data_op_nowait(const ident_t *loc, struct device *dev,
@@ -239,26 +277,16 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
   struct device *dev = NULL;
   report_init();
   report_error_clear();
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     return;
   if (maps_check_args(&a, what) != 0)
     goto fail;
   launch_print_args(what, loc, &a);
-  if (device_id == OFFLOAD_DEVICE_ALL_PENDING ||
-      device_id == OFFLOAD_DEVICE_ALL_USED) {
-    /* seed 000: every device (-2), or every device used so far (-3) */
-    for (int d = 0; d < devices_count(); d++) {
-      struct device *each = device_get(d);
-      if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
-                    !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
-        continue;
-      if (device_ready(each) != 0 ||
-          data_op_on_device(each, op, &a, NULL) != 0) {
-        dev = each;
-        goto fail;
-      }
-    }
-    return;
+  if (names_many_devices(device_id)) {
+    struct data_op_call call = {op, &a};
+    if (on_each_device(device_id, data_op_on_each, &call, &dev) == 0)
+      return;
+    goto fail;
   }
   switch (target_resolve(device_id, &dev)) {
   case TARGET_ON_HOST: return;
@@ -269,7 +297,7 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
               : data_op_on_device(dev, op, &a, NULL)) == 0)
     return;
 fail:
-  report_offload_failure(loc, what, dev);
+  failure_apply_policy(loc, what, dev);
 }
 
 EXPORT void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
@@ -369,6 +397,11 @@ EXPORT void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
 
 /* ---- target regions ------------------------------------------------------ */
 
+/* on_each_device's step for a target region (synchronous). */
+static int launch_on_each(struct device *dev, void *req) {
+  return launch_region(dev, req);
+}
+
 /* Returns 0 when the region ran on a device, non-zero when the compiler's
  * host version must run (clang-abi.md 2: `icmp ne i32 %r, 0`). */
 static int32_t target_construct(ident_t *loc, int64_t device_id,
@@ -377,24 +410,15 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   struct device *dev = NULL;
   report_init();
   report_error_clear();
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     return OFFLOAD_FAIL;
   if (maps_check_args(&req->args, what) != 0)
     goto fail;
   launch_print_args("Entering OpenMP kernel", loc, &req->args);
-  if (device_id == OFFLOAD_DEVICE_ALL_PENDING ||
-      device_id == OFFLOAD_DEVICE_ALL_USED) {
-    for (int d = 0; d < devices_count(); d++) {
-      struct device *each = device_get(d);
-      if (!each || (device_id == OFFLOAD_DEVICE_ALL_USED &&
-                    !__atomic_load_n(&each->used, __ATOMIC_RELAXED)))
-        continue;
-      if (device_ready(each) != 0 || launch_region(each, req) != 0) {
-        dev = each;
-        goto fail;
-      }
-    }
-    return OFFLOAD_SUCCESS;
+  if (names_many_devices(device_id)) {
+    if (on_each_device(device_id, launch_on_each, req, &dev) == 0)
+      return OFFLOAD_SUCCESS;
+    goto fail;
   }
   switch (target_resolve(device_id, &dev)) {
   case TARGET_ON_HOST: return OFFLOAD_FAIL;
@@ -416,7 +440,7 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   if (finish_nowait(rec) == 0)
     return OFFLOAD_SUCCESS;
 fail:
-  report_offload_failure(loc, what, dev);
+  failure_apply_policy(loc, what, dev);
   return OFFLOAD_FAIL;
 }
 
@@ -523,7 +547,7 @@ static int32_t target_kernel(ident_t *loc, int64_t device_id,
   if (!kargs) {
     report_error_set("__tgt_target_kernel: the kernel-arguments pointer is "
                      "NULL");
-    report_offload_failure(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->Version < 1 || kargs->Version > 3) {
@@ -531,13 +555,13 @@ static int32_t target_kernel(ident_t *loc, int64_t device_id,
                      "not supported (simtarget reads versions 1 to 3, as "
                      "emitted by clang 15 to 22)",
                      kargs->Version);
-    report_offload_failure(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->NumArgs > INT32_MAX) {
     report_error_set("__tgt_target_kernel: NumArgs %u is out of range",
                      kargs->NumArgs);
-    report_offload_failure(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL);
     return OFFLOAD_FAIL;
   }
   struct launch_request req = {
@@ -659,7 +683,7 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
                        types, NULL, NULL};
   if (maps_check_args(&a, what) != 0)
     goto fail;
-  if (report_policy() == POLICY_DISABLED)
+  if (settings_get()->offload == POLICY_DISABLED)
     goto on_host;
   switch (target_resolve(sc->device_id, &dev)) {
   case TARGET_ON_HOST: goto on_host;
@@ -714,7 +738,7 @@ fail:
   } else if (cb) {
     cb(sc->param);
   }
-  report_offload_failure(NULL, what, dev);
+  failure_apply_policy(NULL, what, dev);
   return OFFLOAD_FAIL;
 }
 
@@ -751,19 +775,26 @@ EXPORT void __tgt_target_async_data_update(
   seed_dispatch(&sc);
 }
 
-/* The seed lists args_maptype twice; the second must repeat the first. */
-static int check_maptype_again(const char *what, int32_t *first,
-                               int32_t *again) {
-  if (!again || again == first)
-    return 0;
+/* __tgt_target_async(_teams) list args_maptype twice; the second must be
+ * NULL or the first again. A mismatch fails the call as seed_dispatch
+ * fails one: the failure policy, then the callback once. */
+static int32_t seed_target(const char *what, const struct seed_call *sc,
+                           int32_t *maptype_again) {
+  if (!maptype_again || maptype_again == sc->args_maptype)
+    return seed_dispatch(sc);
   report_init();
   report_error_clear();
   report_error_set("%s: the second args_maptype (%p) differs from the first "
                    "(%p); it must be NULL or the same array "
                    "(include/omptarget.h)",
-                   what, (void *)again, (void *)first);
-  report_offload_failure(NULL, what, NULL);
-  return -1;
+                   what, (void *)maptype_again, (void *)sc->args_maptype);
+  failure_apply_policy(NULL, what, NULL);
+  if (sc->completion_event)
+    *sc->completion_event = NULL;
+  tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
+  if (cb)
+    cb(sc->param);
+  return OFFLOAD_FAIL;
 }
 
 EXPORT int32_t __tgt_target_async(int32_t device_id, void *host_addr,
@@ -778,16 +809,7 @@ EXPORT int32_t __tgt_target_async(int32_t device_id, void *host_addr,
   struct seed_call sc = {SEED_TARGET, device_id, host_addr, num_args,
                          args_base, args, args_size, args_maptype, -1, 0,
                          num_dep_events, dep_events, completion_event, param};
-  if (check_maptype_again("__tgt_target_async", args_maptype,
-                          args_maptype_again) != 0) {
-    if (completion_event)
-      *completion_event = NULL;
-    tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
-    if (cb)
-      cb(param);
-    return OFFLOAD_FAIL;
-  }
-  return seed_dispatch(&sc);
+  return seed_target("__tgt_target_async", &sc, args_maptype_again);
 }
 
 EXPORT int32_t __tgt_target_async_teams(
@@ -800,16 +822,7 @@ EXPORT int32_t __tgt_target_async_teams(
                          args_base, args, args_size, args_maptype, num_teams,
                          thread_limit, num_dep_events, dep_events,
                          completion_event, param};
-  if (check_maptype_again("__tgt_target_async_teams", args_maptype,
-                          args_maptype_again) != 0) {
-    if (completion_event)
-      *completion_event = NULL;
-    tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
-    if (cb)
-      cb(param);
-    return OFFLOAD_FAIL;
-  }
-  return seed_dispatch(&sc);
+  return seed_target("__tgt_target_async_teams", &sc, args_maptype_again);
 }
 
 /* ---- library lifetime ---------------------------------------------------- */

@@ -10,7 +10,6 @@
 #include "async.h"
 #include "faults.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,58 +20,16 @@
 
 /* ---- device-id resolution --------------------------------------------- */
 
-static int own_default_device = -1; /* -1: not read from the environment yet */
-static pthread_mutex_t default_device_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* libomp keeps the default-device ICV when the program links it; ask it, so
- * omp_set_default_device() in the program is honoured. */
-static int (*libomp_get_default_device)(void);
-static pthread_once_t default_device_once = PTHREAD_ONCE_INIT;
-
-int omp_get_default_device(void);
-
-static void default_device_lookup(void) {
-  void *fn = dlsym(RTLD_DEFAULT, "omp_get_default_device");
-  if (fn && fn != (void *)omp_get_default_device)
-    libomp_get_default_device = (int (*)(void))fn;
-}
-
-HIDDEN int target_own_default_device(void) {
-  pthread_mutex_lock(&default_device_lock);
-  if (own_default_device < 0) {
-    const char *s = getenv("OMP_DEFAULT_DEVICE");
-    own_default_device = s ? atoi(s) : 0;
-    if (own_default_device < 0)
-      own_default_device = 0;
-  }
-  int d = own_default_device;
-  pthread_mutex_unlock(&default_device_lock);
-  return d;
-}
-
-HIDDEN void target_set_own_default_device(int d) {
-  pthread_mutex_lock(&default_device_lock);
-  own_default_device = d < 0 ? 0 : d;
-  pthread_mutex_unlock(&default_device_lock);
-}
-
-int target_default_device(void) {
-  pthread_once(&default_device_once, default_device_lookup);
-  if (libomp_get_default_device)
-    return libomp_get_default_device();
-  return target_own_default_device();
-}
-
 enum target_resolution target_resolve(int64_t device_id, struct device **dev) {
   *dev = NULL;
-  if (report_policy() == POLICY_DISABLED) {
+  if (settings_get()->offload == POLICY_DISABLED) {
     report_info(INFO_KERNEL_ARGS,
                 "offloading is disabled (OMP_TARGET_OFFLOAD=disabled)");
     return TARGET_ON_HOST;
   }
   int n = devices_count();
   if (device_id == OFFLOAD_DEVICE_DEFAULT)
-    device_id = target_default_device();
+    device_id = devices_default_id();
   if (device_id == n && n > 0)
     return TARGET_ON_HOST; /* omp_get_initial_device() */
   if (n == 0) {

@@ -23,9 +23,6 @@ enum target_resolution {
  * ready. -2/-3 are handled by the callers (they loop over devices). */
 HIDDEN enum target_resolution target_resolve(int64_t device_id,
                                              struct device **dev);
-/* The default device (OMP_DEFAULT_DEVICE / omp_set_default_device), through
- * libomp's ICV when libomp is loaded, else ours. */
-HIDDEN int target_default_device(void);
 
 struct launch_request {
   void *host_ptr;           /* the region id: key of the kernel's entry */

@@ -11,6 +11,7 @@
  */
 #include "plugins.h"
 #include "faults.h"
+#include "lock_check.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -278,7 +279,9 @@ static int candidate_path(const char *dir, const char *item, char *path,
   return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+/* Caller holds plugins_mutex. */
 static bool already_loaded(const char *name) {
+  LOCK_ASSERT_HELD(&plugins_mutex);
   for (int i = 0; i < plugin_count; i++)
     if (!strcmp(plugin_list[i].name, name))
       return true;
@@ -298,7 +301,9 @@ void plugins_close(struct plugin *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* Open one plugin and append it to the list. Caller holds plugins_mutex. */
 static void try_plugin(const char *dir, const char *item) {
+  LOCK_ASSERT_HELD(&plugins_mutex);
   char path[PATH_MAX];
   char why[512];
   if (candidate_path(dir, item, path, sizeof path) < 0) {
@@ -380,15 +385,14 @@ int plugins_load_all(void) {
   char dir[PATH_MAX];
   if (own_folder(dir, sizeof dir) < 0)
     snprintf(dir, sizeof dir, ".");
-  const char *env = getenv("LIBOMPTARGET_PLUGINS");
-  if (env && *env)
+  const char *env = settings_get()->plugins;
+  if (env)
     load_from_env_list(dir, env);
   else
     load_from_folder(dir);
   if (plugin_count == 0)
     report_info(~0u, "no usable offload plugin was found%s%s",
-                env && *env ? " in LIBOMPTARGET_PLUGINS=" : " in ",
-                env && *env ? env : dir);
+                env ? " in LIBOMPTARGET_PLUGINS=" : " in ", env ? env : dir);
 out_unlock:;
   int devices = total_devices;
   pthread_mutex_unlock(&plugins_mutex);

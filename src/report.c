@@ -1,57 +1,35 @@
 /*
- * report.c - LIBOMPTARGET_DEBUG / LIBOMPTARGET_INFO / OMP_TARGET_OFFLOAD,
- * the per-thread cause of a failure, and the failure policy.
+ * report.c - diagnostics output (LIBOMPTARGET_DEBUG, LIBOMPTARGET_INFO,
+ * errors) and the per-thread cause of a failure. The bottom layer but for
+ * settings.c: it calls nothing above it. What a failed construct does is
+ * decided in failure.c.
  *
- * Thread safety: settings are read from the environment once (pthread_once);
- * the info flags may change later through __tgt_set_info_flag, so they are an
- * atomic. The cause buffer is thread-local. Output lines are written with one
- * fprintf call each so lines of different threads do not interleave.
+ * Thread safety: the info flags start from LIBOMPTARGET_INFO (copied once,
+ * under a pthread_once) and may change later through __tgt_set_info_flag,
+ * so they are an atomic. The cause buffer is thread-local. Output lines are
+ * written with one fprintf call each so lines of different threads do not
+ * interleave.
  */
 #include "report.h"
 
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
-
-#include "device.h"
-#include "plugins.h"
-
-/* Present only in gcov-instrumented builds. */
-extern void __gcov_dump(void) __attribute__((weak));
 
 static pthread_once_t report_once = PTHREAD_ONCE_INIT;
-static int debug_level;
 static _Atomic uint32_t info_flags;
-static enum offload_policy policy;
 
 static __thread char last_error[2048];
 
-static void report_read_env(void) {
-  const char *s = getenv("LIBOMPTARGET_DEBUG");
-  debug_level = s ? atoi(s) : 0;
-  s = getenv("LIBOMPTARGET_INFO");
-  /* LLVM accepts decimal or 0x-prefixed values; -1 means everything. */
-  atomic_store(&info_flags, s ? (uint32_t)strtol(s, NULL, 0) : 0);
-  s = getenv("OMP_TARGET_OFFLOAD");
-  policy = POLICY_DEFAULT;
-  if (s && !strcasecmp(s, "mandatory"))
-    policy = POLICY_MANDATORY;
-  else if (s && !strcasecmp(s, "disabled"))
-    policy = POLICY_DISABLED;
+static void report_copy_settings(void) {
+  atomic_store(&info_flags, settings_get()->info_flags);
 }
 
-void report_init(void) { pthread_once(&report_once, report_read_env); }
+void report_init(void) { pthread_once(&report_once, report_copy_settings); }
 
-int report_debug_enabled(void) {
-  report_init();
-  return debug_level > 0;
-}
+int report_debug_enabled(void) { return settings_get()->debug_level > 0; }
 
 uint32_t report_info_flags(void) {
   report_init();
@@ -61,11 +39,6 @@ uint32_t report_info_flags(void) {
 void report_set_info_flags(uint32_t flags) {
   report_init();
   atomic_store(&info_flags, flags);
-}
-
-enum offload_policy report_policy(void) {
-  report_init();
-  return policy;
 }
 
 static void report_vprint(const char *prefix, const char *fmt, va_list ap) {
@@ -146,55 +119,4 @@ const char *report_location(const ident_t *loc, char *buf, size_t len) {
   else
     snprintf(buf, len, "%s:%d:%d", file, line, col);
   return buf;
-}
-
-void report_offload_failure(const ident_t *loc, const char *construct,
-                            struct device *dev) {
-  char where[1024];
-  report_location(loc, where, sizeof where);
-  const char *cause = report_error_get();
-  if (!cause[0])
-    cause = "no cause was recorded";
-
-  /* As in LLVM, `default` means mandatory as soon as a device exists;
-   * only `disabled`, or `default` without any device, falls back. */
-  enum offload_policy policy = report_policy();
-  bool mandatory = policy == POLICY_MANDATORY ||
-                   (policy == POLICY_DEFAULT && devices_count() > 0);
-  if (!mandatory) {
-    report_info(INFO_KERNEL_ARGS | INFO_PLUGIN_KERNEL,
-                "%s at %s: %s; the host version runs instead", construct,
-                where, cause);
-    report_error_clear();
-    return;
-  }
-  fprintf(stderr,
-          "omptarget fatal error: %s at %s failed while offloading is "
-          "mandatory (%s)\n"
-          "omptarget fatal error: cause: %s\n",
-          construct, where,
-          policy == POLICY_MANDATORY
-              ? "OMP_TARGET_OFFLOAD=mandatory"
-              : "OMP_TARGET_OFFLOAD is not set and a device exists",
-          cause);
-  const char *rejected = plugins_rejections();
-  if (rejected && rejected[0])
-    fprintf(stderr, "omptarget fatal error: rejected plugins and images:\n%s",
-            rejected);
-  /* trylock: the program is ending; never wait on a lock another thread
-   * may hold forever */
-  if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {
-    char title[64];
-    snprintf(title, sizeof title, "mapping table of device %d", dev->id);
-    mapping_dump(&dev->map, stderr, title);
-    pthread_mutex_unlock(&dev->map.lock);
-  }
-  /* _exit, not exit: the failing construct may run in a libomp helper
-   * thread (target nowait), and exit() from there deadlocks in libomp's own
-   * shutdown, which waits for that very thread. LLVM aborts here; the issue
-   * asks for status 1. Device processes notice that the host is gone. */
-  fflush(NULL);
-  if (__gcov_dump) /* coverage builds: keep the counters of this run */
-    __gcov_dump();
-  _exit(1);
 }

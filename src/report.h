@@ -1,11 +1,12 @@
 /*
- * report.h - diagnostics: LIBOMPTARGET_DEBUG / LIBOMPTARGET_INFO output,
- * the per-thread "last error" that explains a failed construct, and the one
- * place that decides what a failed construct does (report_offload_failure).
+ * report.h - diagnostics: LIBOMPTARGET_DEBUG / LIBOMPTARGET_INFO output and
+ * the per-thread "last error" that explains a failed construct. What a
+ * failed construct then does is failure.h's business.
  *
- * Thread safety: the settings are written once by report_init() (under a
- * pthread_once) and by __tgt_set_info_flag (an atomic store); the last-error
- * buffer is thread-local, so no lock is needed.
+ * Thread safety: the info flags are copied from the settings once by
+ * report_init() (under a pthread_once) and changed by __tgt_set_info_flag
+ * (an atomic store); the last-error buffer is thread-local, so no lock is
+ * needed.
  */
 #ifndef SIMTARGET_REPORT_H
 #define SIMTARGET_REPORT_H
@@ -13,29 +14,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "omptarget.h"
-
-#define HIDDEN __attribute__((visibility("hidden")))
-
-/* LIBOMPTARGET_INFO bits (LLVM's meanings). */
-enum info_bits {
-  INFO_KERNEL_ARGS = 0x01,      /* arguments of each kernel launch */
-  INFO_MAPPING_EXISTS = 0x02,   /* a map found its object already present */
-  INFO_DUMP_TABLE = 0x04,       /* the mapping table at exit and on failure */
-  INFO_MAPPING_CHANGED = 0x08,  /* entries created and removed */
-  INFO_PLUGIN_KERNEL = 0x10,    /* plugin-specific kernel information */
-  INFO_DATA_TRANSFER = 0x20,    /* every copy to or from the device */
-  INFO_EMPTY_MAPPING = 0x40,    /* zero-size or unmapped pointers kept as is */
-};
-
-/* OMP_TARGET_OFFLOAD */
-enum offload_policy { POLICY_DEFAULT = 0, POLICY_MANDATORY, POLICY_DISABLED };
+#include "omptarget_plugin.h" /* the LIBOMPTARGET_INFO bits */
+#include "settings.h"
 
 HIDDEN void report_init(void);
 HIDDEN int report_debug_enabled(void);
 HIDDEN uint32_t report_info_flags(void);
 HIDDEN void report_set_info_flags(uint32_t flags);
-HIDDEN enum offload_policy report_policy(void);
 
 /* LIBOMPTARGET_DEBUG: "omptarget --> ..." on stderr. */
 HIDDEN void report_debug(const char *fmt, ...)
@@ -59,19 +44,5 @@ HIDDEN void report_error_clear(void);
 
 /* "file:line:col" (or "unknown location") from ident_t's psource. */
 HIDDEN const char *report_location(const ident_t *loc, char *buf, size_t len);
-
-struct device;
-/*
- * The failure policy, in one place. Called by an entry point whose construct
- * failed, with the construct's name ("target", "target data begin"...).
- * Under OMP_TARGET_OFFLOAD=mandatory, and under `default` when a device
- * exists (LLVM's rule), it prints the construct, the source location, the
- * recorded cause, the rejected plugins and images, and the device's mapping
- * table, then exits with status 1. Otherwise (`disabled`, or no device) it
- * reports under LIBOMPTARGET_INFO that the host fallback will run and
- * returns.
- */
-HIDDEN void report_offload_failure(const ident_t *loc, const char *construct,
-                                   struct device *dev);
 
 #endif

@@ -30,9 +30,6 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 #define CUDA_MAX_DEVICES 64
 
-/* LIBOMPTARGET_INFO bit for plugin kernel information (LLVM's 0x10). */
-#define CUDA_INFO_PLUGIN_KERNEL 0x10u
-
 /* ---------------------------------------------------------------- driver.c
  * X(required, function): the cu* entry points the plugin uses. The symbol
  * looked up is the one cuda.h maps the name to (cuMemAlloc -> cuMemAlloc_v2),

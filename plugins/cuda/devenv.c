@@ -86,7 +86,7 @@ int devenv_write_device_environment(struct cuda_device *dev,
                                "device %d: writing %zu bytes of the device "
                                "environment `%s`",
                                dev->id, n, names[i]);
-    cuda_info(CUDA_INFO_PLUGIN_KERNEL,
+    cuda_info(INFO_PLUGIN_KERNEL,
               "device %d: wrote %zu bytes of `%s` (device %u of %u)", dev->id,
               n, names[i], env.device_num, env.num_devices);
     return 0;

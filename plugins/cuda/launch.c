@@ -124,7 +124,7 @@ int launch_kernel(struct cuda_device *dev, const struct cuda_kernel *kernel,
   }
   unsigned teams, threads;
   launch_dimensions(dev, kernel, num_teams, thread_limit, &teams, &threads);
-  cuda_info(CUDA_INFO_PLUGIN_KERNEL,
+  cuda_info(INFO_PLUGIN_KERNEL,
             "device %d: launching kernel `%s` (%s mode) with %u teams x %u "
             "threads, %d arguments (num_teams %d, thread_limit %d)",
             dev->id, kernel->name,

@@ -190,7 +190,7 @@ __tgt_target_table *modules_load(struct cuda_device *dev,
   img->table.EntriesEnd = img->entries + img->count;
   img->next = dev->images;
   dev->images = img;
-  cuda_info(CUDA_INFO_PLUGIN_KERNEL,
+  cuda_info(INFO_PLUGIN_KERNEL,
             "device %d: loaded a %zu-byte %s image with %zu entries (%zu "
             "kernels)",
             dev->id, payload.size, image_kind_name(payload.kind), img->count,

@@ -314,10 +314,27 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
                  (long long)size, id);
     return NULL;
   }
-  if (kind != TARGET_ALLOC_DEVICE && kind != TARGET_ALLOC_DEFAULT) {
-    plugin_error("simdevice: data_alloc kind %d (host or shared memory) is "
-                 "not supported: device memory is a separate address space",
+  /* libomptarget hands every kind over; only this plugin knows it has no
+   * memory that both processes address. */
+  if (kind == TARGET_ALLOC_HOST) {
+    plugin_error("simdevice: host memory (data_alloc kind %d) is not "
+                 "supported: a simdevice device is another process, which "
+                 "cannot address the host's memory",
                  kind);
+    return NULL;
+  }
+  if (kind == TARGET_ALLOC_SHARED) {
+    plugin_error("simdevice: shared memory (data_alloc kind %d) is not "
+                 "supported: host and device memory are separate address "
+                 "spaces",
+                 kind);
+    return NULL;
+  }
+  if (kind != TARGET_ALLOC_DEVICE && kind != TARGET_ALLOC_DEFAULT) {
+    plugin_error("simdevice: data_alloc kind %d is not supported: it is "
+                 "none of device %d, default %d, host %d, shared %d",
+                 kind, TARGET_ALLOC_DEVICE, TARGET_ALLOC_DEFAULT,
+                 TARGET_ALLOC_HOST, TARGET_ALLOC_SHARED);
     return NULL;
   }
   if (!atomic_load(&dev->initialized) && __tgt_rtl_init_device(id) != 0)
@@ -491,7 +508,8 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   s->a[1] = (uint64_t)arg_num;
   s->a[2] = (uint64_t)(int64_t)num_teams;
   s->a[3] = (uint64_t)(int64_t)thread_limit;
-  if (atomic_load_explicit(&info_flags, memory_order_relaxed) & 0x10)
+  if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
+      INFO_PLUGIN_KERNEL)
     fprintf(stderr,
             "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
             "%d, thread_limit %d)\n",

@@ -65,7 +65,8 @@ static void test_entry_points_under_vers1(void **state) {
   /* internals stay hidden */
   assert_null(dlsym(h, "maps_data_begin"));
   assert_null(dlsym(h, "mapping_lookup"));
-  assert_null(dlsym(h, "report_offload_failure"));
+  assert_null(dlsym(h, "failure_apply_policy"));
+  assert_null(dlsym(h, "settings_get"));
   dlclose(h);
 }
 

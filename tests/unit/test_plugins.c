@@ -1,7 +1,9 @@
 /*
  * test_plugins.c - the interface-compliance check, the discovery order, and
  * loading real plugin files (build/tests/plugins/libomptarget.rtl.<x>.so,
- * built by the Makefile from tests/unit/fixtures/rtl_<x>.c).
+ * built by the Makefile from tests/unit/fixtures/rtl_<x>.c), and that the
+ * memory kind of llvm_omp_target_alloc_host/_shared is the plugin's to
+ * decide.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -218,6 +220,7 @@ static void test_discovery_from_env_list_numbers_devices(void **state) {
            fixture("abi2", abi2, sizeof abi2),
            fixture("threedev", three, sizeof three), two);
   setenv("LIBOMPTARGET_PLUGINS", list, 1);
+  settings_reread_for_test();
   plugins_reset_rejections_for_test();
   report_set_info_flags(0x1);
   int devices = 0;
@@ -274,6 +277,54 @@ static void test_discovery_from_env_list_numbers_devices(void **state) {
   assert_int_equal(*deinits, 1);
   dlclose(keep);
   unsetenv("LIBOMPTARGET_PLUGINS");
+  settings_reread_for_test();
+}
+
+/* ---- memory kinds: the plugin decides ------------------------------------ */
+
+void *llvm_omp_target_alloc_host(size_t size, int device_num);
+void *llvm_omp_target_alloc_shared(size_t size, int device_num);
+void llvm_omp_target_free_host(void *ptr, int device_num);
+
+static int alloc_shared_64_on_0(void) {
+  return llvm_omp_target_alloc_shared(64, 0) != NULL;
+}
+
+static void test_alloc_kind_reaches_the_plugin(void **state) {
+  (void)state;
+  char path[PATH_MAX];
+  setenv("LIBOMPTARGET_PLUGINS", fixture("hostmem", path, sizeof path), 1);
+  settings_reread_for_test();
+  assert_int_equal(devices_count(), 1);
+  void *keep = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  assert_non_null(keep);
+  int32_t *kind = dlsym(keep, "fixture_last_alloc_kind");
+  assert_non_null(kind);
+
+  void *host = llvm_omp_target_alloc_host(64, 0);
+  assert_non_null(host); /* this plugin has host memory: libomptarget asks */
+  assert_int_equal(*kind, TARGET_ALLOC_HOST);
+  llvm_omp_target_free_host(host, 0);
+  void *dflt = omp_target_alloc(16, 0);
+  assert_non_null(dflt);
+  assert_int_equal(*kind, TARGET_ALLOC_DEFAULT);
+  omp_target_free(dflt, 0);
+
+  /* refused by the plugin: the routine, the kind, the device and the
+   * plugin's own reason */
+  int got = -1;
+  char *printed = capture_stderr(alloc_shared_64_on_0, &got);
+  assert_int_equal(got, 0);
+  assert_int_equal(*kind, TARGET_ALLOC_SHARED);
+  assert_contains(printed, "llvm_omp_target_alloc_shared(64 bytes, device 0):"
+                           " plugin hostmem gives no shared memory");
+  assert_contains(printed, "this fixture has no shared memory");
+
+  devices_release_all();
+  plugins_unload_all();
+  dlclose(keep);
+  unsetenv("LIBOMPTARGET_PLUGINS");
+  settings_reread_for_test();
 }
 
 int main(void) {
@@ -284,6 +335,7 @@ int main(void) {
       cmocka_unit_test(test_folder_order_simdevice_cuda_then_alphabetical),
       cmocka_unit_test(test_open_checks_real_files),
       cmocka_unit_test(test_discovery_from_env_list_numbers_devices),
+      cmocka_unit_test(test_alloc_kind_reaches_the_plugin),
   };
   return cmocka_run_group_tests(tests, find_fixtures, NULL);
 }

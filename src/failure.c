@@ -1,0 +1,71 @@
+/*
+ * failure.c - the failure policy (failure.h): decide what a failed construct
+ * does; under mandatory offload, print the report and end the program.
+ *
+ * Locking: no state of its own. The mapping table is printed under
+ * dev->map.lock taken with trylock: the program is ending, and another
+ * thread may hold that lock forever.
+ */
+#include "failure.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "plugins.h"
+#include "report.h"
+
+/* Present only in gcov-instrumented builds. */
+extern void __gcov_dump(void) __attribute__((weak));
+
+void failure_apply_policy(const ident_t *loc, const char *construct,
+                          struct device *dev) {
+  char where[1024];
+  report_location(loc, where, sizeof where);
+  const char *cause = report_error_get();
+  if (!cause[0])
+    cause = "no cause was recorded";
+
+  /* As in LLVM, `default` means mandatory as soon as a device exists;
+   * only `disabled`, or `default` without any device, falls back. */
+  enum offload_policy policy = settings_get()->offload;
+  bool mandatory = policy == POLICY_MANDATORY ||
+                   (policy == POLICY_DEFAULT && devices_count() > 0);
+  if (!mandatory) {
+    report_info(INFO_KERNEL_ARGS | INFO_PLUGIN_KERNEL,
+                "%s at %s: %s; the host version runs instead", construct,
+                where, cause);
+    report_error_clear();
+    return;
+  }
+  fprintf(stderr,
+          "omptarget fatal error: %s at %s failed while offloading is "
+          "mandatory (%s)\n"
+          "omptarget fatal error: cause: %s\n",
+          construct, where,
+          policy == POLICY_MANDATORY
+              ? "OMP_TARGET_OFFLOAD=mandatory"
+              : "OMP_TARGET_OFFLOAD is not set and a device exists",
+          cause);
+  const char *rejected = plugins_rejections();
+  if (rejected && rejected[0])
+    fprintf(stderr, "omptarget fatal error: rejected plugins and images:\n%s",
+            rejected);
+  if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {
+    char title[64];
+    snprintf(title, sizeof title, "mapping table of device %d", dev->id);
+    mapping_dump(&dev->map, stderr, title);
+    pthread_mutex_unlock(&dev->map.lock);
+  }
+  /* _exit, not exit: the failing construct may run in a libomp helper
+   * thread (target nowait), and exit() from there deadlocks in libomp's own
+   * shutdown, which waits for that very thread. LLVM aborts here; the issue
+   * asks for status 1. Device processes notice that the host is gone. */
+  fflush(NULL);
+  if (__gcov_dump) /* coverage builds: keep the counters of this run */
+    __gcov_dump();
+  _exit(1);
+}

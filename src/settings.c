@@ -1,0 +1,145 @@
+/*
+ * settings.c - the one reader of libomptarget's environment variables
+ * (settings.h). An empty value counts as unset. A value that is not
+ * accepted is reported once, on stderr, with the accepted values, and the
+ * default is used; the lists (LIBOMPTARGET_PLUGINS, SIMTARGET_FAULTS) are
+ * checked item by item by their users, which can say which item is wrong.
+ *
+ * Locking: `current` and the strings it points to are written by
+ * read_environment() under `settings_once` (or by the test hook), then only
+ * read. Nothing here takes a lock or calls the rest of libomptarget, so any
+ * file may ask for a setting at any time, constructors included.
+ */
+#include "settings.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+static struct settings current;
+/* Copies of the list values, so a later setenv cannot free them under us. */
+static char *plugins_copy, *faults_copy, *fault_counts_copy;
+
+/* The value of `name`, or NULL when it is unset or empty. */
+static const char *env_value(const char *name) {
+  const char *value = getenv(name);
+  return value && value[0] ? value : NULL;
+}
+
+/* One line, one fprintf: lines of different threads do not interleave. */
+static void warn_rejected(const char *name, const char *value,
+                          const char *accepted, const char *fallback) {
+  fprintf(stderr,
+          "omptarget warning: %s=%s is not accepted (accepted: %s); using "
+          "%s\n",
+          name, value, accepted, fallback);
+}
+
+/* The whole of `text` as an integer in [min, max] (decimal, 0x hex, or
+ * 0 octal, as LLVM reads LIBOMPTARGET_INFO). */
+static bool parse_integer(const char *text, long long min, long long max,
+                          long long *out) {
+  char *end;
+  errno = 0;
+  long long n = strtoll(text, &end, 0);
+  if (errno || end == text || *end || n < min || n > max)
+    return false;
+  *out = n;
+  return true;
+}
+
+/* An integer variable: its value, or `fallback` after a warning. */
+static long long integer_setting(const char *name, long long min,
+                                 long long max, const char *accepted,
+                                 long long fallback) {
+  const char *value = env_value(name);
+  long long n;
+  if (!value)
+    return fallback;
+  if (parse_integer(value, min, max, &n))
+    return n;
+  char shown[32];
+  snprintf(shown, sizeof shown, "%lld", fallback);
+  warn_rejected(name, value, accepted, shown);
+  return fallback;
+}
+
+/* A copy of a list variable's value; NULL when unset, empty, or out of
+ * memory (said). */
+static char *list_setting(const char *name) {
+  const char *value = env_value(name);
+  if (!value)
+    return NULL;
+  char *copy = strdup(value);
+  if (!copy)
+    fprintf(stderr, "omptarget warning: %s is ignored: out of memory\n",
+            name);
+  return copy;
+}
+
+static enum offload_policy offload_setting(void) {
+  const char *value = env_value("OMP_TARGET_OFFLOAD");
+  if (!value || !strcasecmp(value, "default"))
+    return POLICY_DEFAULT;
+  if (!strcasecmp(value, "mandatory"))
+    return POLICY_MANDATORY;
+  if (!strcasecmp(value, "disabled"))
+    return POLICY_DISABLED;
+  warn_rejected("OMP_TARGET_OFFLOAD", value, "mandatory, disabled, default",
+                "default");
+  return POLICY_DEFAULT;
+}
+
+static bool nowait_setting(void) {
+  const char *value = env_value("SIMTARGET_NOWAIT");
+  if (!value)
+    return false;
+  if (!strcmp(value, "wait"))
+    return true;
+  warn_rejected("SIMTARGET_NOWAIT", value, "wait",
+                "the default: nowait regions are handed to libomp 16+");
+  return false;
+}
+
+static void read_environment(void) {
+  free(plugins_copy);
+  free(faults_copy);
+  free(fault_counts_copy);
+  plugins_copy = list_setting("LIBOMPTARGET_PLUGINS");
+  faults_copy = list_setting("SIMTARGET_FAULTS");
+  fault_counts_copy = list_setting("SIMTARGET_FAULT_COUNTS");
+  current = (struct settings){
+      .debug_level = (int)integer_setting("LIBOMPTARGET_DEBUG", INT_MIN,
+                                          INT_MAX, "an integer; 1 or more "
+                                          "prints debug output", 0),
+      /* -1 (all bits) and other negative values are taken as 32 bits, as
+       * LLVM does. */
+      .info_flags = (uint32_t)integer_setting(
+          "LIBOMPTARGET_INFO", INT32_MIN, UINT32_MAX,
+          "a 32-bit number of LIBOMPTARGET_INFO bits, decimal or 0x hex; -1 "
+          "for all",
+          0),
+      .offload = offload_setting(),
+      .default_device = (int)integer_setting(
+          "OMP_DEFAULT_DEVICE", 0, INT_MAX, "a device number, 0 or more", 0),
+      .nowait_waits = nowait_setting(),
+      .plugins = plugins_copy,
+      .faults = faults_copy,
+      .fault_counts = fault_counts_copy,
+  };
+}
+
+const struct settings *settings_get(void) {
+  pthread_once(&settings_once, read_environment);
+  return &current;
+}
+
+void settings_reread_for_test(void) {
+  pthread_once(&settings_once, read_environment);
+  read_environment();
+}
