@@ -24,7 +24,9 @@
  * sees an entry whose copy back has not landed.
  */
 #include "maps.h"
+#include "array.h"
 #include "async.h"
+#include "lock_check.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -189,17 +191,11 @@ static struct touched *touch(struct construct *c, struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   if (t)
     return t;
-  if (c->num_touched == c->cap_touched) {
-    size_t cap = c->cap_touched ? c->cap_touched * 2 : 16;
-    struct touched *grown = realloc(c->touched, cap * sizeof *grown);
-    if (!grown) {
-      report_error_set("%s: out of host memory tracking the construct's "
-                       "mappings",
-                       c->what);
-      return NULL;
-    }
-    c->touched = grown;
-    c->cap_touched = cap;
+  if (ARRAY_RESERVE(c->touched, c->cap_touched, c->num_touched + 1) != 0) {
+    report_error_set("%s: out of host memory tracking the construct's "
+                     "mappings",
+                     c->what);
+    return NULL;
   }
   t = &c->touched[c->num_touched++];
   memset(t, 0, sizeof *t);
@@ -210,24 +206,6 @@ static struct touched *touch(struct construct *c, struct mapping_entry *e) {
 static bool created_here(struct construct *c, struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   return t && t->created;
-}
-
-/* ------------------------------------------------- entry lifetime */
-
-int maps_entry_remove(struct device *dev, struct mapping_entry *e) {
-  void *tgt = (void *)e->tgt_begin;
-  bool owned = e->owned;
-  if (!mapping_remove(&dev->map, e) || !owned)
-    return 0;
-  return device_delete(dev, tgt);
-}
-
-int maps_entry_unpin(struct device *dev, struct mapping_entry *e) {
-  void *tgt = (void *)e->tgt_begin;
-  bool owned = e->owned;
-  if (!mapping_unpin(e) || !owned)
-    return 0;
-  return device_delete(dev, tgt);
 }
 
 /* --------------------------------------------------------- transfers */
@@ -483,7 +461,7 @@ static struct mapping_entry *create_entry(struct construct *c, uintptr_t begin,
   return e;
 
 out_remove_entry:
-  maps_entry_remove(c->dev, e); /* frees tgt: nothing pins a new entry */
+  mapping_entry_remove(c->dev, e); /* frees tgt: nothing pins a new entry */
   return NULL;
 out_free_device:
   device_delete(c->dev, tgt);
@@ -676,7 +654,7 @@ static void rollback_begin(struct construct *c) {
     struct touched *t = &c->touched[i];
     struct mapping_entry *e = t->entry;
     if (t->created) {
-      maps_entry_remove(c->dev, e);
+      mapping_entry_remove(c->dev, e);
       continue;
     }
     if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
@@ -780,7 +758,7 @@ static int remove_released(struct construct *c) {
                 e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
                 e->name[0] ? e->name : "unknown");
     t->entry = NULL;
-    if (maps_entry_remove(c->dev, e) != 0) {
+    if (mapping_entry_remove(c->dev, e) != 0) {
       report_error_set("%s: freeing the device memory of a removed mapping "
                        "failed",
                        c->what);
@@ -892,14 +870,8 @@ struct item_list {
 };
 
 static int push_item(struct item_list *l, const struct map_item *it) {
-  if (l->num == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 16;
-    struct map_item *grown = realloc(l->items, cap * sizeof *grown);
-    if (!grown)
-      return -1;
-    l->items = grown;
-    l->cap = cap;
-  }
+  if (ARRAY_RESERVE(l->items, l->cap, l->num + 1) != 0)
+    return -1;
   l->items[l->num++] = *it;
   return 0;
 }

@@ -49,14 +49,6 @@ HIDDEN int maps_data_end_async(struct device *dev, const struct map_args *a,
 HIDDEN int maps_data_update_async(struct device *dev, const struct map_args *a,
                                   struct async_record *rec);
 
-/* With dev->map.lock held: take `e` out of the table and free its device
- * memory (when owned), now or, while asynchronous constructs in flight still
- * use it (mapping_entry.pins), when the last of them unpins it. 0, or -1
- * when freeing the device memory failed (cause recorded). */
-HIDDEN int maps_entry_remove(struct device *dev, struct mapping_entry *e);
-/* With dev->map.lock held: one in-flight construct is done with `e`. */
-HIDDEN int maps_entry_unpin(struct device *dev, struct mapping_entry *e);
-
 /* The kernel-parameter value of a TARGET_PARAM entry that is neither LITERAL
  * nor PRIVATE, after maps_data_begin: device begin - (begin - base). An
  * unmapped zero-size entry keeps its host value (base). */
@@ -73,7 +65,8 @@ HIDDEN const char *maps_var_name(const struct map_args *a, int32_t i,
  * self-contained argument list whose MEMBER_OF indices refer to it. */
 struct map_components {
   uint32_t magic;   /* MAP_COMPONENTS_MAGIC while alive: rejects bad handles */
-  int32_t num, cap;
+  int32_t num;
+  size_t cap;       /* of every array (src/array.h) */
   void **base, **begin;
   int64_t *sizes, *types;
   void **names;

@@ -139,7 +139,10 @@ static int map1(map_fn fn, void *obj, int64_t size, int64_t type) {
 }
 
 static struct mapping_entry *entry_of(const void *host) {
-  return mapping_find(&dev.map, (uintptr_t)host);
+  pthread_mutex_lock(&dev.map.lock);
+  struct mapping_entry *e = mapping_find(&dev.map, (uintptr_t)host);
+  pthread_mutex_unlock(&dev.map.lock);
+  return e;
 }
 
 static void *tgt_of(const void *host) {
@@ -282,10 +285,12 @@ static void test_infinite_count_is_never_removed(void **state) {
   (void)state;
   static int global_g[4];
   int dev_copy[4] = {0};
+  pthread_mutex_lock(&dev.map.lock);
   struct mapping_entry *e = mapping_insert(
       &dev.map, (uintptr_t)global_g, (uintptr_t)global_g + sizeof global_g,
       (uintptr_t)dev_copy, "global_g");
   e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
+  pthread_mutex_unlock(&dev.map.lock);
   global_g[1] = 9;
   assert_int_equal(map1(maps_data_begin, global_g, sizeof global_g, TO), 0);
   assert_int_equal(dev_copy[1], 0); /* present since load: no copy */
@@ -294,7 +299,9 @@ static void test_infinite_count_is_never_removed(void **state) {
   assert_ptr_equal(entry_of(global_g), e);
   assert_int_equal(e->dyn_refcount, MAPPING_REFCOUNT_INFINITE);
   assert_int_equal(plug_stats.deletes, 0);
+  pthread_mutex_lock(&dev.map.lock);
   mapping_remove(&dev.map, e);
+  pthread_mutex_unlock(&dev.map.lock);
 }
 
 /* -------------------------------------------------- extension, present */
