@@ -7,8 +7,8 @@
  * Locking: each pass (run_pass: a data begin, end or update, and the undo
  * of a failed region) takes dev->map.lock once for all of its table work and
  * keeps it across the construct's transfers (simple and correct: no other
- * thread can see a half-mapped construct). Every static function below that
- * takes a construct runs under it. Mapper functions are called before the
+ * thread can see a half-mapped construct): the steps and finishers of a
+ * pass run under it (they check so). Mapper functions are called before the
  * lock is taken, since they are compiler-generated code. An asynchronous
  * construct queues its copies and records its deferred work under the table
  * lock, which takes its record's lock (table -> record): safe, because
@@ -641,6 +641,7 @@ static bool pure_return_param(const struct map_item *it) {
 }
 
 static int begin_one(struct maps_construct *c, const struct map_item *it) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   if (not_mapped_at_all(it->type)) {
     if ((it->type & OMP_TGT_MAPTYPE_PRIVATE) &&
         (it->type & OMP_TGT_MAPTYPE_ATTACH))
@@ -718,6 +719,7 @@ static bool marked_for_removal(struct maps_construct *c, struct mapping_entry *e
 }
 
 static int end_one(struct maps_construct *c, const struct map_item *it) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   if (not_mapped_at_all(it->type) || (it->type & OMP_TGT_MAPTYPE_ATTACH) ||
       pure_return_param(it))
     return 0;
@@ -846,6 +848,7 @@ static int update_non_contig(struct maps_construct *c, const struct map_item *it
 }
 
 static int update_one(struct maps_construct *c, const struct map_item *it) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   if (not_mapped_at_all(it->type) || (it->type & OMP_TGT_MAPTYPE_ATTACH))
     return 0;
   if (!(it->type & OMP_TGT_MAPTYPE_NON_CONTIG))
@@ -1016,6 +1019,7 @@ static void dump_on_failure(struct device *dev) {
 /* The ATTACH entries (after all others), then the pins; a failure rolls
  * back what the begin did. */
 static int finish_begin(struct maps_construct *c, int rc) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   for (size_t i = 0; i < c->items.num && rc == 0; i++) {
     const struct map_item *it = &c->items.items[i];
     if ((it->type & OMP_TGT_MAPTYPE_ATTACH) && !not_mapped_at_all(it->type) &&
@@ -1035,6 +1039,7 @@ static int finish_begin(struct maps_construct *c, int rc) {
 }
 
 static int finish_end(struct maps_construct *c, int rc) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   /* Even after a failure, what reached 0 is released: nothing leaks. */
   return remove_released(c) == 0 ? rc : -1;
 }
