@@ -16,7 +16,7 @@
  * the table lock is dropped before waiting for another construct's record
  * (wait_for_busy_entries), which takes record -> table.
  *
- * Per-construct bookkeeping (struct maps_construct): every entry whose count was
+ * Per-construct bookkeeping (struct maps_construct): every entry whose count
  * changed is recorded once, so a count changes at most once per construct
  * however many map entries of the construct name the same object; entries
  * created by the construct are marked (TO copies and ATTACH depend on it);
@@ -205,7 +205,8 @@ static struct touched *find_touched(struct maps_construct *c,
 }
 
 /* The record of entry e in this construct, created on first use. */
-static struct touched *touch(struct maps_construct *c, struct mapping_entry *e) {
+static struct touched *touch(struct maps_construct *c,
+                             struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   if (t)
     return t;
@@ -445,9 +446,10 @@ static int add_reference(struct maps_construct *c, struct mapping_entry *e,
 }
 
 /* Allocate and insert a new entry for host [begin, begin+size). */
-static struct mapping_entry *create_entry(struct maps_construct *c, uintptr_t begin,
-                                          int64_t size, uintptr_t base,
-                                          const char *name, bool hold) {
+static struct mapping_entry *create_entry(struct maps_construct *c,
+                                          uintptr_t begin, int64_t size,
+                                          uintptr_t base, const char *name,
+                                          bool hold) {
   void *tgt = device_alloc(c->dev, size, (void *)begin, TARGET_ALLOC_DEFAULT);
   if (!tgt) {
     report_error_set("%s: cannot allocate device memory for %s host "
@@ -544,7 +546,8 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
 
 /* PTR_AND_OBJ: after the pointee, attach the device copy of the pointer at
  * `base`, mapping its 8 bytes implicitly when nothing holds them. */
-static int map_pointer_storage(struct maps_construct *c, const struct map_item *it,
+static int map_pointer_storage(struct maps_construct *c,
+                               const struct map_item *it,
                                struct mapping_entry *pointee) {
   uintptr_t ptr_addr = (uintptr_t)it->base;
   bool hold = (it->type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
@@ -604,7 +607,8 @@ static void return_device_address(struct maps_construct *c,
 }
 
 /* ATTACH (clang 22), after all other entries of the construct. */
-static int attach_deferred(struct maps_construct *c, const struct map_item *it) {
+static int attach_deferred(struct maps_construct *c,
+                           const struct map_item *it) {
   char name[96];
   item_name(it, name, sizeof name);
   uintptr_t ptr_addr = (uintptr_t)it->base;
@@ -713,7 +717,8 @@ static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
   return 0;
 }
 
-static bool marked_for_removal(struct maps_construct *c, struct mapping_entry *e) {
+static bool marked_for_removal(struct maps_construct *c,
+                               struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   return t && t->remove;
 }
@@ -830,7 +835,8 @@ struct non_contig_dim {
   int64_t stride;
 };
 
-static int update_non_contig(struct maps_construct *c, const struct map_item *it,
+static int update_non_contig(struct maps_construct *c,
+                             const struct map_item *it,
                              const struct non_contig_dim *dims, int32_t ndims,
                              int32_t dim, uintptr_t offset, int64_t run) {
   if (dim == ndims - 1) {
@@ -882,7 +888,6 @@ static int update_one(struct maps_construct *c, const struct map_item *it) {
 }
 
 /* ---------------------------------------------- construct machinery */
-
 
 static int push_item(struct item_list *l, const struct map_item *it) {
   if (ARRAY_RESERVE(l->items, l->cap, l->num + 1) != 0)
