@@ -10,10 +10,10 @@
  *
  * Entry lifetime: an entry whose device memory is still used by queued work
  * is pinned (mapping_pin). Removing a pinned entry takes it out of the
- * table at once but frees it, and its device memory, only at its last
- * mapping_unpin. mapping_entry_remove / mapping_entry_unpin
- * (src/mapping_memory.c) do both halves, freeing the device memory too; the
- * table functions below never call the device.
+ * table at once but frees it only at its last mapping_unpin. The table
+ * functions never call the device; mapping_entry_remove and
+ * mapping_entry_unpin (src/mapping_memory.c) wrap remove and unpin and also
+ * free the entry's device memory when the entry goes.
  */
 #ifndef SIMTARGET_MAPPING_H
 #define SIMTARGET_MAPPING_H
