@@ -2,17 +2,34 @@
  * async.c - asynchronous constructs: the plugin queue of one construct, its
  * deferred end-of-construct work, and the synchronise stage (async.h).
  *
- * Locking: record->lock guards the record's queue, state, error and
- * deferred lists (taken by whoever drives the record; the non-blocking poll
- * only try-locks it, so a task never waits behind another thread's wait).
- * Deferred table work takes dev->map.lock while holding record->lock; maps.c
- * never takes a record lock while holding the table lock (it drops the table
- * lock before waiting), so the order is always record -> table.
- * tracked_lock guards the list of the seed interface's records.
+ * Locking: record->lock (R below) guards the record's queue, state, error
+ * and deferred lists (taken by whoever drives the record; the non-blocking
+ * poll only try-locks it, so a task never waits behind another thread's
+ * wait). tracked_lock guards the list of the seed interface's records and is
+ * never held together with another lock.
+ *
+ * R and the table lock dev->map.lock (T) nest in both orders, each in one
+ * stage of a record's life:
+ *   dispatch:    maps.c holds T while it queues the record's copies and
+ *                records its deferred work (async_submit, async_retrieve,
+ *                async_pin_entry, async_defer_*), which take R: T -> R.
+ *   synchronise: async_record_poll/wait hold R and run_deferred takes T to
+ *                update the table: R -> T.
+ * This cannot deadlock, because while a record is being dispatched no
+ * thread but the dispatching one takes its R: others reach a record only
+ * through what the dispatch hands out when it has returned (libomp's task
+ * handle, a seed completion event, the tracked list) or through an entry's
+ * `busy` marker, which is set only by the last table work of a dispatch
+ * (maps.c: the copies back and removals of a data end or update) and read
+ * only under T, so after that work has released T. A thread that holds T
+ * and waits for an R therefore waits for a lock nobody holds; and no thread
+ * waits for any R while it holds T otherwise (maps.c drops T before it
+ * waits for another construct's record).
  */
 #include "async.h"
+#include "array.h"
 #include "faults.h"
-#include "maps.h"
+#include "lock_check.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,6 +37,17 @@
 
 struct restore {
   uintptr_t addr, value;
+};
+
+/* An entry the record pins (one pin per listing). */
+struct pinned {
+  struct mapping_entry *entry;
+  bool remove; /* remove it at completion if its counts are still zero */
+};
+
+struct pointer_list {
+  void **ptrs;
+  size_t num, cap;
 };
 
 struct async_record {
@@ -34,13 +62,10 @@ struct async_record {
   /* deferred work */
   struct restore *restores;
   size_t num_restores, cap_restores;
-  struct mapping_entry **entries; /* marked busy by this record */
-  bool *remove;                   /* parallel to entries */
-  size_t num_entries, cap_entries;
-  void **device_frees;
-  size_t num_device_frees, cap_device_frees;
-  void **host_frees;
-  size_t num_host_frees, cap_host_frees;
+  struct pinned *pinned;
+  size_t num_pinned, cap_pinned;
+  struct pointer_list device_frees; /* private device copies */
+  struct pointer_list host_frees;
   void (*callback)(void *);
   void *callback_param;
   struct async_record *next_tracked;
@@ -48,19 +73,6 @@ struct async_record {
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *tracked;
-
-/* Grow an array of `size`-byte elements to hold one more. 0 or -1. */
-static int grow(void **array, size_t *cap, size_t num, size_t size) {
-  if (num < *cap)
-    return 0;
-  size_t n = *cap ? *cap * 2 : 8;
-  void *p = realloc(*array, n * size);
-  if (!p)
-    return -1;
-  *array = p;
-  *cap = n;
-  return 0;
-}
 
 struct async_record *async_record_new(struct device *dev, const char *what,
                                       const ident_t *loc) {
@@ -88,10 +100,9 @@ void async_record_put(struct async_record *r) {
     return;
   async_record_wait(r);
   free(r->restores);
-  free(r->entries);
-  free(r->remove);
-  free(r->device_frees);
-  free(r->host_frees);
+  free(r->pinned);
+  free(r->device_frees.ptrs);
+  free(r->host_frees.ptrs);
   pthread_mutex_destroy(&r->lock);
   free(r);
 }
@@ -106,50 +117,37 @@ static const struct plugin_ops *ops_of(struct async_record *r) {
   return &r->dev->plugin->ops;
 }
 
+/* The result of queueing a copy: 0, or -1 with its cause. */
+static int copy_queued(struct async_record *r, int rc, enum device_copy kind,
+                       void *hst, void *tgt, int64_t size) {
+  if (rc == OFFLOAD_SUCCESS)
+    return 0;
+  device_copy_failed(r->dev, kind, hst, tgt, size);
+  return -1;
+}
+
 int async_submit(struct async_record *r, void *tgt, void *hst, int64_t size,
                  const char *name) {
   if (!ops_of(r)->data_submit_async)
     return device_submit_named(r->dev, tgt, hst, size, name);
-  if (REPORT_INFO_ON(INFO_DATA_TRANSFER))
-    report_info(INFO_DATA_TRANSFER,
-                "Queueing copy from host to device, HstPtr=%p, TgtPtr=%p, "
-                "Size=%" PRId64 ", Name=%s",
-                hst, tgt, size, name && name[0] ? name : "unknown");
+  device_trace_copy(QUEUE_TO_DEVICE, hst, tgt, size, name);
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_SUBMIT, ops_of(r), data_submit_async)(
       r->dev->rtl_id, tgt, hst, size, &r->info);
   pthread_mutex_unlock(&r->lock);
-  if (rc != OFFLOAD_SUCCESS) {
-    report_error_set("device %d: queueing a copy of %" PRId64
-                     " bytes from host %p to device %p failed",
-                     r->dev->id, size, hst, tgt);
-    device_add_plugin_cause(r->dev);
-    return -1;
-  }
-  return 0;
+  return copy_queued(r, rc, QUEUE_TO_DEVICE, hst, tgt, size);
 }
 
 int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
                    const char *name) {
   if (!ops_of(r)->data_retrieve_async)
     return device_retrieve_named(r->dev, hst, tgt, size, name);
-  if (REPORT_INFO_ON(INFO_DATA_TRANSFER))
-    report_info(INFO_DATA_TRANSFER,
-                "Queueing copy from device to host, TgtPtr=%p, HstPtr=%p, "
-                "Size=%" PRId64 ", Name=%s",
-                tgt, hst, size, name && name[0] ? name : "unknown");
+  device_trace_copy(QUEUE_FROM_DEVICE, hst, tgt, size, name);
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_RETRIEVE, ops_of(r), data_retrieve_async)(
       r->dev->rtl_id, hst, tgt, size, &r->info);
   pthread_mutex_unlock(&r->lock);
-  if (rc != OFFLOAD_SUCCESS) {
-    report_error_set("device %d: queueing a copy of %" PRId64
-                     " bytes from device %p to host %p failed",
-                     r->dev->id, size, tgt, hst);
-    device_add_plugin_cause(r->dev);
-    return -1;
-  }
-  return 0;
+  return copy_queued(r, rc, QUEUE_FROM_DEVICE, hst, tgt, size);
 }
 
 int async_launch(struct async_record *r, const struct device_entry *kernel,
@@ -186,68 +184,58 @@ static int out_of_memory(struct async_record *r) {
 int async_defer_restore(struct async_record *r, uintptr_t addr,
                         uintptr_t value) {
   pthread_mutex_lock(&r->lock);
-  int rc = grow((void **)&r->restores, &r->cap_restores, r->num_restores,
-                sizeof *r->restores);
+  int rc = ARRAY_RESERVE(r->restores, r->cap_restores, r->num_restores + 1);
   if (rc == 0)
     r->restores[r->num_restores++] = (struct restore){addr, value};
   pthread_mutex_unlock(&r->lock);
   return rc == 0 ? 0 : out_of_memory(r);
 }
 
-/* Appends `e` to the record's entries (each listing is one pin). */
-static int list_entry(struct async_record *r, struct mapping_entry *e,
-                      bool remove) {
+/* Lists and pins `e` until the record completes. Caller holds the table
+ * lock (the pin count is the table's). */
+static int pin_entry(struct async_record *r, struct mapping_entry *e,
+                     bool remove) {
+  LOCK_ASSERT_HELD(&r->dev->map.lock);
   pthread_mutex_lock(&r->lock);
-  size_t cap = r->cap_entries;
-  int rc = grow((void **)&r->entries, &cap, r->num_entries,
-                sizeof *r->entries);
-  if (rc == 0 && cap != r->cap_entries) {
-    bool *grown = realloc(r->remove, cap * sizeof *grown);
-    if (!grown)
-      rc = -1;
-    else
-      r->remove = grown;
-  }
+  int rc = ARRAY_RESERVE(r->pinned, r->cap_pinned, r->num_pinned + 1);
   if (rc == 0) {
-    r->cap_entries = cap;
-    r->entries[r->num_entries] = e;
-    r->remove[r->num_entries++] = remove;
-    e->pins++;
+    r->pinned[r->num_pinned++] = (struct pinned){e, remove};
+    mapping_pin(&r->dev->map, e);
   }
   pthread_mutex_unlock(&r->lock);
   return rc == 0 ? 0 : out_of_memory(r);
 }
 
 int async_pin_entry(struct async_record *r, struct mapping_entry *e) {
-  return list_entry(r, e, false);
+  LOCK_ASSERT_HELD(&r->dev->map.lock);
+  return pin_entry(r, e, false);
 }
 
 int async_defer_entry(struct async_record *r, struct mapping_entry *e,
                       bool remove) {
-  if (list_entry(r, e, remove) != 0)
+  LOCK_ASSERT_HELD(&r->dev->map.lock);
+  if (pin_entry(r, e, remove) != 0)
     return -1;
   e->busy = r;
   return 0;
 }
 
-static int defer_pointer(struct async_record *r, void ***array, size_t *num,
-                         size_t *cap, void *p) {
+static int defer_pointer(struct async_record *r, struct pointer_list *l,
+                         void *p) {
   pthread_mutex_lock(&r->lock);
-  int rc = grow((void **)array, cap, *num, sizeof **array);
+  int rc = ARRAY_RESERVE(l->ptrs, l->cap, l->num + 1);
   if (rc == 0)
-    (*array)[(*num)++] = p;
+    l->ptrs[l->num++] = p;
   pthread_mutex_unlock(&r->lock);
   return rc == 0 ? 0 : out_of_memory(r);
 }
 
 int async_defer_device_free(struct async_record *r, void *tgt) {
-  return defer_pointer(r, &r->device_frees, &r->num_device_frees,
-                       &r->cap_device_frees, tgt);
+  return defer_pointer(r, &r->device_frees, tgt);
 }
 
 int async_defer_host_free(struct async_record *r, void *ptr) {
-  return defer_pointer(r, &r->host_frees, &r->num_host_frees,
-                       &r->cap_host_frees, ptr);
+  return defer_pointer(r, &r->host_frees, ptr);
 }
 
 void async_set_callback(struct async_record *r, void (*fn)(void *),
@@ -262,8 +250,10 @@ void async_set_callback(struct async_record *r, void (*fn)(void *),
 
 /* Runs the deferred work after the queue completed (or failed: the table
  * must not keep zero-count entries or busy markers either way). Under
- * r->lock. A failure here (freeing device memory) fails the record. */
+ * r->lock; takes the table lock (R -> T, see the top of this file). A
+ * failure here (freeing device memory) fails the record. */
 static void run_deferred(struct async_record *r) {
+  LOCK_ASSERT_HELD(&r->lock);
   struct device *dev = r->dev;
   bool ok = r->status != ASYNC_FAILED;
   pthread_mutex_lock(&dev->map.lock);
@@ -272,12 +262,12 @@ static void run_deferred(struct async_record *r) {
   for (size_t i = 0; i < r->num_restores; i++)
     memcpy((void *)r->restores[i].addr, &r->restores[i].value,
            sizeof(void *));
-  for (size_t i = 0; i < r->num_entries; i++) {
-    struct mapping_entry *e = r->entries[i];
+  for (size_t i = 0; i < r->num_pinned; i++) {
+    struct mapping_entry *e = r->pinned[i].entry;
     if (e->busy == r)
       e->busy = NULL;
     int rc = 0;
-    if (r->remove[i] && !e->unlinked && e->dyn_refcount == 0 &&
+    if (r->pinned[i].remove && !e->unlinked && e->dyn_refcount == 0 &&
         e->hold_refcount == 0) {
       report_info(INFO_MAPPING_CHANGED,
                   "Removing map entry with HstPtrBegin=0x%" PRIxPTR
@@ -285,10 +275,10 @@ static void run_deferred(struct async_record *r) {
                   ", Name=%s (after the asynchronous %s)",
                   e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
                   e->name[0] ? e->name : "unknown", r->what);
-      rc = maps_entry_remove(dev, e); /* still pinned: only unlinked */
+      rc = mapping_entry_remove(dev, e); /* still pinned: only unlinked */
     }
     /* The last in-flight user of a removed entry frees its device memory. */
-    if (maps_entry_unpin(dev, e) != 0)
+    if (mapping_entry_unpin(dev, e) != 0)
       rc = -1;
     if (rc != 0 && ok) {
       snprintf(r->error, sizeof r->error,
@@ -298,25 +288,26 @@ static void run_deferred(struct async_record *r) {
     }
   }
   pthread_mutex_unlock(&dev->map.lock);
-  r->num_entries = 0;
+  r->num_pinned = 0;
   r->num_restores = 0;
-  for (size_t i = 0; i < r->num_device_frees; i++)
-    if (device_delete(dev, r->device_frees[i]) != 0 && ok) {
+  for (size_t i = 0; i < r->device_frees.num; i++)
+    if (device_delete(dev, r->device_frees.ptrs[i]) != 0 && ok) {
       snprintf(r->error, sizeof r->error,
                "%s: freeing a private device copy failed: %s", r->what,
                report_error_get());
       ok = false;
     }
-  r->num_device_frees = 0;
-  for (size_t i = 0; i < r->num_host_frees; i++)
-    free(r->host_frees[i]);
-  r->num_host_frees = 0;
+  r->device_frees.num = 0;
+  for (size_t i = 0; i < r->host_frees.num; i++)
+    free(r->host_frees.ptrs[i]);
+  r->host_frees.num = 0;
   r->status = ok ? ASYNC_DONE : ASYNC_FAILED;
 }
 
 /* The completion callback, taken so that it runs exactly once, and outside
  * r->lock (it may release the record). Under r->lock. */
 static void (*take_callback(struct async_record *r, void **param))(void *) {
+  LOCK_ASSERT_HELD(&r->lock);
   void (*fn)(void *) = r->status != ASYNC_PENDING ? r->callback : NULL;
   if (fn)
     r->callback = NULL;
@@ -326,6 +317,7 @@ static void (*take_callback(struct async_record *r, void **param))(void *) {
 
 /* Asks the plugin about the queue. Under r->lock. */
 static void queue_progress(struct async_record *r, bool block) {
+  LOCK_ASSERT_HELD(&r->lock);
   const struct plugin_ops *ops = ops_of(r);
   int rc = OFFLOAD_SUCCESS;
   int32_t completed = 1;

@@ -19,10 +19,15 @@
  * lock).
  *
  * Thread safety: a record's queue and state are guarded by its own `lock`
- * (a waiting construct and the owning task may drive it from two threads);
- * deferred table work takes dev->map.lock inside it, so never call
- * progress/wait with the table lock held. References are atomic. The list
- * of the seed interface's records in flight has its own lock (async.c).
+ * (a waiting construct and the owning task may drive it from two threads).
+ * The dispatch stage (queueing, async_pin_entry, async_defer_*) takes it
+ * under dev->map.lock; the synchronise stage (poll/wait) takes
+ * dev->map.lock under it for the deferred table work. Both orders are safe
+ * because no other thread touches a record while it is being dispatched
+ * (the proof is at the top of async.c); so never call progress/wait with
+ * the table lock held, and hand a record to other threads only when its
+ * dispatch is done. References are atomic. The list of the seed interface's
+ * records in flight has its own lock (async.c).
  */
 #ifndef SIMTARGET_ASYNC_H
 #define SIMTARGET_ASYNC_H

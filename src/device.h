@@ -124,6 +124,20 @@ HIDDEN int device_submit_named(struct device *dev, void *tgt_ptr,
 HIDDEN int device_retrieve_named(struct device *dev, void *hst_ptr,
                                  void *tgt_ptr, int64_t size,
                                  const char *name);
+/* A copy between host and device: its direction, and whether it runs now
+ * (device_ops.c) or goes on an asynchronous queue (async.c). */
+enum device_copy {
+  COPY_TO_DEVICE,
+  COPY_FROM_DEVICE,
+  QUEUE_TO_DEVICE,
+  QUEUE_FROM_DEVICE
+};
+/* The INFO 0x20 trace line of a copy (LLVM's text; `name` may be NULL). */
+HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
+                              void *tgt_ptr, int64_t size, const char *name);
+/* The cause of a failed copy (report_error_set, plus the plugin's own). */
+HIDDEN void device_copy_failed(struct device *dev, enum device_copy kind,
+                               void *hst_ptr, void *tgt_ptr, int64_t size);
 HIDDEN int device_launch(struct device *dev, const struct device_entry *kernel,
                          void **args, ptrdiff_t *offsets, int32_t num_args,
                          int32_t num_teams, int32_t thread_limit,

@@ -2,7 +2,8 @@
  * device_ops.c - the one place libomptarget calls a plugin's data and launch
  * functions: every failure gets a cause naming the operation, the size and
  * the addresses (plus the plugin's own explanation when it has one), and
- * LIBOMPTARGET_INFO=0x20 traces every copy.
+ * LIBOMPTARGET_INFO=0x20 traces every copy. The trace line and the cause of
+ * a copy are written here for the queued copies of async.c too.
  *
  * Locking: these wrappers take no lock. The plugin is responsible for its
  * own thread safety; callers hold dev->map.lock around mapping work.
@@ -68,37 +69,60 @@ int device_delete(struct device *dev, void *tgt_ptr) {
   return rc;
 }
 
+void device_trace_copy(enum device_copy kind, void *hst_ptr, void *tgt_ptr,
+                       int64_t size, const char *name) {
+  if (!REPORT_INFO_ON(INFO_DATA_TRANSFER))
+    return;
+  const char *what = kind == QUEUE_TO_DEVICE || kind == QUEUE_FROM_DEVICE
+                         ? "Queueing copy"
+                         : "Copying data";
+  if (!name || !name[0])
+    name = "unknown";
+  if (kind == COPY_TO_DEVICE || kind == QUEUE_TO_DEVICE)
+    report_info(INFO_DATA_TRANSFER,
+                "%s from host to device, HstPtr=%p, TgtPtr=%p, Size=%" PRId64
+                ", Name=%s",
+                what, hst_ptr, tgt_ptr, size, name);
+  else
+    report_info(INFO_DATA_TRANSFER,
+                "%s from device to host, TgtPtr=%p, HstPtr=%p, Size=%" PRId64
+                ", Name=%s",
+                what, tgt_ptr, hst_ptr, size, name);
+}
+
+void device_copy_failed(struct device *dev, enum device_copy kind,
+                        void *hst_ptr, void *tgt_ptr, int64_t size) {
+  const char *what = kind == QUEUE_TO_DEVICE || kind == QUEUE_FROM_DEVICE
+                         ? "queueing a copy of"
+                         : "copying";
+  if (kind == COPY_TO_DEVICE || kind == QUEUE_TO_DEVICE)
+    report_error_set("device %d: %s %" PRId64
+                     " bytes from host %p to device %p failed",
+                     dev->id, what, size, hst_ptr, tgt_ptr);
+  else
+    report_error_set("device %d: %s %" PRId64
+                     " bytes from device %p to host %p failed",
+                     dev->id, what, size, tgt_ptr, hst_ptr);
+  device_add_plugin_cause(dev);
+}
+
 int device_submit_named(struct device *dev, void *tgt_ptr, void *hst_ptr,
                         int64_t size, const char *name) {
-  if (REPORT_INFO_ON(INFO_DATA_TRANSFER))
-    report_info(INFO_DATA_TRANSFER,
-                "Copying data from host to device, HstPtr=%p, TgtPtr=%p, "
-                "Size=%" PRId64 ", Name=%s",
-                hst_ptr, tgt_ptr, size, name && name[0] ? name : "unknown");
-  int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(dev->rtl_id, tgt_ptr, hst_ptr, size);
-  if (rc != OFFLOAD_SUCCESS) {
-    report_error_set("device %d: copying %" PRId64
-                     " bytes from host %p to device %p failed",
-                     dev->id, size, hst_ptr, tgt_ptr);
-    device_add_plugin_cause(dev);
-  }
+  device_trace_copy(COPY_TO_DEVICE, hst_ptr, tgt_ptr, size, name);
+  int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
+      dev->rtl_id, tgt_ptr, hst_ptr, size);
+  if (rc != OFFLOAD_SUCCESS)
+    device_copy_failed(dev, COPY_TO_DEVICE, hst_ptr, tgt_ptr, size);
   return rc;
 }
 
 int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
                           int64_t size, const char *name) {
-  if (REPORT_INFO_ON(INFO_DATA_TRANSFER))
-    report_info(INFO_DATA_TRANSFER,
-                "Copying data from device to host, TgtPtr=%p, HstPtr=%p, "
-                "Size=%" PRId64 ", Name=%s",
-                tgt_ptr, hst_ptr, size, name && name[0] ? name : "unknown");
-  int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(dev->rtl_id, hst_ptr, tgt_ptr, size);
-  if (rc != OFFLOAD_SUCCESS) {
-    report_error_set("device %d: copying %" PRId64
-                     " bytes from device %p to host %p failed",
-                     dev->id, size, tgt_ptr, hst_ptr);
-    device_add_plugin_cause(dev);
-  }
+  device_trace_copy(COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size, name);
+  int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(
+      dev->rtl_id, hst_ptr, tgt_ptr, size);
+  if (rc != OFFLOAD_SUCCESS)
+    device_copy_failed(dev, COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size);
   return rc;
 }
 

@@ -233,8 +233,15 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
                      kernel.name ? kernel.name : "?", dev->id);
     return -1;
   }
-  if (maps_data_begin_async(dev, a, rec) != 0)
+  /* Everything the undo of a failure needs is allocated here, before the
+   * mappings exist: an undo that could run out of memory would leak them. */
+  struct maps_construct *maps = maps_construct_new(dev, a, rec);
+  if (!maps)
     return -1;
+  if (maps_construct_begin(maps) != 0) {
+    maps_construct_free(maps);
+    return -1;
+  }
 
   int32_t n = req->dyn_ptr ? 1 : 0;
   for (int32_t i = 0; i < a->num; i++)
@@ -322,28 +329,22 @@ out_free_privates:
     device_delete(dev, privates[j]);
 out_unmap:
   if (rc == 0) {
-    rc = maps_data_end_async(dev, a, rec);
+    rc = maps_construct_end(maps);
   } else {
     /* Nothing queued may still run while the mappings are undone. */
     if (rec && async_record_wait(rec) == ASYNC_FAILED)
       report_error_set("%s", async_record_error(rec));
     /* Undo the reference counts without copying device data back: the host
-     * version of the region runs next and must see the host's own data. */
-    int64_t *types = malloc(sizeof *types * (size_t)(a->num ? a->num : 1));
-    if (types) {
-      struct map_args undo = *a;
-      for (int32_t i = 0; i < a->num; i++)
-        types[i] = a->types[i] & ~(int64_t)(OMP_TGT_MAPTYPE_FROM |
-                                            OMP_TGT_MAPTYPE_ALWAYS);
-      undo.types = types;
-      char saved[2048];
-      snprintf(saved, sizeof saved, "%s", report_error_get());
-      maps_data_end(dev, &undo);
-      report_error_clear();
-      report_error_set("%s", saved);
-      free(types);
-    }
+     * version of the region runs next and must see the host's own data.
+     * The undo allocates nothing; its own messages would only hide the
+     * region's cause. */
+    char saved[2048];
+    snprintf(saved, sizeof saved, "%s", report_error_get());
+    maps_construct_undo(maps);
+    report_error_clear();
+    report_error_set("%s", saved);
   }
+  maps_construct_free(maps);
   free(params);
   free(offsets);
   free(privates);

@@ -10,6 +10,7 @@
  * created it and is only touched by the mapper it calls, on the same thread.
  */
 #include "maps.h"
+#include "array.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,28 +39,19 @@ EXPORTED int64_t __tgt_mapper_num_components(void *rt_mapper_handle) {
   return c->num;
 }
 
-/* Grow every array to `cap` entries; on failure the old arrays stay valid. */
-static int grow(struct map_components *c, int32_t cap) {
-  void **base = realloc(c->base, (size_t)cap * sizeof *base);
-  if (!base)
+/* Room for one more component in every array (they share one capacity);
+ * on failure the arrays stay valid, some of them grown. */
+static int reserve_one_more(struct map_components *c) {
+  if (c->num == INT32_MAX) /* indices are int32_t (map_args) */
     return -1;
-  c->base = base;
-  void **begin = realloc(c->begin, (size_t)cap * sizeof *begin);
-  if (!begin)
+  size_t need = (size_t)c->num + 1;
+  if (need <= c->cap)
+    return 0;
+  size_t cap = array_capacity(c->cap, need);
+  if (ARRAY_RESIZE(c->base, cap) != 0 || ARRAY_RESIZE(c->begin, cap) != 0 ||
+      ARRAY_RESIZE(c->sizes, cap) != 0 || ARRAY_RESIZE(c->types, cap) != 0 ||
+      ARRAY_RESIZE(c->names, cap) != 0)
     return -1;
-  c->begin = begin;
-  int64_t *sizes = realloc(c->sizes, (size_t)cap * sizeof *sizes);
-  if (!sizes)
-    return -1;
-  c->sizes = sizes;
-  int64_t *types = realloc(c->types, (size_t)cap * sizeof *types);
-  if (!types)
-    return -1;
-  c->types = types;
-  void **names = realloc(c->names, (size_t)cap * sizeof *names);
-  if (!names)
-    return -1;
-  c->names = names;
   c->cap = cap;
   return 0;
 }
@@ -77,11 +69,9 @@ EXPORTED void __tgt_push_mapper_component(void *rt_mapper_handle, void *base,
   }
   if (c->failed)
     return;
-  if (c->num == c->cap) {
-    if (c->cap >= INT32_MAX / 2 || grow(c, c->cap ? c->cap * 2 : 8) != 0) {
-      c->failed = 1;
-      return;
-    }
+  if (reserve_one_more(c) != 0) {
+    c->failed = 1;
+    return;
   }
   c->base[c->num] = base;
   c->begin[c->num] = begin;

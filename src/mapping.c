@@ -10,11 +10,13 @@
  * does not grow with the table, while a descent through 100000 entries
  * misses the cache at every level.
  *
- * Locking: table->lock guards root, count and every entry (refcounts,
- * shadows). Every function here expects the caller to hold it; nothing here
- * takes it (mapping_table_init/destroy create and destroy it).
+ * Locking: table->lock guards root, count, the hash and every entry
+ * (refcounts, shadows, pins). Every public function here but
+ * mapping_table_init/destroy (which create and destroy the lock) expects the
+ * caller to hold it and checks so (LOCK_ASSERT_HELD); nothing here takes it.
  */
 #include "mapping.h"
+#include "lock_check.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -237,6 +239,7 @@ static bool entry_holds(const struct mapping_entry *e, uintptr_t addr) {
 enum mapping_overlap mapping_lookup(struct mapping_table *t, uintptr_t begin,
                                     uint64_t size,
                                     struct mapping_entry **entry) {
+  LOCK_ASSERT_HELD(&t->lock);
   *entry = NULL;
   uintptr_t end = begin + size;
   if (end < begin) /* wraps around: clamp to the top of the address space */
@@ -263,6 +266,7 @@ enum mapping_overlap mapping_lookup(struct mapping_table *t, uintptr_t begin,
 }
 
 struct mapping_entry *mapping_find(struct mapping_table *t, uintptr_t addr) {
+  LOCK_ASSERT_HELD(&t->lock);
   struct mapping_entry *at = hash_find(t, addr);
   if (at)
     return at;
@@ -288,6 +292,7 @@ static int match_device_addr(struct mapping_entry *e, void *arg) {
 
 struct mapping_entry *mapping_find_device(struct mapping_table *t,
                                           uintptr_t addr) {
+  LOCK_ASSERT_HELD(&t->lock);
   struct find_device_arg fa = {.addr = addr, .found = NULL};
   mapping_foreach(t, match_device_addr, &fa);
   return fa.found;
@@ -298,6 +303,7 @@ struct mapping_entry *mapping_find_device(struct mapping_table *t,
 struct mapping_entry *mapping_insert(struct mapping_table *t,
                                      uintptr_t hst_begin, uintptr_t hst_end,
                                      uintptr_t tgt_begin, const char *name) {
+  LOCK_ASSERT_HELD(&t->lock);
   if (hst_end < hst_begin) {
     report_error_set("mapping table: host range 0x%" PRIxPTR "..0x%" PRIxPTR
                      " ends before it begins",
@@ -331,6 +337,7 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
 }
 
 bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
+  LOCK_ASSERT_HELD(&t->lock);
   bool found = false;
   t->root = remove_node(t->root, e, &found);
   if (!found)
@@ -347,7 +354,13 @@ bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   return true;
 }
 
-bool mapping_unpin(struct mapping_entry *e) {
+void mapping_pin(struct mapping_table *t, struct mapping_entry *e) {
+  LOCK_ASSERT_HELD(&t->lock);
+  e->pins++;
+}
+
+bool mapping_unpin(struct mapping_table *t, struct mapping_entry *e) {
+  LOCK_ASSERT_HELD(&t->lock);
   if (--e->pins > 0 || !e->unlinked)
     return false;
   free_shadows(e);
@@ -372,6 +385,7 @@ static int visit(struct mapping_entry *e,
 
 void mapping_foreach(struct mapping_table *t,
                      int (*fn)(struct mapping_entry *, void *), void *arg) {
+  LOCK_ASSERT_HELD(&t->lock);
   visit(t->root, fn, arg);
 }
 
@@ -397,6 +411,7 @@ static int dump_one(struct mapping_entry *e, void *arg) {
 }
 
 void mapping_dump(struct mapping_table *t, FILE *out, const char *title) {
+  LOCK_ASSERT_HELD(&t->lock);
   fprintf(out, "%s: %zu entr%s\n", title ? title : "mapping table", t->count,
           t->count == 1 ? "y" : "ies");
   mapping_foreach(t, dump_one, out);

@@ -3,8 +3,17 @@
  * interval-keyed balanced tree (O(log n) lookup by any address inside an
  * entry), reference counts, and shadow pointers.
  *
- * Thread safety: every function here requires table->lock to be held by the
- * caller (maps.c and api.c take it around a whole construct's lookups).
+ * Thread safety: every function here but mapping_table_init/destroy
+ * requires table->lock to be held by the caller (maps.c and api.c take it
+ * around a whole construct's lookups); each checks that it is
+ * (LOCK_ASSERT_HELD, debug builds).
+ *
+ * Entry lifetime: an entry whose device memory is still used by queued work
+ * is pinned (mapping_pin). Removing a pinned entry takes it out of the
+ * table at once but frees it only at its last mapping_unpin. The table
+ * functions never call the device; mapping_entry_remove and
+ * mapping_entry_unpin (src/mapping_memory.c) wrap remove and unpin and also
+ * free the entry's device memory when the entry goes.
  */
 #ifndef SIMTARGET_MAPPING_H
 #define SIMTARGET_MAPPING_H
@@ -19,6 +28,7 @@
 #define MAPPING_REFCOUNT_INFINITE UINT64_MAX
 
 struct async_record;
+struct device;
 
 /* A pointer inside mapped host memory whose device copy was redirected to a
  * device pointee (PTR_AND_OBJ / ATTACH). */
@@ -98,14 +108,26 @@ HIDDEN struct mapping_entry *mapping_insert(struct mapping_table *t,
  * mapping_unpin). Returns true when the entry was freed, so the caller frees
  * its device memory now; false when that is left to the last unpin. */
 HIDDEN bool mapping_remove(struct mapping_table *t, struct mapping_entry *e);
+/* One more in-flight construct uses `e`'s device memory. */
+HIDDEN void mapping_pin(struct mapping_table *t, struct mapping_entry *e);
 /* One in-flight construct no longer uses `e`. Returns true when that freed
  * an unlinked entry: the caller then frees its device memory (read before). */
-HIDDEN bool mapping_unpin(struct mapping_entry *e);
+HIDDEN bool mapping_unpin(struct mapping_table *t, struct mapping_entry *e);
 /* Visit entries in host-address order; stop when fn returns non-zero. */
 HIDDEN void mapping_foreach(struct mapping_table *t,
                             int (*fn)(struct mapping_entry *, void *),
                             void *arg);
 /* Print the table ("host begin..end -> device begin, refcounts, name"). */
 HIDDEN void mapping_dump(struct mapping_table *t, FILE *out, const char *title);
+
+/* ---- entries with their device memory (src/mapping_memory.c) ----------
+ * For maps.c and async.c, with dev->map.lock held. Each returns 0, or -1
+ * when freeing the device memory failed (cause recorded). */
+/* Take `e` out of dev's table and free its device memory (when owned): now,
+ * or, while in-flight constructs still pin it, at the last unpin. */
+HIDDEN int mapping_entry_remove(struct device *dev, struct mapping_entry *e);
+/* One in-flight construct is done with `e`; the last unpin of a removed
+ * entry frees its device memory (when owned). */
+HIDDEN int mapping_entry_unpin(struct device *dev, struct mapping_entry *e);
 
 #endif

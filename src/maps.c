@@ -4,12 +4,19 @@
  * shadow pointers. Follows LLVM libomptarget's observable behaviour
  * (clang-abi.md section 7 and 11.4; seed 000).
  *
- * Locking: each public call takes dev->map.lock once for all of its table
- * work and keeps it across the construct's transfers (simple and correct:
- * no other thread can see a half-mapped construct). Mapper functions are
- * called before the lock is taken, since they are compiler-generated code.
+ * Locking: each pass (run_pass: a data begin, end or update, and the undo
+ * of a failed region) takes dev->map.lock once for all of its table work and
+ * keeps it across the construct's transfers (simple and correct: no other
+ * thread can see a half-mapped construct): the steps and finishers of a
+ * pass run under it (they check so). Mapper functions are called before the
+ * lock is taken, since they are compiler-generated code. An asynchronous
+ * construct queues its copies and records its deferred work under the table
+ * lock, which takes its record's lock (table -> record): safe, because
+ * nothing else touches a record being dispatched (async.c says why), and
+ * the table lock is dropped before waiting for another construct's record
+ * (wait_for_busy_entries), which takes record -> table.
  *
- * Per-construct bookkeeping (struct construct): every entry whose count was
+ * Per-construct bookkeeping (struct maps_construct): every entry whose count
  * changed is recorded once, so a count changes at most once per construct
  * however many map entries of the construct name the same object; entries
  * created by the construct are marked (TO copies and ATTACH depend on it);
@@ -24,7 +31,9 @@
  * sees an entry whose copy back has not landed.
  */
 #include "maps.h"
+#include "array.h"
 #include "async.h"
+#include "lock_check.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -56,11 +65,22 @@ struct touched {
   bool remove;  /* both counts reached 0: remove after the copies */
 };
 
-struct construct {
+struct item_list {
+  struct map_item *items;
+  size_t num, cap;
+  struct map_components *expanded; /* one per mapper call, freed at the end */
+  size_t num_expanded;
+};
+
+/* One construct's map list and the bookkeeping of its current pass (begin,
+ * end or update; a target region runs begin, then end or undo, on one). */
+struct maps_construct {
   struct device *dev;
   const char *what; /* "target data begin"... for messages */
   struct async_record *rec; /* NULL: synchronous */
-  struct touched *touched;
+  bool copies_back;         /* false while undoing a failed region */
+  struct item_list items;
+  struct touched *touched;  /* what the current pass changed */
   size_t num_touched, cap_touched;
 };
 
@@ -173,7 +193,7 @@ int maps_check_args(const struct map_args *a, const char *construct) {
 
 /* ------------------------------------------------- per-construct state */
 
-static struct touched *find_touched(struct construct *c,
+static struct touched *find_touched(struct maps_construct *c,
                                     struct mapping_entry *e) {
   /* Newest first: members follow their parent, so this usually stops at
    * once. Constructs are small; a mapper over a large array is the worst
@@ -185,21 +205,16 @@ static struct touched *find_touched(struct construct *c,
 }
 
 /* The record of entry e in this construct, created on first use. */
-static struct touched *touch(struct construct *c, struct mapping_entry *e) {
+static struct touched *touch(struct maps_construct *c,
+                             struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   if (t)
     return t;
-  if (c->num_touched == c->cap_touched) {
-    size_t cap = c->cap_touched ? c->cap_touched * 2 : 16;
-    struct touched *grown = realloc(c->touched, cap * sizeof *grown);
-    if (!grown) {
-      report_error_set("%s: out of host memory tracking the construct's "
-                       "mappings",
-                       c->what);
-      return NULL;
-    }
-    c->touched = grown;
-    c->cap_touched = cap;
+  if (ARRAY_RESERVE(c->touched, c->cap_touched, c->num_touched + 1) != 0) {
+    report_error_set("%s: out of host memory tracking the construct's "
+                     "mappings",
+                     c->what);
+    return NULL;
   }
   t = &c->touched[c->num_touched++];
   memset(t, 0, sizeof *t);
@@ -207,27 +222,9 @@ static struct touched *touch(struct construct *c, struct mapping_entry *e) {
   return t;
 }
 
-static bool created_here(struct construct *c, struct mapping_entry *e) {
+static bool created_here(struct maps_construct *c, struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   return t && t->created;
-}
-
-/* ------------------------------------------------- entry lifetime */
-
-int maps_entry_remove(struct device *dev, struct mapping_entry *e) {
-  void *tgt = (void *)e->tgt_begin;
-  bool owned = e->owned;
-  if (!mapping_remove(&dev->map, e) || !owned)
-    return 0;
-  return device_delete(dev, tgt);
-}
-
-int maps_entry_unpin(struct device *dev, struct mapping_entry *e) {
-  void *tgt = (void *)e->tgt_begin;
-  bool owned = e->owned;
-  if (!mapping_unpin(e) || !owned)
-    return 0;
-  return device_delete(dev, tgt);
 }
 
 /* --------------------------------------------------------- transfers */
@@ -239,7 +236,7 @@ static bool shadow_in_range(const struct shadow_ptr *s, uintptr_t begin,
 
 /* Copy host [hst, hst+size) of entry e to the device, then re-point the
  * device copies of any attached pointers the copy overwrote. */
-static int copy_to_device(struct construct *c, struct mapping_entry *e,
+static int copy_to_device(struct maps_construct *c, struct mapping_entry *e,
                           uintptr_t hst, int64_t size) {
   if (size <= 0)
     return 0;
@@ -272,7 +269,7 @@ static int copy_to_device(struct construct *c, struct mapping_entry *e,
 
 /* Copy device data of host [hst, hst+size) back, then restore the host
  * values of attached pointers (the device holds device addresses there). */
-static int copy_from_device(struct construct *c, struct mapping_entry *e,
+static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
                             uintptr_t hst, int64_t size) {
   if (size <= 0)
     return 0;
@@ -322,7 +319,7 @@ enum find_result { FIND_OK = 0, FIND_ABSENT, FIND_ERROR };
  * explicitly extends an existing mapping is an error naming both ranges; an
  * implicit one whose begin lies inside an entry uses that entry.
  */
-static enum find_result find_for_map(struct construct *c,
+static enum find_result find_for_map(struct maps_construct *c,
                                      const struct map_item *it,
                                      struct mapping_entry **out) {
   struct mapping_entry *e = NULL;
@@ -354,7 +351,7 @@ static enum find_result find_for_map(struct construct *c,
   return FIND_ERROR;
 }
 
-static int report_absent_present(struct construct *c,
+static int report_absent_present(struct maps_construct *c,
                                  const struct map_item *it) {
   char name[96];
   report_error_set("%s: map(present) of an absent object: %s host 0x%" PRIxPTR
@@ -370,7 +367,7 @@ static int report_absent_present(struct construct *c,
  * Make the device copy of the host pointer at `ptr_addr` (inside entry `pe`)
  * hold `value`, and remember the host value so copies restore it.
  */
-static int attach_pointer(struct construct *c, struct mapping_entry *pe,
+static int attach_pointer(struct maps_construct *c, struct mapping_entry *pe,
                           uintptr_t ptr_addr, uintptr_t value, bool force) {
   uintptr_t host_value;
   memcpy(&host_value, (void *)ptr_addr, sizeof host_value);
@@ -431,7 +428,7 @@ static uintptr_t translate_pointer(const struct mapping_entry *te,
 /* ------------------------------------------------------------ begin */
 
 /* Count one more reference (at most once per construct and count). */
-static int add_reference(struct construct *c, struct mapping_entry *e,
+static int add_reference(struct maps_construct *c, struct mapping_entry *e,
                          bool hold) {
   struct touched *t = touch(c, e);
   if (!t)
@@ -449,9 +446,10 @@ static int add_reference(struct construct *c, struct mapping_entry *e,
 }
 
 /* Allocate and insert a new entry for host [begin, begin+size). */
-static struct mapping_entry *create_entry(struct construct *c, uintptr_t begin,
-                                          int64_t size, uintptr_t base,
-                                          const char *name, bool hold) {
+static struct mapping_entry *create_entry(struct maps_construct *c,
+                                          uintptr_t begin, int64_t size,
+                                          uintptr_t base, const char *name,
+                                          bool hold) {
   void *tgt = device_alloc(c->dev, size, (void *)begin, TARGET_ALLOC_DEFAULT);
   if (!tgt) {
     report_error_set("%s: cannot allocate device memory for %s host "
@@ -483,7 +481,7 @@ static struct mapping_entry *create_entry(struct construct *c, uintptr_t begin,
   return e;
 
 out_remove_entry:
-  maps_entry_remove(c->dev, e); /* frees tgt: nothing pins a new entry */
+  mapping_entry_remove(c->dev, e); /* frees tgt: nothing pins a new entry */
   return NULL;
 out_free_device:
   device_delete(c->dev, tgt);
@@ -495,7 +493,7 @@ out_free_device:
  * PTR_AND_OBJ): find or create its entry, count the reference, copy TO.
  * *out is NULL when a zero-size item names nothing mapped.
  */
-static int map_object(struct construct *c, const struct map_item *it,
+static int map_object(struct maps_construct *c, const struct map_item *it,
                       struct mapping_entry **out) {
   char name[96];
   item_name(it, name, sizeof name);
@@ -548,7 +546,8 @@ static int map_object(struct construct *c, const struct map_item *it,
 
 /* PTR_AND_OBJ: after the pointee, attach the device copy of the pointer at
  * `base`, mapping its 8 bytes implicitly when nothing holds them. */
-static int map_pointer_storage(struct construct *c, const struct map_item *it,
+static int map_pointer_storage(struct maps_construct *c,
+                               const struct map_item *it,
                                struct mapping_entry *pointee) {
   uintptr_t ptr_addr = (uintptr_t)it->base;
   bool hold = (it->type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
@@ -588,7 +587,7 @@ static int map_pointer_storage(struct construct *c, const struct map_item *it,
 }
 
 /* RETURN_PARAM: hand the device address back through args_base[i]. */
-static void return_device_address(struct construct *c,
+static void return_device_address(struct maps_construct *c,
                                   const struct map_item *it) {
   if (!it->return_slot)
     return;
@@ -608,7 +607,8 @@ static void return_device_address(struct construct *c,
 }
 
 /* ATTACH (clang 22), after all other entries of the construct. */
-static int attach_deferred(struct construct *c, const struct map_item *it) {
+static int attach_deferred(struct maps_construct *c,
+                           const struct map_item *it) {
   char name[96];
   item_name(it, name, sizeof name);
   uintptr_t ptr_addr = (uintptr_t)it->base;
@@ -644,7 +644,8 @@ static bool pure_return_param(const struct map_item *it) {
          !(it->type & DATA_BITS);
 }
 
-static int begin_one(struct construct *c, const struct map_item *it) {
+static int begin_one(struct maps_construct *c, const struct map_item *it) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   if (not_mapped_at_all(it->type)) {
     if ((it->type & OMP_TGT_MAPTYPE_PRIVATE) &&
         (it->type & OMP_TGT_MAPTYPE_ATTACH))
@@ -671,12 +672,12 @@ static int begin_one(struct construct *c, const struct map_item *it) {
 }
 
 /* Undo a failed begin: drop the references it added, free what it created. */
-static void rollback_begin(struct construct *c) {
+static void rollback_begin(struct maps_construct *c) {
   for (size_t i = c->num_touched; i-- > 0;) {
     struct touched *t = &c->touched[i];
     struct mapping_entry *e = t->entry;
     if (t->created) {
-      maps_entry_remove(c->dev, e);
+      mapping_entry_remove(c->dev, e);
       continue;
     }
     if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
@@ -692,7 +693,7 @@ static void rollback_begin(struct construct *c) {
 
 /* Drop one reference (at most once per construct and count; DELETE forces
  * the dynamic count to 0) and mark the entry for removal at zero. */
-static int drop_reference(struct construct *c, struct mapping_entry *e,
+static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
                           int64_t type) {
   struct touched *t = touch(c, e);
   if (!t)
@@ -716,12 +717,14 @@ static int drop_reference(struct construct *c, struct mapping_entry *e,
   return 0;
 }
 
-static bool marked_for_removal(struct construct *c, struct mapping_entry *e) {
+static bool marked_for_removal(struct maps_construct *c,
+                               struct mapping_entry *e) {
   struct touched *t = find_touched(c, e);
   return t && t->remove;
 }
 
-static int end_one(struct construct *c, const struct map_item *it) {
+static int end_one(struct maps_construct *c, const struct map_item *it) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   if (not_mapped_at_all(it->type) || (it->type & OMP_TGT_MAPTYPE_ATTACH) ||
       pure_return_param(it))
     return 0;
@@ -745,7 +748,7 @@ static int end_one(struct construct *c, const struct map_item *it) {
   }
   if (drop_reference(c, e, it->type) != 0)
     return -1;
-  bool from = (it->type & OMP_TGT_MAPTYPE_FROM) != 0;
+  bool from = c->copies_back && (it->type & OMP_TGT_MAPTYPE_FROM);
   bool forced = (it->type & (OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_DELETE));
   if (from && (forced || marked_for_removal(c, e)) &&
       copy_from_device(c, e, begin, clip_to_entry(e, begin, it->size)) != 0)
@@ -761,7 +764,7 @@ static int end_one(struct construct *c, const struct map_item *it) {
 }
 
 /* Remove the entries whose counts reached 0, after all copies. */
-static int remove_released(struct construct *c) {
+static int remove_released(struct maps_construct *c) {
   int rc = 0;
   for (size_t i = 0; i < c->num_touched; i++) {
     struct touched *t = &c->touched[i];
@@ -780,7 +783,7 @@ static int remove_released(struct construct *c) {
                 e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
                 e->name[0] ? e->name : "unknown");
     t->entry = NULL;
-    if (maps_entry_remove(c->dev, e) != 0) {
+    if (mapping_entry_remove(c->dev, e) != 0) {
       report_error_set("%s: freeing the device memory of a removed mapping "
                        "failed",
                        c->what);
@@ -792,7 +795,7 @@ static int remove_released(struct construct *c) {
 
 /* ----------------------------------------------------------- update */
 
-static int update_range(struct construct *c, const struct map_item *it,
+static int update_range(struct maps_construct *c, const struct map_item *it,
                         uintptr_t begin, int64_t size) {
   char name[96];
   item_name(it, name, sizeof name);
@@ -832,7 +835,8 @@ struct non_contig_dim {
   int64_t stride;
 };
 
-static int update_non_contig(struct construct *c, const struct map_item *it,
+static int update_non_contig(struct maps_construct *c,
+                             const struct map_item *it,
                              const struct non_contig_dim *dims, int32_t ndims,
                              int32_t dim, uintptr_t offset, int64_t run) {
   if (dim == ndims - 1) {
@@ -849,7 +853,8 @@ static int update_non_contig(struct construct *c, const struct map_item *it,
   return 0;
 }
 
-static int update_one(struct construct *c, const struct map_item *it) {
+static int update_one(struct maps_construct *c, const struct map_item *it) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
   if (not_mapped_at_all(it->type) || (it->type & OMP_TGT_MAPTYPE_ATTACH))
     return 0;
   if (!(it->type & OMP_TGT_MAPTYPE_NON_CONTIG))
@@ -884,22 +889,9 @@ static int update_one(struct construct *c, const struct map_item *it) {
 
 /* ---------------------------------------------- construct machinery */
 
-struct item_list {
-  struct map_item *items;
-  size_t num, cap;
-  struct map_components *expanded; /* one per mapper call, freed at the end */
-  size_t num_expanded;
-};
-
 static int push_item(struct item_list *l, const struct map_item *it) {
-  if (l->num == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 16;
-    struct map_item *grown = realloc(l->items, cap * sizeof *grown);
-    if (!grown)
-      return -1;
-    l->items = grown;
-    l->cap = cap;
-  }
+  if (ARRAY_RESERVE(l->items, l->cap, l->num + 1) != 0)
+    return -1;
   l->items[l->num++] = *it;
   return 0;
 }
@@ -969,17 +961,9 @@ out_free:
   return -1;
 }
 
-static void construct_init(struct construct *c, struct device *dev,
-                           const char *what, struct async_record *rec) {
-  memset(c, 0, sizeof *c);
-  c->dev = dev;
-  c->what = what;
-  c->rec = rec;
-}
-
 /* The record another construct queued work on entry e under, if its work is
  * still in flight. */
-static struct async_record *busy_elsewhere(struct construct *c,
+static struct async_record *busy_elsewhere(struct maps_construct *c,
                                            struct mapping_entry *e) {
   return e && e->busy && e->busy != c->rec ? e->busy : NULL;
 }
@@ -988,8 +972,9 @@ static struct async_record *busy_elsewhere(struct construct *c,
  * pointers of its PTR_AND_OBJ entries) is busy for another asynchronous
  * construct. Waits for such a construct with the table unlocked, then looks
  * again; returns with the table locked and nothing busy. */
-static void wait_for_busy_entries(struct construct *c,
-                                  const struct item_list *l) {
+static void wait_for_busy_entries(struct maps_construct *c) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
+  const struct item_list *l = &c->items;
   for (;;) {
     struct async_record *other = NULL;
     for (size_t i = 0; i < l->num && !other; i++) {
@@ -1022,11 +1007,9 @@ static void wait_for_busy_entries(struct construct *c,
   }
 }
 
-static void construct_release(struct construct *c) { free(c->touched); }
-
 /* An asynchronous construct's kernel and queued copies use the device memory
  * of every entry it touched until its record completes: pin them all. */
-static int pin_touched(struct construct *c) {
+static int pin_touched(struct maps_construct *c) {
   for (size_t i = 0; c->rec && i < c->num_touched; i++)
     if (async_pin_entry(c->rec, c->touched[i].entry) != 0)
       return -1;
@@ -1038,122 +1021,177 @@ static void dump_on_failure(struct device *dev) {
     mapping_dump(&dev->map, stderr, "mapping table after the failure");
 }
 
+/* The ATTACH entries (after all others), then the pins; a failure rolls
+ * back what the begin did. */
+static int finish_begin(struct maps_construct *c, int rc) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
+  for (size_t i = 0; i < c->items.num && rc == 0; i++) {
+    const struct map_item *it = &c->items.items[i];
+    if ((it->type & OMP_TGT_MAPTYPE_ATTACH) && !not_mapped_at_all(it->type) &&
+        attach_deferred(c, it) != 0) {
+      report_error_set("%s: attach of map entry %d failed", c->what,
+                       it->index);
+      rc = -1;
+    }
+  }
+  /* Also after a failure: copies already queued may still write the
+   * entries the rollback removes. */
+  if (pin_touched(c) != 0)
+    rc = -1;
+  if (rc != 0)
+    rollback_begin(c);
+  return rc;
+}
+
+static int finish_end(struct maps_construct *c, int rc) {
+  LOCK_ASSERT_HELD(&c->dev->map.lock);
+  /* Even after a failure, what reached 0 is released: nothing leaks. */
+  return remove_released(c) == 0 ? rc : -1;
+}
+
+enum pass_kind { PASS_BEGIN, PASS_END, PASS_UPDATE };
+
+/* What each construct does to its items, with the table locked. */
+static const struct pass {
+  const char *what;
+  int (*step)(struct maps_construct *, const struct map_item *);
+  bool reverse; /* members before their parents, pointees before pointers */
+  int (*finish)(struct maps_construct *, int rc); /* may be NULL */
+} passes[] = {
+    [PASS_BEGIN] = {"target data begin", begin_one, false, finish_begin},
+    [PASS_END] = {"target data end", end_one, true, finish_end},
+    [PASS_UPDATE] = {"target update", update_one, false, NULL},
+};
+
+/* Check the arrays and flatten them into c->items (calling the mappers). */
+static int construct_init(struct maps_construct *c, struct device *dev,
+                          const struct map_args *a, struct async_record *rec,
+                          enum pass_kind first) {
+  memset(c, 0, sizeof *c);
+  c->dev = dev;
+  c->what = passes[first].what;
+  c->rec = rec;
+  c->copies_back = true;
+  if (maps_check_args(a, c->what) != 0)
+    return -1;
+  return build_items(a, c->what, &c->items);
+}
+
+static void construct_release(struct maps_construct *c) {
+  item_list_free(&c->items);
+  free(c->touched);
+  c->touched = NULL;
+}
+
+/* The one driver of every construct: one pass over its items. */
+static int run_pass(struct maps_construct *c, enum pass_kind kind) {
+  const struct pass *p = &passes[kind];
+  const size_t n = c->items.num;
+  int rc = 0;
+  c->what = p->what;
+  c->num_touched = 0;
+  pthread_mutex_lock(&c->dev->map.lock);
+  wait_for_busy_entries(c);
+  for (size_t k = 0; k < n && rc == 0; k++) {
+    const struct map_item *it = &c->items.items[p->reverse ? n - 1 - k : k];
+    if (p->step(c, it) != 0) {
+      report_error_set("%s: map entry %d%s failed", c->what, it->index,
+                       it->component >= 0 ? " (mapper component)" : "");
+      rc = -1;
+    }
+  }
+  if (p->finish)
+    rc = p->finish(c, rc);
+  if (rc != 0)
+    dump_on_failure(c->dev);
+  pthread_mutex_unlock(&c->dev->map.lock);
+  return rc;
+}
+
+static int run_construct(struct device *dev, const struct map_args *a,
+                         struct async_record *rec, enum pass_kind kind) {
+  struct maps_construct c;
+  int rc = construct_init(&c, dev, a, rec, kind);
+  if (rc == 0)
+    rc = run_pass(&c, kind);
+  construct_release(&c);
+  return rc;
+}
+
 int maps_data_begin(struct device *dev, const struct map_args *a) {
-  return maps_data_begin_async(dev, a, NULL);
+  return run_construct(dev, a, NULL, PASS_BEGIN);
+}
+
+int maps_data_end(struct device *dev, const struct map_args *a) {
+  return run_construct(dev, a, NULL, PASS_END);
+}
+
+int maps_data_update(struct device *dev, const struct map_args *a) {
+  return run_construct(dev, a, NULL, PASS_UPDATE);
 }
 
 int maps_data_begin_async(struct device *dev, const struct map_args *a,
                           struct async_record *rec) {
-  const char *what = "target data begin";
-  if (maps_check_args(a, what) != 0)
-    return -1;
-  struct item_list l;
-  if (build_items(a, what, &l) != 0)
-    return -1;
-  struct construct c;
-  construct_init(&c, dev, what, rec);
-  int rc = 0;
-  pthread_mutex_lock(&dev->map.lock);
-  wait_for_busy_entries(&c, &l);
-  for (size_t i = 0; i < l.num; i++) {
-    if (begin_one(&c, &l.items[i]) != 0) {
-      report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
-                       l.items[i].component >= 0 ? " (mapper component)" : "");
-      goto out_rollback;
-    }
-  }
-  for (size_t i = 0; i < l.num; i++) {
-    const struct map_item *it = &l.items[i];
-    if ((it->type & OMP_TGT_MAPTYPE_ATTACH) && !not_mapped_at_all(it->type) &&
-        attach_deferred(&c, it) != 0) {
-      report_error_set("%s: attach of map entry %d failed", what, it->index);
-      goto out_rollback;
-    }
-  }
-  if (pin_touched(&c) == 0)
-    goto out_unlock;
-  goto out_rollback_pinned;
-
-out_rollback:
-  /* Copies already queued may still write the entries rollback removes. */
-  pin_touched(&c);
-out_rollback_pinned:
-  rollback_begin(&c);
-  dump_on_failure(dev);
-  rc = -1;
-out_unlock:
-  pthread_mutex_unlock(&dev->map.lock);
-  construct_release(&c);
-  item_list_free(&l);
-  return rc;
-}
-
-int maps_data_end(struct device *dev, const struct map_args *a) {
-  return maps_data_end_async(dev, a, NULL);
+  return run_construct(dev, a, rec, PASS_BEGIN);
 }
 
 int maps_data_end_async(struct device *dev, const struct map_args *a,
                         struct async_record *rec) {
-  const char *what = "target data end";
-  if (maps_check_args(a, what) != 0)
-    return -1;
-  struct item_list l;
-  if (build_items(a, what, &l) != 0)
-    return -1;
-  struct construct c;
-  construct_init(&c, dev, what, rec);
-  int rc = 0;
-  pthread_mutex_lock(&dev->map.lock);
-  wait_for_busy_entries(&c, &l);
-  /* Reverse order: members before their parents, pointees before pointers. */
-  for (size_t i = l.num; i-- > 0;) {
-    if (end_one(&c, &l.items[i]) != 0) {
-      report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
-                       l.items[i].component >= 0 ? " (mapper component)" : "");
-      rc = -1;
-      break;
-    }
-  }
-  /* Even after a failure, what reached 0 is released: nothing leaks. */
-  if (remove_released(&c) != 0)
-    rc = -1;
-  if (rc != 0)
-    dump_on_failure(dev);
-  pthread_mutex_unlock(&dev->map.lock);
-  construct_release(&c);
-  item_list_free(&l);
-  return rc;
-}
-
-int maps_data_update(struct device *dev, const struct map_args *a) {
-  return maps_data_update_async(dev, a, NULL);
+  return run_construct(dev, a, rec, PASS_END);
 }
 
 int maps_data_update_async(struct device *dev, const struct map_args *a,
                            struct async_record *rec) {
-  const char *what = "target update";
-  if (maps_check_args(a, what) != 0)
-    return -1;
-  struct item_list l;
-  if (build_items(a, what, &l) != 0)
-    return -1;
-  struct construct c;
-  construct_init(&c, dev, what, rec);
-  int rc = 0;
-  pthread_mutex_lock(&dev->map.lock);
-  wait_for_busy_entries(&c, &l);
-  for (size_t i = 0; i < l.num; i++) {
-    if (update_one(&c, &l.items[i]) != 0) {
-      report_error_set("%s: map entry %d%s failed", what, l.items[i].index,
-                       l.items[i].component >= 0 ? " (mapper component)" : "");
-      rc = -1;
-      break;
-    }
+  return run_construct(dev, a, rec, PASS_UPDATE);
+}
+
+/* ---------------------------------------------------- target regions */
+
+struct maps_construct *maps_construct_new(struct device *dev,
+                                          const struct map_args *a,
+                                          struct async_record *rec) {
+  struct maps_construct *c = malloc(sizeof *c);
+  if (!c) {
+    report_error_set("target: out of host memory for the construct's map "
+                     "list");
+    return NULL;
   }
-  pthread_mutex_unlock(&dev->map.lock);
-  construct_release(&c);
-  item_list_free(&l);
-  return rc;
+  if (construct_init(c, dev, a, rec, PASS_BEGIN) != 0)
+    goto out_free;
+  /* Room for every entry one pass can touch (an object and its pointer per
+   * item), so that no pass grows the array: an undo must not allocate. */
+  if (ARRAY_RESERVE(c->touched, c->cap_touched, 2 * c->items.num) != 0) {
+    report_error_set("target: out of host memory for the bookkeeping of %zu "
+                     "map entries",
+                     c->items.num);
+    goto out_free;
+  }
+  return c;
+
+out_free:
+  maps_construct_free(c);
+  return NULL;
+}
+
+int maps_construct_begin(struct maps_construct *c) {
+  return run_pass(c, PASS_BEGIN);
+}
+
+int maps_construct_end(struct maps_construct *c) {
+  return run_pass(c, PASS_END);
+}
+
+int maps_construct_undo(struct maps_construct *c) {
+  c->rec = NULL; /* the caller waited for it: undo now */
+  c->copies_back = false;
+  return run_pass(c, PASS_END);
+}
+
+void maps_construct_free(struct maps_construct *c) {
+  if (!c)
+    return;
+  construct_release(c);
+  free(c);
 }
 
 int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,

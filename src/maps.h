@@ -7,7 +7,9 @@
  * the variable and the address ranges). Nothing here prints an error or
  * exits: report_offload_failure() decides.
  *
- * Thread safety: each call takes dev->map.lock for its table work.
+ * Thread safety: each call takes dev->map.lock for its table work, and
+ * under it takes the lock of its asynchronous record, if any (async.h says
+ * why that order is safe). None may be called with dev->map.lock held.
  */
 #ifndef SIMTARGET_MAPS_H
 #define SIMTARGET_MAPS_H
@@ -15,6 +17,8 @@
 #include <stdint.h>
 
 #include "device.h"
+
+struct async_record;
 
 /* The arrays of one construct, as the compiler passed them. */
 struct map_args {
@@ -41,7 +45,6 @@ HIDDEN int maps_data_update(struct device *dev, const struct map_args *a);
 /* The same three on an asynchronous construct's record (src/async.h): the
  * copies are queued, host pointer restores and removals are deferred to the
  * record's completion. The synchronous forms pass NULL. */
-struct async_record;
 HIDDEN int maps_data_begin_async(struct device *dev, const struct map_args *a,
                                  struct async_record *rec);
 HIDDEN int maps_data_end_async(struct device *dev, const struct map_args *a,
@@ -49,13 +52,24 @@ HIDDEN int maps_data_end_async(struct device *dev, const struct map_args *a,
 HIDDEN int maps_data_update_async(struct device *dev, const struct map_args *a,
                                   struct async_record *rec);
 
-/* With dev->map.lock held: take `e` out of the table and free its device
- * memory (when owned), now or, while asynchronous constructs in flight still
- * use it (mapping_entry.pins), when the last of them unpins it. 0, or -1
- * when freeing the device memory failed (cause recorded). */
-HIDDEN int maps_entry_remove(struct device *dev, struct mapping_entry *e);
-/* With dev->map.lock held: one in-flight construct is done with `e`. */
-HIDDEN int maps_entry_unpin(struct device *dev, struct mapping_entry *e);
+/* ---- target regions: one map list for begin, then end or undo ---------
+ * The list is checked and flattened once (each mapper called once), and
+ * everything its passes record is allocated up front, so that undoing the
+ * begin of a region that then failed allocates nothing: an undo that could
+ * fail for want of memory would leak the region's references. */
+struct maps_construct;
+/* NULL (cause recorded) when the arrays are bad or memory is short. */
+HIDDEN struct maps_construct *maps_construct_new(struct device *dev,
+                                                 const struct map_args *a,
+                                                 struct async_record *rec);
+HIDDEN int maps_construct_begin(struct maps_construct *c);
+HIDDEN int maps_construct_end(struct maps_construct *c);
+/* Undo a begin whose region failed, once nothing queued on the record is
+ * in flight (wait for it first): drop the references, remove what reached
+ * zero, copy nothing back (the host version of the region runs next and
+ * must see the host's own data). Allocates nothing. */
+HIDDEN int maps_construct_undo(struct maps_construct *c);
+HIDDEN void maps_construct_free(struct maps_construct *c);
 
 /* The kernel-parameter value of a TARGET_PARAM entry that is neither LITERAL
  * nor PRIVATE, after maps_data_begin: device begin - (begin - base). An
@@ -73,7 +87,8 @@ HIDDEN const char *maps_var_name(const struct map_args *a, int32_t i,
  * self-contained argument list whose MEMBER_OF indices refer to it. */
 struct map_components {
   uint32_t magic;   /* MAP_COMPONENTS_MAGIC while alive: rejects bad handles */
-  int32_t num, cap;
+  int32_t num;
+  size_t cap;       /* of every array (src/array.h) */
   void **base, **begin;
   int64_t *sizes, *types;
   void **names;

@@ -3,6 +3,7 @@
  * ranges correctly, the tree stays balanced, and 100000 random operations
  * agree with a brute-force model.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,14 +18,18 @@
 
 static struct mapping_table table;
 
+/* Each test holds the table's lock throughout, as mapping.h requires of
+ * every caller (checked in debug builds). */
 static int setup(void **state) {
   (void)state;
   mapping_table_init(&table);
+  pthread_mutex_lock(&table.lock);
   return 0;
 }
 
 static int teardown(void **state) {
   (void)state;
+  pthread_mutex_unlock(&table.lock);
   mapping_table_destroy(&table);
   return 0;
 }

@@ -17,7 +17,9 @@
 
 #include <cmocka.h>
 
+#include "async.h"
 #include "device.h"
+#include "launch.h"
 #include "maps.h"
 
 #define TO OMP_TGT_MAPTYPE_TO
@@ -139,7 +141,10 @@ static int map1(map_fn fn, void *obj, int64_t size, int64_t type) {
 }
 
 static struct mapping_entry *entry_of(const void *host) {
-  return mapping_find(&dev.map, (uintptr_t)host);
+  pthread_mutex_lock(&dev.map.lock);
+  struct mapping_entry *e = mapping_find(&dev.map, (uintptr_t)host);
+  pthread_mutex_unlock(&dev.map.lock);
+  return e;
 }
 
 static void *tgt_of(const void *host) {
@@ -282,10 +287,12 @@ static void test_infinite_count_is_never_removed(void **state) {
   (void)state;
   static int global_g[4];
   int dev_copy[4] = {0};
+  pthread_mutex_lock(&dev.map.lock);
   struct mapping_entry *e = mapping_insert(
       &dev.map, (uintptr_t)global_g, (uintptr_t)global_g + sizeof global_g,
       (uintptr_t)dev_copy, "global_g");
   e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
+  pthread_mutex_unlock(&dev.map.lock);
   global_g[1] = 9;
   assert_int_equal(map1(maps_data_begin, global_g, sizeof global_g, TO), 0);
   assert_int_equal(dev_copy[1], 0); /* present since load: no copy */
@@ -294,7 +301,9 @@ static void test_infinite_count_is_never_removed(void **state) {
   assert_ptr_equal(entry_of(global_g), e);
   assert_int_equal(e->dyn_refcount, MAPPING_REFCOUNT_INFINITE);
   assert_int_equal(plug_stats.deletes, 0);
+  pthread_mutex_lock(&dev.map.lock);
   mapping_remove(&dev.map, e);
+  pthread_mutex_unlock(&dev.map.lock);
 }
 
 /* -------------------------------------------------- extension, present */
@@ -1094,6 +1103,86 @@ static void test_seed000_pointer_mapping_example(void **state) {
   free(host_pB);
 }
 
+/* --------------------------------- the undo of a failed target region */
+
+/* Host memory running out: while `host_alloc_fails` is set, malloc, calloc
+ * and realloc fail in the whole process (these definitions replace glibc's
+ * for the test binary and libcore.a; the real ones are glibc's __libc_*).
+ * Set only while libomptarget code runs, never around cmocka's. */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+static _Atomic int host_alloc_fails;
+void *malloc(size_t size) {
+  return host_alloc_fails ? NULL : __libc_malloc(size);
+}
+void *calloc(size_t n, size_t size) {
+  return host_alloc_fails ? NULL : __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t size) {
+  return host_alloc_fails ? NULL : __libc_realloc(p, size);
+}
+
+/* A kernel launch that fails, after which no host memory is left: the undo
+ * of the region's mappings runs out of memory if it needs any. */
+static int32_t tp_launch_fails_out_of_memory(int32_t id, void *entry,
+                                             void **args, ptrdiff_t *offsets,
+                                             int32_t num_args, int32_t teams,
+                                             int32_t threads, uint64_t trip) {
+  (void)id, (void)entry, (void)args, (void)offsets, (void)num_args;
+  (void)teams, (void)threads, (void)trip;
+  host_alloc_fails = 1;
+  return OFFLOAD_FAIL;
+}
+
+/* A region maps x (new) and y (mapped before); its launch fails and host
+ * memory runs out. The undo must still drop both references, and copy
+ * nothing back, synchronous or on an asynchronous record. */
+static void failed_launch_without_memory(bool async) {
+  static char region_id; /* the region's host entry */
+  static int kernel_code;
+  struct device_entry kernel = {
+      .host_addr = &region_id, .tgt_addr = &kernel_code, .name = "region"};
+  dev.entries = &kernel;
+  dev.num_entries = 1;
+  plug.ops.run_target_team_region = tp_launch_fails_out_of_memory;
+  int x[4] = {1, 2, 3, 4}, y[4] = {5, 6, 7, 8};
+  assert_int_equal(map1(maps_data_begin, y, sizeof y, TO), 0);
+  void *base[2] = {x, y}, *begin[2] = {x, y};
+  int64_t sizes[2] = {sizeof x, sizeof y};
+  int64_t types[2] = {TO | FROM | PARAM, TO | FROM | PARAM};
+  struct launch_request req = {.host_ptr = &region_id,
+                               .args = {2, base, begin, sizes, types, NULL,
+                                        NULL},
+                               .num_teams = 1,
+                               .thread_limit = 1};
+  struct async_record *rec =
+      async ? async_record_new(&dev, "target", NULL) : NULL;
+  int rc = launch_region_async(&dev, &req, rec);
+  host_alloc_fails = 0;
+  async_record_put(rec);
+  assert_int_equal(rc, -1);
+  assert_error_contains("running kernel region");
+  assert_null(entry_of(x)); /* created by the region: removed */
+  assert_int_equal(dyn_of(y), 1); /* back to the count before the region */
+  assert_int_equal(plug_stats.retrieves, 0);
+  assert_int_equal(plug_stats.live, 1);
+  dev.entries = NULL;
+  dev.num_entries = 0;
+  assert_int_equal(map1(maps_data_end, y, sizeof y, 0), 0);
+  assert_table_empty_and_freed();
+}
+
+static void test_failed_launch_undo_needs_no_memory(void **state) {
+  (void)state;
+  failed_launch_without_memory(false);
+}
+
+static void test_failed_async_launch_undo_needs_no_memory(void **state) {
+  (void)state;
+  failed_launch_without_memory(true);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
   const struct CMUnitTest tests[] = {
@@ -1120,6 +1209,8 @@ int main(void) {
       T(test_var_name),
       T(test_failed_begin_rolls_back),
       T(test_failed_copy_names_the_transfer),
+      T(test_failed_launch_undo_needs_no_memory),
+      T(test_failed_async_launch_undo_needs_no_memory),
       T(test_info_traces_transfers),
       T(test_concurrent_constructs),
       T(test_seed000_pointer_mapping_example),
