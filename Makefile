@@ -39,38 +39,40 @@ ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(D
 all: $(ALL)
 
 # ---------------------------------------------------------------- CUDA plugin
-# libomptarget.rtl.cuda.so (plugins/cuda/), built only when cuda.h is found.
-# It dlopens libcuda.so.1 at run time and does not link against it.
+# libomptarget.rtl.cuda.so (plugins/cuda/), always built: it dlopens
+# libcuda.so.1 at run time and declares the driver API it uses itself
+# (plugins/cuda/cuda_driver_api.h). When $(CUDA_PATH)/include/cuda.h exists
+# the real header is used instead, and checked against those declarations.
 CUDA_PATH   ?= /usr/local/cuda
 CUDA_HEADER := $(wildcard $(CUDA_PATH)/include/cuda.h)
 CUDA_PLUGIN := $(B)/lib/libomptarget.rtl.cuda.so
 CUDA_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/cuda/*.c))
 CUDA_TESTS  := $(B)/tests/cuda/test_cuda_plugin $(B)/tests/cuda/test_cuda_fallback
+CUDA_API_CPPFLAGS := -Iplugins/cuda
 ifneq ($(CUDA_HEADER),)
+CUDA_API_CPPFLAGS += -DSIMTARGET_HAVE_CUDA_H -isystem $(CUDA_PATH)/include
+endif
 CUDA_TARGETS := $(CUDA_PLUGIN)
-$(CUDA_OBJ): CPPFLAGS += -isystem $(CUDA_PATH)/include
+$(CUDA_OBJ): CPPFLAGS += $(CUDA_API_CPPFLAGS)
 $(CUDA_PLUGIN): $(CUDA_OBJ) plugins/cuda/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--version-script=plugins/cuda/exports.map -Wl,--no-undefined \
 	  -o $@ $(CUDA_OBJ) -ldl -lpthread
 # Test-only: a driver test double and the host "kernels" its modules hold.
-$(B)/tests/cuda/libcuda_testdouble.so: tests/cuda/cuda_driver_testdouble.c tests/cuda/testdouble.h
+$(B)/tests/cuda/libcuda_testdouble.so: tests/cuda/cuda_driver_testdouble.c tests/cuda/testdouble.h \
+  plugins/cuda/cuda_driver_api.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -isystem $(CUDA_PATH)/include $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< -ldl -lpthread
+	$(CC) $(CPPFLAGS) $(CUDA_API_CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< -ldl -lpthread
 $(B)/tests/cuda/libtestdouble_kernels.so: tests/cuda/testdouble_kernels.c tests/cuda/testdouble.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
 $(B)/tests/cuda/test_cuda_plugin: tests/cuda/test_cuda_plugin.c tests/cuda/testdouble.h $(CUDA_PLUGIN) \
   $(B)/tests/cuda/libcuda_testdouble.so $(B)/tests/cuda/libtestdouble_kernels.so
-	$(CC) $(CPPFLAGS) -isystem $(CUDA_PATH)/include $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
 	  -l:libomptarget.rtl.cuda.so -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka -ldl -lpthread
 $(B)/tests/cuda/test_cuda_fallback: tests/cuda/test_cuda_fallback.sh $(B)/tests/cuda/libcuda_testdouble.so
 	install -m 755 $< $@
 testbins: $(CUDA_TESTS)
-else
-CUDA_TARGETS :=
-$(info CUDA plugin skipped: no cuda.h in $(CUDA_PATH)/include (set CUDA_PATH to a CUDA toolkit to build it))
-endif
 ALL += $(CUDA_TARGETS)
 all: $(CUDA_TARGETS)
 -include $(CUDA_OBJ:.o=.d)
