@@ -24,6 +24,10 @@ SERV_SRC := $(wildcard simdevice/server/*.c)
 SERV_OBJ := $(SERV_SRC:%.c=$(B)/obj/%.o)
 RT_SRC   := $(wildcard simdevice/runtime/*.c)
 RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
+# Shared by the libraries (the image parser): linked into each, hidden by
+# its version script. Needs -lelf.
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/obj/%.o)
 
 LIB      := $(B)/lib/libomptarget.so
 PLUGIN   := $(B)/lib/libomptarget.rtl.simdevice.so
@@ -54,10 +58,10 @@ CUDA_API_CPPFLAGS += -DSIMTARGET_HAVE_CUDA_H -isystem $(CUDA_PATH)/include
 endif
 CUDA_TARGETS := $(CUDA_PLUGIN)
 $(CUDA_OBJ): CPPFLAGS += $(CUDA_API_CPPFLAGS)
-$(CUDA_PLUGIN): $(CUDA_OBJ) plugins/cuda/exports.map
+$(CUDA_PLUGIN): $(CUDA_OBJ) $(COMMON_OBJ) plugins/cuda/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--version-script=plugins/cuda/exports.map -Wl,--no-undefined \
-	  -o $@ $(CUDA_OBJ) -ldl -lpthread
+	  -o $@ $(CUDA_OBJ) $(COMMON_OBJ) -lelf -ldl -lpthread
 # Test-only: a driver test double and the host "kernels" its modules hold.
 $(B)/tests/cuda/libcuda_testdouble.so: tests/cuda/cuda_driver_testdouble.c tests/cuda/testdouble.h \
   plugins/cuda/cuda_driver_api.h
@@ -82,22 +86,22 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(LIB): $(CORE_OBJ) src/exports.map
+$(LIB): $(CORE_OBJ) $(COMMON_OBJ) src/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libomptarget.so -Wl,--version-script=src/exports.map -Wl,-Bsymbolic \
-	  -Wl,--no-undefined $(LIB_LDFLAGS) -o $@ $(CORE_OBJ) -ldl -lpthread
+	  -Wl,--no-undefined $(LIB_LDFLAGS) -o $@ $(CORE_OBJ) $(COMMON_OBJ) -lelf -ldl -lpthread
 
 $(addprefix $(B)/lib/,$(SONAMES)): $(LIB)
 	ln -sf libomptarget.so $@
 
 # The core objects again as an archive, so unit tests reach hidden functions.
-$(B)/libcore.a: $(CORE_OBJ)
+$(B)/libcore.a: $(CORE_OBJ) $(COMMON_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-$(PLUGIN): $(PLUG_OBJ) simdevice/plugin/exports.map
+$(PLUGIN): $(PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--version-script=simdevice/plugin/exports.map -Wl,--no-undefined \
-	  -o $@ $(PLUG_OBJ) -lelf -ldl -lpthread
+	  -o $@ $(PLUG_OBJ) $(COMMON_OBJ) -lelf -ldl -lpthread
 
 # Non-PIE at 0x40000000: host code never lies there, so a host function
 # pointer called in the device process faults (simdevice/server/indirect.c).
@@ -114,7 +118,7 @@ $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
 
--include $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
 # ---------------------------------------------------------------- tests
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -124,7 +128,7 @@ ABI_BIN   := $(ABI_SRC:tests/abi/%.c=$(B)/tests/abi/%)
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -ldl -lpthread
+	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
 
 $(B)/tests/abi/kernels.so: tests/abi/kernels.c
 	@mkdir -p $(dir $@)
