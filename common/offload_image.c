@@ -22,12 +22,6 @@
 #define OB_VERSION 1u
 #define OB_ALIGN 8u /* containers follow one another at this alignment */
 
-#ifndef EM_CUDA
-#define EM_CUDA 190
-#endif
-#ifndef EM_AMDGPU
-#define EM_AMDGPU 224
-#endif
 #ifndef EF_PPC64_ABI
 #define EF_PPC64_ABI 3
 #endif

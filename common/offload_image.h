@@ -22,9 +22,18 @@
 #ifndef SIMTARGET_OFFLOAD_IMAGE_H
 #define SIMTARGET_OFFLOAD_IMAGE_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Machines an older elf.h may not name. */
+#ifndef EM_CUDA
+#define EM_CUDA 190
+#endif
+#ifndef EM_AMDGPU
+#define EM_AMDGPU 224
+#endif
 
 #define OFFLOAD_IMAGE_HIDDEN __attribute__((visibility("hidden")))
 

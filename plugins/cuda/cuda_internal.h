@@ -117,8 +117,8 @@ struct cuda_image_payload {
   const unsigned char *bytes; /* inside the caller's image */
   size_t size;
 };
-/* Classifies the image (raw, or inside an OffloadBinary container whose
- * triple must be nvptx64). Returns 0 with the payload, or -1 with the
+/* Classifies the image (raw, or the OpenMP image for an nvptx64 triple in
+ * an OffloadBinary container). Returns 0 with the payload, or -1 with the
  * reason in `why` (also for images that are simply not CUDA's). */
 HIDDEN int image_classify(const __tgt_device_image *image,
                           struct cuda_image_payload *out, char *why,

@@ -155,9 +155,12 @@ static void make_container(struct fake_image *f, const struct fake_image *in,
   unsigned char *b = f->bytes;
   const size_t entry = 0x20, strings = 0x60, text = 0x80, payload = 0x100;
   memcpy(b, "\x10\xff\x10\xad", 4);
+  b[0x04] = 1; /* version */
   put_u64(b + 0x08, payload + in->size);
   put_u64(b + 0x10, entry);
   put_u64(b + 0x18, 0x40);
+  b[entry] = in->bytes[0] == 0x7f ? 3 : 5; /* IMG_Cubin or IMG_PTX */
+  b[entry + 0x02] = 1;                     /* OFK_OpenMP */
   put_u64(b + entry + 0x08, strings);
   put_u64(b + entry + 0x10, 2);
   put_u64(b + entry + 0x18, payload);
