@@ -297,6 +297,10 @@ static void test_image_validation(void **state) {
   make_container(&box, &cubin, "x86_64-pc-linux-gnu");
   assert_int_equal(__tgt_rtl_is_valid_binary(&box.image), 0);
   assert_error_contains("triple x86_64-pc-linux-gnu", "not nvptx64");
+  make_container(&box, &cubin, "nvptx64-nvidia-cuda");
+  box.bytes[0x22] = 3; /* a HIP image, not OpenMP */
+  assert_int_equal(__tgt_rtl_is_valid_binary(&box.image), 0);
+  assert_error_contains("offload kind 3 (HIP), not OpenMP (1)");
   make_cubin(&other, 62, ELFCLASS64);
   assert_int_equal(__tgt_rtl_is_valid_binary(&other.image), 0);
   assert_error_contains("machine 62 (x86-64)", "EM_CUDA (190)");
