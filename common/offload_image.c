@@ -323,6 +323,24 @@ int offload_container_find(const void *bytes, size_t size,
   return -1;
 }
 
+int offload_image_unwrap(const void *start, const void *end,
+                         const struct offload_image_want *want,
+                         struct offload_container_image *out, char *why,
+                         size_t why_len) {
+  memset(out, 0, sizeof *out);
+  if (start == NULL || (uintptr_t)end <= (uintptr_t)start) {
+    snprintf(why, why_len, "image has no bytes (ImageStart %p, ImageEnd %p)",
+             start, end);
+    return -1;
+  }
+  size_t size = (size_t)((uintptr_t)end - (uintptr_t)start);
+  if (offload_container_magic(start, size))
+    return offload_container_find(start, size, want, out, why, why_len);
+  out->bytes = start;
+  out->size = size;
+  return 0;
+}
+
 /* ----------------------------------------------------------------- ELF */
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;

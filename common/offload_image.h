@@ -88,6 +88,14 @@ OFFLOAD_IMAGE_HIDDEN int offload_container_find(
     const void *bytes, size_t size, const struct offload_image_want *want,
     struct offload_container_image *out, char *why, size_t why_len);
 
+/* The bytes a plugin is handed as [start, end): the image wanted from an
+ * OffloadBinary container, or the bytes themselves (then only `bytes` and
+ * `size` are set). Returns 0, or -1 with the cause in `why` (also when
+ * [start, end) holds no bytes). */
+OFFLOAD_IMAGE_HIDDEN int offload_image_unwrap(
+    const void *start, const void *end, const struct offload_image_want *want,
+    struct offload_container_image *out, char *why, size_t why_len);
+
 /* The facts of an ELF header, in host byte order. */
 struct offload_elf_header {
   unsigned elf_class;   /* ELFCLASS32 or ELFCLASS64 */

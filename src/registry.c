@@ -28,7 +28,6 @@
 #define LEGACY_ENTRY_SIZE 32
 #define NEW_ENTRY_SIZE 56
 #define KNOWN_ENTRY_FLAGS 0x3f
-#define OMP_OFFLOAD_KIND_OPENMP 1
 
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct registered_lib *registry_head;
@@ -150,7 +149,7 @@ static void read_entry(const unsigned char *p, bool new_layout,
 
 static bool looks_new_layout(const unsigned char *p, uint64_t bytes) {
   return bytes % NEW_ENTRY_SIZE == 0 && rd64(p) == 0 && rd16(p + 8) == 1 &&
-         rd16(p + 10) == OMP_OFFLOAD_KIND_OPENMP;
+         rd16(p + 10) == OFFLOAD_KIND_OPENMP;
 }
 
 int registry_parse_entries(const void *begin, const void *end,
@@ -207,7 +206,7 @@ int registry_parse_entries(const void *begin, const void *end,
     if (new_layout) {
       uint64_t reserved = rd64(raw);
       uint16_t version = rd16(raw + 8), kind = rd16(raw + 10);
-      if (reserved != 0 || version != 1 || kind != OMP_OFFLOAD_KIND_OPENMP) {
+      if (reserved != 0 || version != 1 || kind != OFFLOAD_KIND_OPENMP) {
         set_err(err, err_len,
                 "offload entry %zu at %p: Reserved=0x%" PRIx64
                 " Version=%u Kind=%u, expected 0, 1 and 1 (OpenMP)",

@@ -94,21 +94,11 @@ int image_classify(const __tgt_device_image *image,
                    struct cuda_image_payload *out, char *why,
                    size_t why_len) {
   memset(out, 0, sizeof *out);
-  if (image == NULL || image->ImageStart == NULL ||
-      image->ImageEnd <= image->ImageStart) {
-    snprintf(why, why_len, "image has no bytes (ImageStart %p, ImageEnd %p)",
-             image ? image->ImageStart : NULL, image ? image->ImageEnd : NULL);
+  const struct offload_image_want nvptx = {OFFLOAD_KIND_OPENMP, "nvptx64"};
+  struct offload_container_image found;
+  if (offload_image_unwrap(image ? image->ImageStart : NULL,
+                           image ? image->ImageEnd : NULL, &nvptx, &found, why,
+                           why_len) != 0)
     return -1;
-  }
-  const unsigned char *p = image->ImageStart;
-  size_t size = (size_t)((const unsigned char *)image->ImageEnd - p);
-  if (offload_container_magic(p, size)) {
-    const struct offload_image_want nvptx = {OFFLOAD_KIND_OPENMP, "nvptx64"};
-    struct offload_container_image found;
-    if (offload_container_find(p, size, &nvptx, &found, why, why_len) != 0)
-      return -1;
-    p = found.bytes;
-    size = found.size;
-  }
-  return classify_raw(p, size, out, why, why_len);
+  return classify_raw(found.bytes, found.size, out, why, why_len);
 }

@@ -70,33 +70,17 @@ static int check_header(const struct offload_elf_header *h, char *why,
 
 int elfimage_check(const __tgt_device_image *image, const void **elf_out,
                    size_t *size_out, char *why, size_t why_len) {
-  if (image == NULL || image->ImageStart == NULL ||
-      image->ImageEnd <= image->ImageStart) {
-    snprintf(why, why_len, "image has no bytes (ImageStart %p, ImageEnd %p)",
-             image ? image->ImageStart : NULL, image ? image->ImageEnd : NULL);
-    return -1;
-  }
-  const unsigned char *bytes = image->ImageStart;
-  size_t size = (size_t)((const unsigned char *)image->ImageEnd - bytes);
-  if (offload_container_magic(bytes, size)) {
-    const struct offload_image_want openmp = {OFFLOAD_KIND_OPENMP, NULL};
-    struct offload_container_image found;
-    if (offload_container_find(bytes, size, &openmp, &found, why, why_len) != 0)
-      return -1;
-    bytes = found.bytes;
-    size = found.size;
-  }
-  if (!offload_elf_magic(bytes, size)) {
-    char first[16];
-    offload_image_first_bytes(bytes, size, first, sizeof first);
-    snprintf(why, why_len, "image is not an ELF file (first bytes %s)", first);
-    return -1;
-  }
+  const struct offload_image_want openmp = {OFFLOAD_KIND_OPENMP, NULL};
+  struct offload_container_image found;
   struct offload_elf_header header;
-  if (offload_elf_read_header(bytes, size, &header, why, why_len) != 0 ||
+  if (offload_image_unwrap(image ? image->ImageStart : NULL,
+                           image ? image->ImageEnd : NULL, &openmp, &found,
+                           why, why_len) != 0 ||
+      offload_elf_read_header(found.bytes, found.size, &header, why,
+                              why_len) != 0 ||
       check_header(&header, why, why_len) != 0)
     return -1;
-  *elf_out = bytes;
-  *size_out = size;
+  *elf_out = found.bytes;
+  *size_out = found.size;
   return 0;
 }
