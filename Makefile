@@ -24,6 +24,10 @@ SERV_SRC := $(wildcard simdevice/server/*.c)
 SERV_OBJ := $(SERV_SRC:%.c=$(B)/obj/%.o)
 RT_SRC   := $(wildcard simdevice/runtime/*.c)
 RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
+# Shared by the libraries (the image parser): linked into each, hidden by
+# its version script. Needs -lelf.
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/obj/%.o)
 
 LIB      := $(B)/lib/libomptarget.so
 PLUGIN   := $(B)/lib/libomptarget.rtl.simdevice.so
@@ -39,38 +43,40 @@ ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(D
 all: $(ALL)
 
 # ---------------------------------------------------------------- CUDA plugin
-# libomptarget.rtl.cuda.so (plugins/cuda/), built only when cuda.h is found.
-# It dlopens libcuda.so.1 at run time and does not link against it.
+# libomptarget.rtl.cuda.so (plugins/cuda/), always built: it dlopens
+# libcuda.so.1 at run time and declares the driver API it uses itself
+# (plugins/cuda/cuda_driver_api.h). When $(CUDA_PATH)/include/cuda.h exists
+# the real header is used instead, and checked against those declarations.
 CUDA_PATH   ?= /usr/local/cuda
 CUDA_HEADER := $(wildcard $(CUDA_PATH)/include/cuda.h)
 CUDA_PLUGIN := $(B)/lib/libomptarget.rtl.cuda.so
 CUDA_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/cuda/*.c))
 CUDA_TESTS  := $(B)/tests/cuda/test_cuda_plugin $(B)/tests/cuda/test_cuda_fallback
+CUDA_API_CPPFLAGS := -Iplugins/cuda
 ifneq ($(CUDA_HEADER),)
+CUDA_API_CPPFLAGS += -DSIMTARGET_HAVE_CUDA_H -isystem $(CUDA_PATH)/include
+endif
 CUDA_TARGETS := $(CUDA_PLUGIN)
-$(CUDA_OBJ): CPPFLAGS += -isystem $(CUDA_PATH)/include
-$(CUDA_PLUGIN): $(CUDA_OBJ) plugins/cuda/exports.map
+$(CUDA_OBJ): CPPFLAGS += $(CUDA_API_CPPFLAGS)
+$(CUDA_PLUGIN): $(CUDA_OBJ) $(COMMON_OBJ) plugins/cuda/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--version-script=plugins/cuda/exports.map -Wl,--no-undefined \
-	  -o $@ $(CUDA_OBJ) -ldl -lpthread
+	  -o $@ $(CUDA_OBJ) $(COMMON_OBJ) -lelf -ldl -lpthread
 # Test-only: a driver test double and the host "kernels" its modules hold.
-$(B)/tests/cuda/libcuda_testdouble.so: tests/cuda/cuda_driver_testdouble.c tests/cuda/testdouble.h
+$(B)/tests/cuda/libcuda_testdouble.so: tests/cuda/cuda_driver_testdouble.c tests/cuda/testdouble.h \
+  plugins/cuda/cuda_driver_api.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -isystem $(CUDA_PATH)/include $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< -ldl -lpthread
+	$(CC) $(CPPFLAGS) $(CUDA_API_CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $< -ldl -lpthread
 $(B)/tests/cuda/libtestdouble_kernels.so: tests/cuda/testdouble_kernels.c tests/cuda/testdouble.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
 $(B)/tests/cuda/test_cuda_plugin: tests/cuda/test_cuda_plugin.c tests/cuda/testdouble.h $(CUDA_PLUGIN) \
   $(B)/tests/cuda/libcuda_testdouble.so $(B)/tests/cuda/libtestdouble_kernels.so
-	$(CC) $(CPPFLAGS) -isystem $(CUDA_PATH)/include $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
 	  -l:libomptarget.rtl.cuda.so -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka -ldl -lpthread
 $(B)/tests/cuda/test_cuda_fallback: tests/cuda/test_cuda_fallback.sh $(B)/tests/cuda/libcuda_testdouble.so
 	install -m 755 $< $@
 testbins: $(CUDA_TESTS)
-else
-CUDA_TARGETS :=
-$(info CUDA plugin skipped: no cuda.h in $(CUDA_PATH)/include (set CUDA_PATH to a CUDA toolkit to build it))
-endif
 ALL += $(CUDA_TARGETS)
 all: $(CUDA_TARGETS)
 -include $(CUDA_OBJ:.o=.d)
@@ -80,22 +86,22 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(LIB): $(CORE_OBJ) src/exports.map
+$(LIB): $(CORE_OBJ) $(COMMON_OBJ) src/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libomptarget.so -Wl,--version-script=src/exports.map -Wl,-Bsymbolic \
-	  -Wl,--no-undefined $(LIB_LDFLAGS) -o $@ $(CORE_OBJ) -ldl -lpthread
+	  -Wl,--no-undefined $(LIB_LDFLAGS) -o $@ $(CORE_OBJ) $(COMMON_OBJ) -lelf -ldl -lpthread
 
 $(addprefix $(B)/lib/,$(SONAMES)): $(LIB)
 	ln -sf libomptarget.so $@
 
 # The core objects again as an archive, so unit tests reach hidden functions.
-$(B)/libcore.a: $(CORE_OBJ)
+$(B)/libcore.a: $(CORE_OBJ) $(COMMON_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-$(PLUGIN): $(PLUG_OBJ) simdevice/plugin/exports.map
+$(PLUGIN): $(PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--version-script=simdevice/plugin/exports.map -Wl,--no-undefined \
-	  -o $@ $(PLUG_OBJ) -lelf -ldl -lpthread
+	  -o $@ $(PLUG_OBJ) $(COMMON_OBJ) -lelf -ldl -lpthread
 
 # Non-PIE at 0x40000000: host code never lies there, so a host function
 # pointer called in the device process faults (simdevice/server/indirect.c).
@@ -112,7 +118,7 @@ $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
 
--include $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
 # ---------------------------------------------------------------- tests
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -122,7 +128,7 @@ ABI_BIN   := $(ABI_SRC:tests/abi/%.c=$(B)/tests/abi/%)
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -ldl -lpthread
+	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
 
 $(B)/tests/abi/kernels.so: tests/abi/kernels.c
 	@mkdir -p $(dir $@)
@@ -191,11 +197,16 @@ faults: all testbins
 FUZZ_CC   ?= $(firstword $(wildcard /usr/bin/clang-19 /usr/bin/clang-14))
 FUZZ_RUNS ?= 20000
 FUZZ_BIN  := $(B)/fuzz/fuzz_images
-$(FUZZ_BIN): tests/fuzz/fuzz_images.c $(CORE_SRC) simdevice/plugin/elfimage.c simdevice/plugin/errors.c
+# The image parser (common/) and each of its callers: the registry, the
+# simdevice plugin's ELF check, the CUDA plugin's image classification;
+# nothing else of the libraries (fuzz_stubs.c stands in for what report.c
+# calls).
+FUZZ_SRC  := tests/fuzz/fuzz_images.c tests/fuzz/fuzz_stubs.c $(COMMON_SRC) src/registry.c \
+  src/report.c simdevice/plugin/elfimage.c plugins/cuda/image.c
+$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard common/*.h) plugins/cuda/cuda_internal.h plugins/cuda/cuda_driver_api.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -Isrc -std=gnu11 -g -O1 -fsanitize=fuzzer,address -o $@ \
-	  tests/fuzz/fuzz_images.c $(CORE_SRC) simdevice/plugin/elfimage.c simdevice/plugin/errors.c \
-	  -lelf -ldl -lpthread
+	$(FUZZ_CC) $(CPPFLAGS) -Isrc -Iplugins/cuda -std=gnu11 -g -O1 -fsanitize=fuzzer,address -o $@ \
+	  $(FUZZ_SRC) -lelf -ldl -lpthread
 fuzz: $(FUZZ_BIN)
 	@mkdir -p $(B)/fuzz/new
 	$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -max_len=65536 $(B)/fuzz/new tests/fuzz/corpus

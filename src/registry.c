@@ -10,13 +10,14 @@
  */
 #include "registry.h"
 
-#include <elf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "offload_image.h"
 
 /* Sanity limits: anything beyond these is a corrupt descriptor, not a real
  * program (the largest real images are a few hundred MiB). */
@@ -27,13 +28,6 @@
 #define LEGACY_ENTRY_SIZE 32
 #define NEW_ENTRY_SIZE 56
 #define KNOWN_ENTRY_FLAGS 0x3f
-#define OMP_OFFLOAD_KIND_OPENMP 1
-
-/* OffloadBinary container layout (clang-abi.md section 3). */
-#define OB_MAGIC "\x10\xff\x10\xad"
-#define OB_HEADER_SIZE 0x20
-#define OB_ENTRY_SIZE 0x28
-#define OB_STRING_ENTRY_SIZE 16
 
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct registered_lib *registry_head;
@@ -69,188 +63,26 @@ static uint16_t rd16(const unsigned char *p) {
   return v;
 }
 
-/* [off, off+len) lies inside [0, total) without overflowing. */
-static bool range_inside(uint64_t off, uint64_t len, uint64_t total) {
-  return off <= total && len <= total - off;
-}
-
-/* The ELF header and the header tables it points to must lie inside the
- * bytes we were given: a truncated image would make the plugin read past it. */
-static int check_elf(const unsigned char *p, uint64_t size, char *err,
-                     size_t err_len) {
-  if (size < EI_NIDENT) {
-    set_err(err, err_len, "truncated ELF image: %" PRIu64 " bytes", size);
-    return -1;
-  }
-  if (p[EI_CLASS] == ELFCLASS32) {
-    if (size < sizeof(Elf32_Ehdr)) {
-      set_err(err, err_len,
-              "truncated ELF image: %" PRIu64 " bytes, the ELF32 header alone"
-              " needs %zu",
-              size, sizeof(Elf32_Ehdr));
-      return -1;
-    }
-    return 0;
-  }
-  if (p[EI_CLASS] != ELFCLASS64) {
-    set_err(err, err_len, "ELF image with unknown class %u", p[EI_CLASS]);
-    return -1;
-  }
-  if (size < sizeof(Elf64_Ehdr)) {
-    set_err(err, err_len,
-            "truncated ELF image: %" PRIu64 " bytes, the ELF64 header alone"
-            " needs %zu",
-            size, sizeof(Elf64_Ehdr));
-    return -1;
-  }
-  Elf64_Ehdr eh;
-  memcpy(&eh, p, sizeof eh);
-  uint64_t ph_bytes = (uint64_t)eh.e_phnum * eh.e_phentsize;
-  uint64_t sh_bytes = (uint64_t)eh.e_shnum * eh.e_shentsize;
-  if (eh.e_phnum && !range_inside(eh.e_phoff, ph_bytes, size)) {
-    set_err(err, err_len,
-            "truncated ELF image: program headers at 0x%" PRIx64
-            "+0x%" PRIx64 " end past the image size 0x%" PRIx64,
-            (uint64_t)eh.e_phoff, ph_bytes, size);
-    return -1;
-  }
-  if (eh.e_shnum && !range_inside(eh.e_shoff, sh_bytes, size)) {
-    set_err(err, err_len,
-            "truncated ELF image: section headers at 0x%" PRIx64
-            "+0x%" PRIx64 " end past the image size 0x%" PRIx64,
-            (uint64_t)eh.e_shoff, sh_bytes, size);
-    return -1;
-  }
-  return 0;
-}
-
-/* Copy the NUL-terminated string at `off` of the container into out. */
-static int container_string(const unsigned char *c, uint64_t size, uint64_t off,
-                            char *out, size_t out_len, const char *what,
-                            char *err, size_t err_len) {
-  if (off >= size) {
-    set_err(err, err_len,
-            "OffloadBinary container: %s string offset 0x%" PRIx64
-            " is past the container size 0x%" PRIx64,
-            what, off, size);
-    return -1;
-  }
-  const unsigned char *nul = memchr(c + off, '\0', size - off);
-  if (!nul) {
-    set_err(err, err_len,
-            "OffloadBinary container: %s string at 0x%" PRIx64
-            " is not terminated inside the container",
-            what, off);
-    return -1;
-  }
-  size_t len = (size_t)(nul - (c + off));
-  if (out) {
-    if (len >= out_len) {
-      set_err(err, err_len,
-              "OffloadBinary container: %s string of %zu bytes is too long",
-              what, len);
-      return -1;
-    }
-    memcpy(out, c + off, len + 1);
-  }
-  return 0;
-}
-
+/* The payload of a container: the first OpenMP image in it. Only object
+ * images (kind 1) are checked as ELF; others (bitcode, PTX, cubin) are
+ * passed as they are and left to the plugins to refuse. */
 static int unwrap_container(const unsigned char *c, uint64_t avail,
                             struct image_info *info, char *err,
                             size_t err_len) {
-  if (avail < OB_HEADER_SIZE) {
-    set_err(err, err_len,
-            "OffloadBinary container truncated: %" PRIu64
-            " bytes, the header needs %d",
-            avail, OB_HEADER_SIZE);
+  const struct offload_image_want openmp = {OFFLOAD_KIND_OPENMP, NULL};
+  struct offload_container_image found;
+  if (offload_container_find(c, (size_t)avail, &openmp, &found, err,
+                             err_len) < 0)
     return -1;
-  }
-  uint32_t version = rd32(c + 4);
-  uint64_t size = rd64(c + 8);
-  uint64_t entry_off = rd64(c + 16);
-  uint64_t entry_size = rd64(c + 24);
-  if (version != 1) {
-    set_err(err, err_len,
-            "OffloadBinary container version %u is not supported (expected 1)",
-            version);
-    return -1;
-  }
-  if (size < OB_HEADER_SIZE || size > avail) {
-    set_err(err, err_len,
-            "OffloadBinary container size 0x%" PRIx64
-            " does not fit the 0x%" PRIx64 " bytes between ImageStart and"
-            " ImageEnd",
-            size, avail);
-    return -1;
-  }
-  if (entry_size < OB_ENTRY_SIZE || !range_inside(entry_off, entry_size, size)) {
-    set_err(err, err_len,
-            "OffloadBinary container: entry at 0x%" PRIx64 "+0x%" PRIx64
-            " is outside the container of 0x%" PRIx64 " bytes",
-            entry_off, entry_size, size);
-    return -1;
-  }
-  const unsigned char *e = c + entry_off;
-  uint16_t image_kind = rd16(e + 0);
-  uint16_t offload_kind = rd16(e + 2);
-  uint64_t str_off = rd64(e + 8);
-  uint64_t num_strings = rd64(e + 16);
-  uint64_t image_off = rd64(e + 24);
-  uint64_t image_size = rd64(e + 32);
-  if (num_strings > size / OB_STRING_ENTRY_SIZE ||
-      !range_inside(str_off, num_strings * OB_STRING_ENTRY_SIZE, size)) {
-    set_err(err, err_len,
-            "OffloadBinary container: string table at 0x%" PRIx64
-            " with %" PRIu64 " strings is outside the container of 0x%" PRIx64
-            " bytes",
-            str_off, num_strings, size);
-    return -1;
-  }
-  if (image_size == 0 || !range_inside(image_off, image_size, size)) {
-    set_err(err, err_len,
-            "OffloadBinary container: image at 0x%" PRIx64 "+0x%" PRIx64
-            " is empty or outside the container of 0x%" PRIx64 " bytes",
-            image_off, image_size, size);
-    return -1;
-  }
-  info->triple[0] = info->arch[0] = '\0';
-  for (uint64_t i = 0; i < num_strings; i++) {
-    const unsigned char *s = c + str_off + i * OB_STRING_ENTRY_SIZE;
-    char key[32];
-    if (container_string(c, size, rd64(s), key, sizeof key, "key", err,
-                         err_len) < 0) {
-      /* An unknown long key is fine; only its bounds matter. */
-      if (container_string(c, size, rd64(s), NULL, 0, "key", err, err_len) < 0)
-        return -1;
-      key[0] = '\0';
-    }
-    char *dest = NULL;
-    size_t dest_len = 0;
-    if (!strcmp(key, "triple")) {
-      dest = info->triple;
-      dest_len = sizeof info->triple;
-    } else if (!strcmp(key, "arch")) {
-      dest = info->arch;
-      dest_len = sizeof info->arch;
-    }
-    if (container_string(c, size, rd64(s + 8), dest, dest_len,
-                         key[0] ? key : "value", err, err_len) < 0)
-      return -1;
-  }
-  if (offload_kind != OMP_OFFLOAD_KIND_OPENMP) {
-    set_err(err, err_len,
-            "OffloadBinary container holds an image for offload kind %u, not"
-            " OpenMP (1)",
-            offload_kind);
-    return -1;
-  }
-  info->payload = c + image_off;
-  info->payload_size = (size_t)image_size;
-  /* Only object images (kind 1) are checked as ELF; others (bitcode, PTX,
-   * cubin) are passed as they are and left to the plugins to refuse. */
-  if (image_kind == 1 && image_size >= 4 && !memcmp(info->payload, ELFMAG, 4))
-    return check_elf(info->payload, image_size, err, err_len);
+  memcpy(info->triple, found.triple, sizeof info->triple);
+  memcpy(info->arch, found.arch, sizeof info->arch);
+  info->payload = found.bytes;
+  info->payload_size = found.size;
+  struct offload_elf_header header;
+  if (found.image_kind == OFFLOAD_IMAGE_OBJECT &&
+      offload_elf_magic(found.bytes, found.size))
+    return offload_elf_read_header(found.bytes, found.size, &header, err,
+                                   err_len);
   return 0;
 }
 
@@ -276,24 +108,24 @@ int registry_unwrap_image(const void *start, const void *end,
     return -1;
   }
   const unsigned char *p = start;
-  if (avail >= 4 && !memcmp(p, ELFMAG, 4)) {
+  if (offload_elf_magic(p, (size_t)avail)) {
     /* clang 13/14 and also 19/22, whose ImageStart points at the ELF inside
      * the container: either way the bytes are the image. */
-    if (check_elf(p, avail, err, err_len) < 0)
+    struct offload_elf_header header;
+    if (offload_elf_read_header(p, (size_t)avail, &header, err, err_len) < 0)
       return -1;
     info->payload = p;
     info->payload_size = (size_t)avail;
     return 0;
   }
-  if (avail >= 4 && !memcmp(p, OB_MAGIC, 4))
+  if (offload_container_magic(p, (size_t)avail))
     return unwrap_container(p, avail, info, err, err_len);
-  unsigned char first[4] = {0};
-  memcpy(first, p, avail < 4 ? (size_t)avail : 4);
+  char first[16];
+  offload_image_first_bytes(p, (size_t)avail, first, sizeof first);
   set_err(err, err_len,
           "image at %p is neither an ELF file (7f 45 4c 46) nor an"
-          " OffloadBinary container (10 ff 10 ad): it starts with"
-          " %02x %02x %02x %02x",
-          start, first[0], first[1], first[2], first[3]);
+          " OffloadBinary container (10 ff 10 ad): it starts with %s",
+          start, first);
   return -1;
 }
 
@@ -317,7 +149,7 @@ static void read_entry(const unsigned char *p, bool new_layout,
 
 static bool looks_new_layout(const unsigned char *p, uint64_t bytes) {
   return bytes % NEW_ENTRY_SIZE == 0 && rd64(p) == 0 && rd16(p + 8) == 1 &&
-         rd16(p + 10) == OMP_OFFLOAD_KIND_OPENMP;
+         rd16(p + 10) == OFFLOAD_KIND_OPENMP;
 }
 
 int registry_parse_entries(const void *begin, const void *end,
@@ -374,7 +206,7 @@ int registry_parse_entries(const void *begin, const void *end,
     if (new_layout) {
       uint64_t reserved = rd64(raw);
       uint16_t version = rd16(raw + 8), kind = rd16(raw + 10);
-      if (reserved != 0 || version != 1 || kind != OMP_OFFLOAD_KIND_OPENMP) {
+      if (reserved != 0 || version != 1 || kind != OFFLOAD_KIND_OPENMP) {
         set_err(err, err_len,
                 "offload entry %zu at %p: Reserved=0x%" PRIx64
                 " Version=%u Kind=%u, expected 0, 1 and 1 (OpenMP)",

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offload_image.h"
 #include "omptarget.h"
 #include "report.h"
 
@@ -34,8 +35,8 @@ struct image_info {
   const __tgt_device_image *original;
   const void *payload; /* the ELF (or other) bytes inside */
   size_t payload_size;
-  char triple[64];     /* from the container; "" for raw images */
-  char arch[64];
+  char triple[OFFLOAD_TEXT_MAX]; /* from the container; "" for raw images */
+  char arch[OFFLOAD_TEXT_MAX];
   __tgt_device_image plugin_image; /* payload + normalised legacy entries */
 };
 
@@ -56,7 +57,9 @@ struct registered_lib {
 HIDDEN int registry_parse_entries(const void *begin, const void *end,
                                   struct entry_info **out, size_t *n,
                                   char *err, size_t err_len);
-/* Find the payload of an image (unwrapping an OffloadBinary container). */
+/* Find the payload of an image (raw ELF, or the OpenMP image of an
+ * OffloadBinary container: common/offload_image.h) and check its ELF header
+ * bounds. */
 HIDDEN int registry_unwrap_image(const void *start, const void *end,
                                  struct image_info *info, char *err,
                                  size_t err_len);

@@ -4,7 +4,8 @@
  *
  * The plugin never links against libcuda: driver.c dlopens libcuda.so.1 (or
  * the file named by SIMTARGET_CUDA_DRIVER, a test hook) and resolves the few
- * cu* entry points listed in CUDA_DRIVER_FUNCTIONS, typed from cuda.h.
+ * cu* entry points listed in CUDA_DRIVER_FUNCTIONS, typed from
+ * cuda_driver_api.h (cuda.h itself when the Makefile found it).
  *
  * Locks (always taken in this order):
  *   plugin_state_lock (plugin.c)  the driver table, the device array and
@@ -19,11 +20,11 @@
 #ifndef SIMTARGET_CUDA_INTERNAL_H
 #define SIMTARGET_CUDA_INTERNAL_H
 
-#include <cuda.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda_driver_api.h"
 #include "omptarget.h"
 #include "omptarget_plugin.h"
 
@@ -32,7 +33,8 @@
 
 /* ---------------------------------------------------------------- driver.c
  * X(required, function): the cu* entry points the plugin uses. The symbol
- * looked up is the one cuda.h maps the name to (cuMemAlloc -> cuMemAlloc_v2),
+ * looked up is the one cuda_driver_api.h maps the name to (cuMemAlloc ->
+ * cuMemAlloc_v2, as cuda.h does),
  * so the pointer types and the symbol names cannot drift apart. Optional
  * ones may be missing from an old driver; the feature using them then says
  * so. */
@@ -112,8 +114,8 @@ struct cuda_image_payload {
   const unsigned char *bytes; /* inside the caller's image */
   size_t size;
 };
-/* Classifies the image (raw, or inside an OffloadBinary container whose
- * triple must be nvptx64). Returns 0 with the payload, or -1 with the
+/* Classifies the image (raw, or the OpenMP image for an nvptx64 triple in
+ * an OffloadBinary container). Returns 0 with the payload, or -1 with the
  * reason in `why` (also for images that are simply not CUDA's). */
 HIDDEN int image_classify(const __tgt_device_image *image,
                           struct cuda_image_payload *out, char *why,

@@ -18,7 +18,8 @@
 
 #define CUDA_DRIVER_SONAME "libcuda.so.1"
 #define STRINGIFY(x) #x
-/* Expands cuda.h's renaming macro first: cuMemAlloc -> "cuMemAlloc_v2". */
+/* Expands the renaming macro first (cuda_driver_api.h): cuMemAlloc ->
+ * "cuMemAlloc_v2". */
 #define SYMBOL_NAME(fn) STRINGIFY(fn)
 
 int driver_open(struct cuda_driver *drv, char *why, size_t why_len) {

@@ -91,9 +91,10 @@ HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
                                char *buf, size_t len);
 
 /* -------------------------------------------------------------- elfimage.c */
-/* Finds the ELF payload of an image (unwrapping an OffloadBinary) and checks
- * that it is a 64-bit x86-64 (or ppc64le) shared object. Returns 0, or -1
- * with the reason in `why`. */
+/* Finds the ELF payload of an image (unwrapping an OffloadBinary, with
+ * common/offload_image.h) and checks that it is a 64-bit little-endian
+ * shared object for the host's machine and OS ABI (ELFv2 on ppc64le).
+ * Returns 0, or -1 with the reason in `why`. */
 HIDDEN int elfimage_check(const __tgt_device_image *image, const void **elf,
                           size_t *size, char *why, size_t why_len);
 

@@ -12,7 +12,6 @@
  * Locking: `double_lock` guards the allocation list and the last launch;
  * the current context is per thread, as in CUDA.
  */
-#include <cuda.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -21,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_driver_api.h"
 #include "testdouble.h"
 
 #define EXPORT __attribute__((visibility("default")))

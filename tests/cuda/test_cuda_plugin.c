@@ -155,9 +155,12 @@ static void make_container(struct fake_image *f, const struct fake_image *in,
   unsigned char *b = f->bytes;
   const size_t entry = 0x20, strings = 0x60, text = 0x80, payload = 0x100;
   memcpy(b, "\x10\xff\x10\xad", 4);
+  b[0x04] = 1; /* version */
   put_u64(b + 0x08, payload + in->size);
   put_u64(b + 0x10, entry);
   put_u64(b + 0x18, 0x40);
+  b[entry] = in->bytes[0] == 0x7f ? 3 : 5; /* IMG_Cubin or IMG_PTX */
+  b[entry + 0x02] = 1;                     /* OFK_OpenMP */
   put_u64(b + entry + 0x08, strings);
   put_u64(b + entry + 0x10, 2);
   put_u64(b + entry + 0x18, payload);
@@ -294,6 +297,10 @@ static void test_image_validation(void **state) {
   make_container(&box, &cubin, "x86_64-pc-linux-gnu");
   assert_int_equal(__tgt_rtl_is_valid_binary(&box.image), 0);
   assert_error_contains("triple x86_64-pc-linux-gnu", "not nvptx64");
+  make_container(&box, &cubin, "nvptx64-nvidia-cuda");
+  box.bytes[0x22] = 3; /* a HIP image, not OpenMP */
+  assert_int_equal(__tgt_rtl_is_valid_binary(&box.image), 0);
+  assert_error_contains("offload kind 3 (HIP), not OpenMP (1)");
   make_cubin(&other, 62, ELFCLASS64);
   assert_int_equal(__tgt_rtl_is_valid_binary(&other.image), 0);
   assert_error_contains("machine 62 (x86-64)", "EM_CUDA (190)");

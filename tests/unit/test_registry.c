@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "fixtures/image_builder.h"
+#include "offload_image.h"
 #include "registry.h"
 
 /* Host objects the entries point at, as a compiled program's would. */
@@ -129,6 +130,136 @@ static void test_malformed_images_are_rejected_with_reasons(void **state) {
   build_container(c, "x86_64-pc-linux-gnu", "", EM_X86_64);
   put64(c + 0x20 + 32, 20); /* image cut inside the ELF header */
   expect_image_error(c, c + sizeof c, "truncated ELF image: 20 bytes");
+}
+
+/* ---- the shared parser (common/offload_image) --------------------------- */
+
+/* Two containers end to end, as in an .llvm.offloading section: x86-64,
+ * then nvptx64 (the second starts at an 8-byte aligned offset). */
+#define TWO_CONTAINERS_SIZE (2 * TEST_CONTAINER_SIZE)
+static void build_two_containers(unsigned char *buf) {
+  build_container(buf, "x86_64-pc-linux-gnu", "", EM_X86_64);
+  build_container(buf + TEST_CONTAINER_SIZE, "nvptx64-nvidia-cuda", "sm_80",
+                  EM_CUDA);
+}
+
+static void test_container_found_by_kind_and_triple(void **state) {
+  (void)state;
+  static unsigned char c[TWO_CONTAINERS_SIZE + 8];
+  build_two_containers(c);
+  struct offload_container_image found;
+  char why[512] = "";
+  const struct offload_image_want nvptx = {OFFLOAD_KIND_OPENMP, "nvptx64"};
+  assert_int_equal(offload_container_find(c, TWO_CONTAINERS_SIZE, &nvptx,
+                                          &found, why, sizeof why), 0);
+  assert_int_equal(found.container_offset, TEST_CONTAINER_SIZE);
+  assert_ptr_equal(found.bytes,
+                   c + TEST_CONTAINER_SIZE + TEST_CONTAINER_IMAGE_OFFSET);
+  assert_int_equal(found.size, TEST_ELF_SIZE);
+  assert_int_equal(found.image_kind, OFFLOAD_IMAGE_OBJECT);
+  assert_string_equal(found.arch, "sm_80");
+  /* no filter: the first; trailing padding is not a container */
+  assert_int_equal(offload_container_find(c, sizeof c, NULL, &found, why,
+                                          sizeof why), 0);
+  assert_int_equal(found.container_offset, 0);
+  assert_string_equal(found.triple, "x86_64-pc-linux-gnu");
+
+  const struct offload_image_want amdgcn = {0, "amdgcn"};
+  assert_int_equal(offload_container_find(c, sizeof c, &amdgcn, &found, why,
+                                          sizeof why), -1);
+  assert_contains(why, "none of the 2 images");
+  assert_contains(why, "x86_64-pc-linux-gnu (OpenMP), nvptx64-nvidia-cuda");
+  assert_int_equal(offload_container_find(c, TEST_CONTAINER_SIZE, &nvptx,
+                                          &found, why, sizeof why), -1);
+  assert_contains(why, "holds an image for triple x86_64-pc-linux-gnu, not"
+                       " nvptx64");
+  /* the second container is checked whole before it is used */
+  put32(c + TEST_CONTAINER_SIZE + 4, 9);
+  assert_int_equal(offload_container_find(c, TWO_CONTAINERS_SIZE, &nvptx,
+                                          &found, why, sizeof why), -1);
+  assert_contains(why, "container version 9 at offset 0x190");
+  build_two_containers(c);
+  assert_int_equal(offload_container_find(c, TWO_CONTAINERS_SIZE - 1, &nvptx,
+                                          &found, why, sizeof why), -1);
+  assert_contains(why, "at offset 0x190 does not fit the 0x18f bytes given");
+  build_two_containers(c);
+  put64(c + 0x48, 0x9999); /* the first key's offset past the end */
+  assert_int_equal(offload_container_find(c, TEST_CONTAINER_SIZE, NULL,
+                                          &found, why, sizeof why), -1);
+  assert_contains(why, "key string offset 0x9999 is past the container");
+}
+
+/* An ELF64 header written big-endian, field by field. */
+static void put_be(unsigned char *p, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; i--, v >>= 8)
+    p[i] = (unsigned char)v;
+}
+
+static void test_elf_header_facts(void **state) {
+  (void)state;
+  unsigned char elf[TEST_ELF_SIZE];
+  struct offload_elf_header h;
+  char why[512] = "";
+  build_elf(elf, sizeof elf, EM_X86_64);
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), 0);
+  assert_int_equal(h.elf_class, ELFCLASS64);
+  assert_int_equal(h.data, ELFDATA2LSB);
+  assert_int_equal(h.type, ET_DYN);
+  assert_int_equal(h.machine, EM_X86_64);
+  assert_int_equal(offload_elf_ppc64_abi(&h), 0);
+  assert_string_equal(offload_elf_machine_name(h.machine), "x86-64");
+
+  /* big-endian ppc64 ELFv1: libelf translates the fields */
+  elf[EI_DATA] = ELFDATA2MSB;
+  put_be(elf + offsetof(Elf64_Ehdr, e_type), ET_DYN, 2);
+  put_be(elf + offsetof(Elf64_Ehdr, e_machine), EM_PPC64, 2);
+  put_be(elf + offsetof(Elf64_Ehdr, e_version), EV_CURRENT, 4);
+  put_be(elf + offsetof(Elf64_Ehdr, e_flags), 1, 4);
+  put_be(elf + offsetof(Elf64_Ehdr, e_ehsize), sizeof(Elf64_Ehdr), 2);
+  put_be(elf + offsetof(Elf64_Ehdr, e_phentsize), sizeof(Elf64_Phdr), 2);
+  put_be(elf + offsetof(Elf64_Ehdr, e_shentsize), sizeof(Elf64_Shdr), 2);
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), 0);
+  assert_int_equal(h.data, ELFDATA2MSB);
+  assert_int_equal(h.machine, EM_PPC64);
+  assert_int_equal(offload_elf_ppc64_abi(&h), 1);
+
+  build_elf(elf, sizeof elf, EM_X86_64);
+  put16(elf + offsetof(Elf64_Ehdr, e_phnum), 1);
+  put16(elf + offsetof(Elf64_Ehdr, e_phentsize), 10);
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), -1);
+  assert_contains(why, "program headers entries of 10 bytes, expected 56");
+  build_elf(elf, sizeof elf, EM_X86_64);
+  elf[EI_CLASS] = 3;
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), -1);
+  assert_contains(why, "unknown class 3");
+  build_elf(elf, sizeof elf, EM_X86_64);
+  elf[EI_VERSION] = 0;
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), -1);
+  assert_contains(why, "identification version 0");
+  /* ELF32: its own header size and table layout */
+  build_elf(elf, sizeof elf, EM_386);
+  elf[EI_CLASS] = ELFCLASS32;
+  memset(elf + EI_NIDENT, 0, sizeof(Elf64_Ehdr) - EI_NIDENT);
+  put16(elf + offsetof(Elf32_Ehdr, e_machine), EM_386);
+  put32(elf + offsetof(Elf32_Ehdr, e_shoff), 0x80);
+  put16(elf + offsetof(Elf32_Ehdr, e_shentsize), sizeof(Elf32_Shdr));
+  put16(elf + offsetof(Elf32_Ehdr, e_shnum), 5);
+  assert_int_equal(offload_elf_read_header(elf, 40, &h, why, sizeof why), -1);
+  assert_contains(why, "truncated ELF image: 40 bytes, the ELF32 header");
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), -1);
+  assert_contains(why, "section headers at 0x80+0xc8 end past the image");
+  put32(elf + offsetof(Elf32_Ehdr, e_shoff), 0x60); /* 4 x 40 bytes: fits */
+  put16(elf + offsetof(Elf32_Ehdr, e_shnum), 4);
+  assert_int_equal(offload_elf_read_header(elf, sizeof elf, &h, why,
+                                           sizeof why), 0);
+  assert_int_equal(h.elf_class, ELFCLASS32);
+  assert_int_equal(h.machine, EM_386);
 }
 
 /* ---- entries ----------------------------------------------------------- */
@@ -431,6 +562,8 @@ int main(void) {
       cmocka_unit_test(test_container_is_unwrapped),
       cmocka_unit_test(test_elf_inside_container_as_clang19_points),
       cmocka_unit_test(test_malformed_images_are_rejected_with_reasons),
+      cmocka_unit_test(test_container_found_by_kind_and_triple),
+      cmocka_unit_test(test_elf_header_facts),
       cmocka_unit_test(test_legacy_entries_unaligned),
       cmocka_unit_test(test_legacy_requires_first_is_not_taken_for_new),
       cmocka_unit_test(test_new_entries),
