@@ -15,6 +15,7 @@
  * the list of libraries, never while a plugin runs.
  */
 #include "device.h"
+#include "array.h"
 #include "hostsyms.h"
 #include "faults.h"
 #include "lock_check.h"
@@ -257,20 +258,6 @@ static int compare_entries(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int reserve_entries(struct device *dev, size_t more) {
-  if (dev->num_entries + more <= dev->cap_entries)
-    return 0;
-  size_t cap = dev->cap_entries ? dev->cap_entries : 16;
-  while (cap < dev->num_entries + more)
-    cap *= 2;
-  struct device_entry *grown = realloc(dev->entries, cap * sizeof *grown);
-  if (!grown)
-    return -1;
-  dev->entries = grown;
-  dev->cap_entries = cap;
-  return 0;
-}
-
 /* Drop every entry `lib` added (the table stays sorted). Entries are told
  * apart by owner, not by host address: several libraries may hold the same
  * host function as an indirect entry. Returns how many indirect functions
@@ -392,7 +379,8 @@ static void *read_indirect_target(struct device *dev,
  * the number of indirect functions added, or -1. */
 static long add_lib_entries(struct device *dev, const struct registered_lib *lib,
                             const __tgt_target_table *table) {
-  if (reserve_entries(dev, lib->num_entries) < 0) {
+  if (ARRAY_RESERVE(dev->entries, dev->cap_entries,
+                    dev->num_entries + lib->num_entries) != 0) {
     report_error_set("device %d: out of memory for %zu entries", dev->id,
                      lib->num_entries);
     return -1;
@@ -486,12 +474,13 @@ static long add_named_functions(struct device *dev,
     const Elf64_Sym *sym = &fns.syms[k];
     const char *n = elf_syms_name(&fns, sym);
     if (!n || !n[0] || is_plumbing(n) ||
-        ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
-        sym->st_shndx == SHN_UNDEF || !sym->st_value ||
+        ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
+        !sym->st_value ||
         elf_syms_find_function(&fns, n) != (void *)(uintptr_t)sym->st_value)
       continue; /* not a function, or a name the image has twice */
     void *host_fn = elf_syms_find_function(&host, n);
-    if (!host_fn || reserve_entries(dev, 1) < 0)
+    if (!host_fn || ARRAY_RESERVE(dev->entries, dev->cap_entries,
+                                  dev->num_entries + 1) != 0)
       continue;
     dev->entries[dev->num_entries++] = (struct device_entry){
         .host_addr = host_fn,

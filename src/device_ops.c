@@ -51,9 +51,14 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
                    int32_t kind) {
   void *p = RTL_CALL(DEVOPS_ALLOC, &dev->plugin->ops, data_alloc)(dev->rtl_id, size, hst_ptr, kind);
   if (!p) {
-    report_error_set("device %d: allocating %" PRId64
-                     " bytes of device memory for host %p failed",
-                     dev->id, size, hst_ptr);
+    if (hst_ptr)
+      report_error_set("device %d: allocating %" PRId64
+                       " bytes of device memory for host %p failed",
+                       dev->id, size, hst_ptr);
+    else
+      report_error_set("device %d: allocating %" PRId64
+                       " bytes (allocation kind %d) failed",
+                       dev->id, size, kind);
     device_add_plugin_cause(dev);
   }
   return p;

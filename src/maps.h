@@ -5,7 +5,7 @@
  * Every function returns 0 on success and -1 on failure after recording the
  * cause with report_error_set() (naming the construct rule that was broken,
  * the variable and the address ranges). Nothing here prints an error or
- * exits: report_offload_failure() decides.
+ * exits: failure_apply_policy() (failure.h) decides.
  *
  * Thread safety: each call takes dev->map.lock for its table work, and
  * under it takes the lock of its asynchronous record, if any (async.h says

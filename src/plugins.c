@@ -10,6 +10,7 @@
  * NUL-terminated prefix).
  */
 #include "plugins.h"
+#include "array.h"
 #include "faults.h"
 #include "lock_check.h"
 
@@ -218,14 +219,8 @@ int plugins_list_folder(const char *dir, char ***names_out, size_t *n_out) {
       continue;
     if (memchr(de->d_name + pre, '.', len - pre - suf))
       continue; /* "libomptarget.rtl.x.so.1" style or odd names: not ours */
-    if (n == cap) {
-      size_t ncap = cap ? cap * 2 : 8;
-      char **grown = realloc(names, ncap * sizeof *names);
-      if (!grown)
-        goto out_free_names;
-      names = grown;
-      cap = ncap;
-    }
+    if (ARRAY_RESERVE(names, cap, n + 1) != 0)
+      goto out_free_names;
     names[n] = strndup(de->d_name + pre, len - pre - suf);
     if (!names[n])
       goto out_free_names;
