@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "plugin_faults.h"
 #include "plugin_internal.h"
 
@@ -94,7 +95,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st != SIMDEV_SLOT_REQUEST)
       break;
-    __builtin_ia32_pause();
+    cpu_relax();
     if ((i & 255) == 255)
       sched_yield(); /* on few cores, let the server have the CPU */
   }
@@ -243,7 +244,7 @@ void channel_queue_sleep(struct sim_device *dev, int index, long ms) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) !=
         SIMDEV_SLOT_REQUEST)
       return;
-    __builtin_ia32_pause();
+    cpu_relax();
   }
   atomic_store(&s->host_sleeping, 1);
   if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST) {

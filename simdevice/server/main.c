@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "server.h"
 
 static struct simdev_control *ctl;
@@ -355,7 +356,7 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
       return;
-    __builtin_ia32_pause();
+    cpu_relax();
     /* Let runnable threads (kernels of queue slots, the host's) have the
      * CPU while waiting: on few cores a pure spin starves them. */
     if ((spin & 255) == 255)
