@@ -582,8 +582,6 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
   if (dev == NULL)
     return OFFLOAD_FAIL;
   pthread_mutex_lock(&dev->channel_lock);
-  const char *teams = getenv("SIMDEVICE_MAX_TEAMS");
-  const char *threads = getenv("SIMDEVICE_MAX_THREADS");
   printf("    simdevice device %d: the host CPU in a separate process\n", id);
   if (atomic_load(&dev->initialized)) {
     pthread_mutex_lock(&dev->alloc.lock);
@@ -602,11 +600,14 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
                ? "off (too many live allocations for vm.max_map_count)"
                : "on");
     printf("      kernels loaded:  %zu\n", dev->kernel_count);
+    /* The device runtime's caps, as it reported them at its start. */
+    if (dev->ctl->max_teams > 0)
+      printf("      max teams:       %d (SIMDEVICE_MAX_TEAMS)\n"
+             "      max threads:     %d per team (SIMDEVICE_MAX_THREADS)\n",
+             dev->ctl->max_teams, dev->ctl->max_threads);
   } else {
     printf("      not started yet\n");
   }
-  printf("      max teams:       %s\n", teams ? teams : "runtime default");
-  printf("      max threads:     %s\n", threads ? threads : "runtime default");
   pthread_mutex_unlock(&dev->channel_lock);
   return OFFLOAD_SUCCESS;
 }

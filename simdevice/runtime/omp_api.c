@@ -104,4 +104,4 @@ EXPORT int omp_get_num_devices(void) { return 0; }
 EXPORT int omp_get_initial_device(void) { return omp_get_num_devices(); }
 EXPORT int omp_get_default_device(void) { return 0; }
 EXPORT void omp_set_default_device(UNUSED int dev) {}
-EXPORT int omp_get_device_num(void) { return rt_caps()->device_num; }
+EXPORT int omp_get_device_num(void) { return rt_device_num(); }

@@ -44,9 +44,10 @@ struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
   int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
   int32_t ncpus;         /* online CPUs, >= 1 */
-  int32_t device_num;    /* SIMDEVICE_DEVICE_NUM, for omp_get_device_num */
 };
 HIDDEN const struct rt_caps *rt_caps(void);
+/* This device's number (simdev_rt_set_device_num; 0 until set). */
+HIDDEN int32_t rt_device_num(void);
 /* The number of teams / the thread limit actually used for a request
  * (<= 0 means "not given"). */
 HIDDEN int32_t rt_pick_num_teams(int32_t requested);

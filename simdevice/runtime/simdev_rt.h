@@ -17,6 +17,9 @@ int simdev_call(void *fn, int nargs, const uint64_t *args);  /* -1 if nargs out 
  * (<=0: runtime default), thread_limit likewise; both clamped to the caps. */
 int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit);
 void simdev_rt_kernel_end(void);
+/* The number of the device this process is (what omp_get_device_num returns
+ * in device code); the server calls it once, before the first kernel. */
+void simdev_rt_set_device_num(int32_t num);
 /* Caps in force (after env and clamping), for the plugin's device info. */
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads);
 

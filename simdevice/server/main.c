@@ -93,15 +93,22 @@ static void load_runtime(void) {
   runtime.kernel_begin = (int (*)(int32_t, int32_t))dlsym(rt, "simdev_rt_kernel_begin");
   runtime.kernel_end = (void (*)(void))dlsym(rt, "simdev_rt_kernel_end");
   runtime.limits = (void (*)(int32_t *, int32_t *))dlsym(rt, "simdev_rt_limits");
+  runtime.set_device_num = (void (*)(int32_t))dlsym(rt, "simdev_rt_set_device_num");
   if (runtime.call == NULL || runtime.kernel_begin == NULL ||
-      runtime.kernel_end == NULL) {
+      runtime.kernel_end == NULL || runtime.limits == NULL ||
+      runtime.set_device_num == NULL) {
     /* Only a test setup points SIMDEVICE_RUNTIME at a plain libomp. */
     if (override == NULL)
       fail_setup("the device runtime lacks simdev_call / "
-                 "simdev_rt_kernel_begin / simdev_rt_kernel_end (%s)",
+                 "simdev_rt_kernel_begin / simdev_rt_kernel_end / "
+                 "simdev_rt_limits / simdev_rt_set_device_num (%s)",
                  path);
     memset(&runtime, 0, sizeof runtime);
+    return;
   }
+  /* omp_get_device_num() in device code: the plugin's number for us. */
+  runtime.set_device_num(ctl->device_id);
+  runtime.limits(&ctl->max_teams, &ctl->max_threads);
 }
 
 /* Without the device runtime's simdev_call (SIMDEVICE_RUNTIME pointing at a

@@ -23,6 +23,7 @@ struct server_runtime {
   int (*kernel_begin)(int32_t num_teams, int32_t thread_limit);
   void (*kernel_end)(void);
   void (*limits)(int32_t *max_teams, int32_t *max_threads);
+  void (*set_device_num)(int32_t num);
 };
 
 /* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
