@@ -149,11 +149,13 @@ static int run_kernel(struct simdev_slot *s) {
   }
   faults_set_running_kernel(0);
   if (rc != 0) {
-    const char *name = images_entry_name(s->a[0]);
+    char name[SIMDEV_KERNEL_NAME_SIZE];
+    if (!images_entry_name(s->a[0], name, sizeof name))
+      snprintf(name, sizeof name, "0x%llx", (unsigned long long)s->a[0]);
     snprintf(s->message, sizeof s->message,
-             "kernel `%s` takes %d arguments, more than the device runtime "
-             "supports",
-             name ? name : "?", nargs);
+             "kernel `%.256s` takes %d arguments, more than the device "
+             "runtime supports",
+             name, nargs);
     return -1;
   }
   return 0;
