@@ -5,11 +5,17 @@
  * Locks (always taken in this order):
  *   sim_device.channel_lock  the device process (pid, death state, restart),
  *                            the command slot, the loaded images, the kernel
- *                            and global tables of the device.
+ *                            and global tables of the device, its indirect
+ *                            table, the protection log's head.
+ *   slot_pools[d].lock       which queue slots of device d are claimed
+ *                            (queues.c).
  *   device_allocator.lock    the allocator's blocks and the queue of
  *                            protection changes not yet sent to the process.
- * Transfers inside device memory take no lock: they are memcpy into the host
- * view of the shared mapping.
+ * Functions documented "under channel_lock" start with
+ * LOCK_ASSERT_HELD(&dev->channel_lock) (lock_check.h: debug builds abort
+ * naming the function when the caller does not hold it). Transfers inside
+ * device memory take no lock: they are memcpy into the host view of the
+ * shared mapping.
  */
 #ifndef SIMDEVICE_PLUGIN_INTERNAL_H
 #define SIMDEVICE_PLUGIN_INTERNAL_H

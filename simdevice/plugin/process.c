@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "plugin_faults.h"
+#include "lock_check.h"
 #include "plugin_internal.h"
 
 extern char **environ;
@@ -127,6 +128,7 @@ static void sleep_ms(long ms) {
 }
 
 int process_gone(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (dev->pid <= 0)
     return 1;
   if (dev->reaped)
@@ -144,6 +146,7 @@ int process_gone(struct sim_device *dev) {
 }
 
 void process_reap(struct sim_device *dev, const char *kernel) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   /* A faulting server is already in _exit: give it 2 s, then kill it. */
   for (int i = 0; i < 200 && !process_gone(dev); i++)
     sleep_ms(10);
@@ -174,6 +177,7 @@ void process_reap(struct sim_device *dev, const char *kernel) {
 }
 
 int process_start(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
     plugin_error("%s", paths_error);
@@ -243,6 +247,7 @@ int process_start(struct sim_device *dev) {
 }
 
 void process_stop(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
   if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {

@@ -2,8 +2,9 @@
  * omp_api.c - the omp_* routines device code may call, answered from the
  * calling thread's context (rt_current()).
  *
- * Locks: none; everything read here is the calling thread's own context or
- * fields of its team that are fixed while the team exists.
+ * Locks: none; everything read here is the calling thread's own context,
+ * fields of its team that are fixed while the team exists, or the device
+ * number (an atomic the server sets before the first kernel).
  */
 #include <time.h>
 

@@ -8,7 +8,10 @@
  * on START_QUEUES it starts one server thread per queue slot, which serves
  * that slot from then on (only RUN), so kernels of different queues run
  * concurrently. Each slot belongs to its one thread between REQUEST and
- * DONE (see protocol.h), so no lock; `queue_threads` is the main thread's.
+ * DONE (see protocol.h), so no lock; `queue_threads`, the bounce area and
+ * the commands other than RUN are the main thread's. prot_log_lock orders
+ * the application of the shared protection log, which any slot's thread may
+ * apply. The image and function tables: server.h.
  */
 #include <dlfcn.h>
 #include <errno.h>
