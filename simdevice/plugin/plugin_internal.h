@@ -44,6 +44,22 @@
 #define PLUGIN_MAX_DEVICES 16
 #define PAGE_BYTES 4096ull
 
+/* -------------------------------------------------------------- settings.c
+ * The environment, read and validated once (bad values: a warning and the
+ * default); see simdevice/README.md. Strings are NULL when unset. */
+struct plugin_settings {
+  int num_devices;             /* SIMDEVICE_NUM_DEVICES, 0..16 */
+  uint64_t memory;             /* SIMDEVICE_MEMORY, bytes per device */
+  int guard;                   /* SIMDEVICE_GUARD */
+  const char *server;          /* SIMDEVICE_SERVER */
+  const char *wrapper;         /* SIMDEVICE_WRAPPER */
+  const char *search_path;     /* PATH, for the wrapper's command */
+  const char *faults_simtarget; /* SIMTARGET_FAULTS */
+  const char *faults_simdevice; /* SIMDEVICE_FAULTS */
+  const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS */
+};
+HIDDEN const struct plugin_settings *plugin_settings(void);
+
 /* ---------------------------------------------------------------- errors.c
  * The cause of this thread's last failure, returned by get_last_error. */
 HIDDEN void plugin_error(const char *fmt, ...)

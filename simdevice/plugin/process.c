@@ -3,8 +3,9 @@
  * simdevice-server with ASLR off and the two memfds on fds 3 and 4), death
  * detection without blocking, and a clean stop.
  *
- * Locking: every function runs under the device's channel_lock. The server
- * path and wrapper are computed once under pthread_once.
+ * Locking: every function runs under the device's channel_lock (asserted).
+ * The server path and wrapper (settings.c) are resolved once under
+ * pthread_once.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,9 +44,7 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
     snprintf(out, len, "%s", cmd);
     return access(out, X_OK) == 0 ? 0 : -1;
   }
-  const char *path = getenv("PATH");
-  if (path == NULL)
-    path = "/usr/bin:/bin";
+  const char *path = plugin_settings()->search_path;
   while (*path) {
     const char *colon = strchr(path, ':');
     size_t n = colon ? (size_t)(colon - path) : strlen(path);
@@ -58,9 +57,9 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
 }
 
 static void compute_paths(void) {
-  const char *env = getenv("SIMDEVICE_SERVER");
-  if (env != NULL && *env != '\0') {
-    snprintf(server_path, sizeof server_path, "%s", env);
+  const struct plugin_settings *set = plugin_settings();
+  if (set->server != NULL) {
+    snprintf(server_path, sizeof server_path, "%s", set->server);
   } else {
     Dl_info info;
     if (dladdr((void *)__tgt_rtl_init_device, &info) == 0 ||
@@ -86,9 +85,8 @@ static void compute_paths(void) {
              server_path, strerror(errno));
     return;
   }
-  const char *wrapper = getenv("SIMDEVICE_WRAPPER");
-  if (wrapper != NULL && *wrapper != '\0') {
-    snprintf(wrapper_buf, sizeof wrapper_buf, "%s", wrapper);
+  if (set->wrapper != NULL) {
+    snprintf(wrapper_buf, sizeof wrapper_buf, "%s", set->wrapper);
     char *save = NULL;
     for (char *w = strtok_r(wrapper_buf, " \t", &save);
          w != NULL && wrapper_words < MAX_WRAPPER_WORDS;

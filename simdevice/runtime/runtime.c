@@ -6,7 +6,8 @@
  * libomp.so.5 before any device image, so the images' `__kmpc_*`/`omp_*`
  * imports (libomp's host ABI, node VERSION) bind here.
  *
- * Caps and defaults (read once, at the first use):
+ * Caps and defaults (read once, at the first use, by caps_init: the
+ * runtime's only reader of the environment):
  *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 64
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
  *   (each accepted in 1..1024; another value is reported and ignored)

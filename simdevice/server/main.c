@@ -62,6 +62,15 @@ static void fail_setup(const char *fmt, const char *detail) {
   _exit(2);
 }
 
+/* The server's only reader of the environment (the table of all variables
+ * is in simdevice/README.md): SIMDEVICE_RUNTIME, a path (or NULL), checked
+ * by the dlopen that uses it, which names it when it fails. The device
+ * runtime reads its own (runtime.c, caps_init). */
+static const char *runtime_override(void) {
+  const char *path = getenv("SIMDEVICE_RUNTIME");
+  return path != NULL && *path != '\0' ? path : NULL;
+}
+
 /* Loads the device runtime and the libomptarget SONAME stand-ins from the
  * server's own folder (or SIMDEVICE_RUNTIME), before any image, so that the
  * images' NEEDED entries resolve to them by SONAME. */
@@ -75,14 +84,17 @@ static void load_runtime(void) {
   if (slash != NULL)
     *slash = '\0';
   char path[PATH_MAX + 64];
-  const char *override = getenv("SIMDEVICE_RUNTIME");
-  if (override != NULL && *override != '\0')
+  const char *override = runtime_override();
+  if (override != NULL)
     snprintf(path, sizeof path, "%s", override);
   else
     snprintf(path, sizeof path, "%s/libomp.so.5", dir);
   void *rt = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
   if (rt == NULL)
-    fail_setup("cannot load the device runtime: %s", dlerror());
+    fail_setup(override ? "cannot load the device runtime named by "
+                          "SIMDEVICE_RUNTIME: %s"
+                        : "cannot load the device runtime: %s",
+               dlerror());
   static const char *stubs[] = {"libomptarget.so", "libomptarget.so.15",
                                 "libomptarget.so.16", "libomptarget.so.19.1",
                                 "libomptarget.so.22.1"};
