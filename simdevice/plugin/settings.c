@@ -47,11 +47,17 @@ static int parse_bytes(const char *text, uint64_t *out) {
   return 0;
 }
 
-/* The variable's value, or NULL when unset or empty. Kept as a copy: a
- * later setenv must not change what was validated. */
+/* The variable's value, or NULL when unset or empty; used at once. */
 static const char *read_var(const char *name) {
   const char *v = getenv(name);
-  if (v == NULL || *v == '\0')
+  return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* The same, as a copy kept in the settings: a later setenv must not change
+ * (or free) what was read. */
+static const char *keep_var(const char *name) {
+  const char *v = read_var(name);
+  if (v == NULL)
     return NULL;
   const char *copy = strdup(v);
   if (copy == NULL)
@@ -103,15 +109,15 @@ static void read_settings(void) {
   }
   /* Paths and commands: checked where they are used (process.c), since a
    * missing server only matters when a device starts. */
-  settings.server = read_var("SIMDEVICE_SERVER");
-  settings.wrapper = read_var("SIMDEVICE_WRAPPER");
-  settings.search_path = read_var("PATH");
+  settings.server = keep_var("SIMDEVICE_SERVER");
+  settings.wrapper = keep_var("SIMDEVICE_WRAPPER");
+  settings.search_path = keep_var("PATH");
   if (settings.search_path == NULL)
     settings.search_path = "/usr/bin:/bin";
   /* Rules are checked one by one by faults.c, which names a bad one. */
-  settings.faults_simtarget = read_var("SIMTARGET_FAULTS");
-  settings.faults_simdevice = read_var("SIMDEVICE_FAULTS");
-  settings.fault_counts = read_var("SIMTARGET_FAULT_COUNTS");
+  settings.faults_simtarget = keep_var("SIMTARGET_FAULTS");
+  settings.faults_simdevice = keep_var("SIMDEVICE_FAULTS");
+  settings.fault_counts = keep_var("SIMTARGET_FAULT_COUNTS");
 }
 
 const struct plugin_settings *plugin_settings(void) {
