@@ -17,6 +17,8 @@
 #   expect: TEXT           what the program checks, shown when it fails
 #   repeat: N              run it N times, each run must pass (races that
 #                          show in some runs only)
+#   env: VAR=VALUE ...     environment of the run (simtarget's own settings,
+#                          e.g. SIMDEVICE_NUM_DEVICES=2; split at spaces)
 #
 # PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
 # (LLVM 14) instead of each clang's own libomp. PROGRAMS_LIBDIR replaces
@@ -167,6 +169,7 @@ for src in "${PROGRAMS[@]}"; do
   [ -z "$want_out" ] && [ "$want_exit" = 0 ] && want_out='^PASS$'
   repeat=$(header_field "$src" repeat)
   repeat=${repeat:-1}
+  read -r -a run_env <<<"$(header_field "$src" env)"
   for n in $VERSIONS; do
     if ! why=$(wanted "$src" "$n"); then
       verdict skip "$name" "$n" "$why"
@@ -187,7 +190,7 @@ for src in "${PROGRAMS[@]}"; do
       libpath="$rtdir"
     fi
     for ((run = 1; run <= repeat; run++)); do
-    (cd "$OUT/$n" && LD_LIBRARY_PATH=$libpath OMP_TARGET_OFFLOAD=mandatory \
+    (cd "$OUT/$n" && env ${run_env[@]+"${run_env[@]}"} LD_LIBRARY_PATH=$libpath OMP_TARGET_OFFLOAD=mandatory \
       timeout -k 5 "$RUN_TIMEOUT" stdbuf -o0 "$bin" >"$bin.out" 2>"$bin.err") 2>/dev/null
     rc=$?
     reason=""

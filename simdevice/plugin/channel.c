@@ -5,11 +5,15 @@
  * that the process is alive, so a dead device fails the call within a
  * fraction of a second and never hangs the host.
  *
- * Locking: every function runs under the device's channel_lock, which makes
- * the calling thread the slot's only host-side user. The queue-slot
- * functions (channel_queue_*) are the exception: a queue slot belongs to the
- * queue that claimed it (queues.c), so posting needs channel_lock only to
- * pin the process (see each function), and polling or waiting needs none.
+ * Locking: the main-slot functions (channel_begin, channel_send,
+ * channel_flush_protections, channel_log_protections) run under the
+ * device's channel_lock, which makes the calling thread the slot's only
+ * host-side user; they assert it. A queue slot belongs to the queue that
+ * claimed it (queues.c): channel_queue_post runs under channel_lock only to
+ * pin the process it posts to (asserted); channel_queue_state, _sleep and
+ * _take_reply touch only that slot and take no lock; channel_queue_check_alive
+ * takes channel_lock itself (with block = 0 only when it is free), because
+ * it may reap the process and record its death.
  */
 #include <errno.h>
 #include <limits.h>
@@ -23,7 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "plugin_faults.h"
+#include "lock_check.h"
 #include "plugin_internal.h"
 
 #define HOST_SPINS 4000
@@ -75,6 +81,7 @@ static void report_fault(struct sim_device *dev, const char *kernel) {
 
 static int round_trip(struct sim_device *dev, uint32_t command,
                       const char *kernel) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->slot;
   if (SIM_FAULT(CHANNEL_WRITE)) {
@@ -94,7 +101,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st != SIMDEV_SLOT_REQUEST)
       break;
-    __builtin_ia32_pause();
+    cpu_relax();
     if ((i & 255) == 255)
       sched_yield(); /* on few cores, let the server have the CPU */
   }
@@ -138,6 +145,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
 }
 
 int channel_send(struct sim_device *dev, uint32_t command, const char *kernel) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct simdev_slot *s = &dev->ctl->slot;
   if (atomic_load(&dev->ctl->guards_disabled)) {
     /* The server stopped guarding (protocol.h): drop what it would ignore. */
@@ -162,6 +170,7 @@ int channel_flush_protections(struct sim_device *dev) {
 }
 
 int channel_log_protections(struct sim_device *dev, uint64_t *upto) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct simdev_prot_log *log = &dev->ctl->prot_log;
   uint64_t head = atomic_load_explicit(&log->head, memory_order_relaxed);
   /* Unguarded, nothing is logged: the flush below drops the changes. */
@@ -190,6 +199,7 @@ int channel_log_protections(struct sim_device *dev, uint64_t *upto) {
 }
 
 int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (!dev->dead && dev->pid > 0)
     return 0;
   if (dev->dead && atomic_load(&dev->death_epoch) != epoch_at_entry) {
@@ -222,6 +232,7 @@ int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
 /* ---- queue slots (asynchronous kernels) -------------------------------- */
 
 void channel_queue_post(struct sim_device *dev, int index) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->queues[index];
   s->prot_count = 0; /* flushed through the main slot by the caller */
@@ -243,7 +254,7 @@ void channel_queue_sleep(struct sim_device *dev, int index, long ms) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) !=
         SIMDEV_SLOT_REQUEST)
       return;
-    __builtin_ia32_pause();
+    cpu_relax();
   }
   atomic_store(&s->host_sleeping, 1);
   if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST) {

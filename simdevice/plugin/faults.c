@@ -5,8 +5,10 @@
  * POINT[@N][:once|:repeat]. Unknown points are reported on stderr and
  * ignored; rules of libomptarget itself are left to it.
  *
- * Locking: the rules are written once by the constructor, before any plugin
- * function runs, and only read afterwards; the counters are atomics.
+ * Locking: the rules are written once by sim_faults_configure, which the
+ * device table's pthread_once runs before any failure point can be reached
+ * (each is behind device_get), and only read afterwards; the counters are
+ * atomics.
  */
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "plugin_faults.h"
+#include "plugin_internal.h"
 
 #define MAX_SIM_RULES 16
 
@@ -44,8 +47,8 @@ const char *sim_fault_name(enum sim_fault_point point) {
 
 /* One injection, one line in the counts file (the sweep checks it). */
 static void note(const char *what, enum sim_fault_point point, uint64_t n) {
-  const char *path = getenv("SIMTARGET_FAULT_COUNTS");
-  if (path == NULL || *path == '\0')
+  const char *path = plugin_settings()->fault_counts;
+  if (path == NULL)
     return;
   char line[128];
   int len = snprintf(line, sizeof line, "%s simdevice.%s %llu\n", what,
@@ -101,10 +104,11 @@ static int parse_rule(char *text) {
   return 0;
 }
 
-/* `own_prefix`: only rules starting with it are ours (it is stripped). */
-static void parse_spec(const char *var, const char *own_prefix) {
-  const char *spec = getenv(var);
-  if (spec == NULL || *spec == '\0')
+/* `spec` is the value of `var` (settings.c); `own_prefix`: only rules
+ * starting with it are ours (it is stripped). */
+static void parse_spec(const char *var, const char *spec,
+                       const char *own_prefix) {
+  if (spec == NULL)
     return;
   char *copy = strdup(spec);
   if (copy == NULL) {
@@ -133,9 +137,10 @@ static void parse_spec(const char *var, const char *own_prefix) {
   free(copy);
 }
 
-__attribute__((constructor)) static void sim_faults_from_env(void) {
-  parse_spec("SIMTARGET_FAULTS", "simdevice.");
-  parse_spec("SIMDEVICE_FAULTS", "");
+void sim_faults_configure(void) {
+  const struct plugin_settings *set = plugin_settings();
+  parse_spec("SIMTARGET_FAULTS", set->faults_simtarget, "simdevice.");
+  parse_spec("SIMDEVICE_FAULTS", set->faults_simdevice, "");
   sim_faults_armed = rule_count > 0 || counting;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plugin_faults.h"
+#include "lock_check.h"
 #include "plugin_internal.h"
 
 struct plugin_image {
@@ -113,6 +114,7 @@ static void free_image(struct plugin_image *img) {
 
 __tgt_target_table *images_load(struct sim_device *dev,
                                 __tgt_device_image *image) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   char why[400];
   const void *elf;
   size_t elf_size;
@@ -207,6 +209,7 @@ out_free:
 }
 
 int images_unload(struct sim_device *dev, __tgt_device_image *image) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct plugin_image **link = &dev->images;
   while (*link != NULL && (*link)->key != image)
     link = &(*link)->next;
@@ -230,6 +233,7 @@ int images_unload(struct sim_device *dev, __tgt_device_image *image) {
 }
 
 int images_replay(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   for (struct plugin_image *img = dev->images; img; img = img->next) {
     uint64_t *addrs = calloc(img->count ? img->count : 1, sizeof *addrs);
     if (addrs == NULL) {
@@ -256,6 +260,7 @@ int images_replay(struct sim_device *dev) {
 }
 
 void images_forget_all(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   while (dev->images != NULL) {
     struct plugin_image *img = dev->images;
     dev->images = img->next;
@@ -268,6 +273,7 @@ void images_forget_all(struct sim_device *dev) {
 
 const struct kernel_ref *images_find_kernel(struct sim_device *dev,
                                             uint64_t addr) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct kernel_ref key = {.addr = addr};
   return bsearch(&key, dev->kernels, dev->kernel_count, sizeof key,
                  kernel_order);
@@ -275,6 +281,7 @@ const struct kernel_ref *images_find_kernel(struct sim_device *dev,
 
 int images_global_contains(struct sim_device *dev, uint64_t addr,
                            uint64_t size) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   for (struct plugin_image *img = dev->images; img; img = img->next)
     for (uint64_t i = 0; i < img->count; i++) {
       const __tgt_offload_entry *e = &img->entries[i];

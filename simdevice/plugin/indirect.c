@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lock_check.h"
 #include "plugin_internal.h"
 
 struct device_fptr_table {
@@ -59,6 +60,7 @@ static int send_table(struct sim_device *dev, struct device_fptr_table *t) {
 
 int indirect_set(struct sim_device *dev, uint64_t size,
                  const __tgt_fptr_map *table) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (size > 0 && table == NULL) {
     plugin_error("simdevice: set_function_ptr_map on device %d: %" PRIu64
                  " rows but no table",
@@ -109,6 +111,7 @@ int indirect_set(struct sim_device *dev, uint64_t size,
 }
 
 int indirect_resync(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct device_fptr_table *t = &tables[dev->id];
   if (t->count == 0 || t->sent_to == dev->pid)
     return 0;
@@ -116,6 +119,7 @@ int indirect_resync(struct sim_device *dev) {
 }
 
 void indirect_forget(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct device_fptr_table *t = &tables[dev->id];
   free(t->rows);
   memset(t, 0, sizeof *t);

@@ -5,12 +5,12 @@
  * reserved (inaccessible) at the same address in the host, so a device
  * pointer dereferenced on the host faults.
  *
- * Locking: the configuration is read once under pthread_once. Per device,
+ * Locking: the device table is set up once under pthread_once (the
+ * settings too, settings.c). Per device,
  * channel_lock guards setup/teardown, the process and the command slot
  * (plugin_internal.h); copies inside device memory take no lock; the
  * allocator has its own lock.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,91 +22,31 @@
 #include "plugin_faults.h"
 #include "plugin_internal.h"
 
-#define DEFAULT_MEMORY (1ull << 30)
-
-static pthread_once_t config_once = PTHREAD_ONCE_INIT;
-static int configured_devices;
-static uint64_t configured_memory;
-static int configured_guard = 1;
-static char config_error[256];
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t info_flags;
 static struct sim_device devices[PLUGIN_MAX_DEVICES];
 
-/* "123", "64K", "512M", "2G" (powers of 1024). Returns 0 or -1. */
-static int parse_bytes(const char *text, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno != 0 || end == text || text[0] == '-')
-    return -1;
-  unsigned shift = 0;
-  switch (toupper((unsigned char)*end)) {
-  case '\0': break;
-  case 'K': shift = 10; end++; break;
-  case 'M': shift = 20; end++; break;
-  case 'G': shift = 30; end++; break;
-  case 'T': shift = 40; end++; break;
-  default: return -1;
-  }
-  if (*end == 'B' || *end == 'b')
-    end++;
-  if (*end != '\0' || (shift && v > (~0ull >> shift)))
-    return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
-}
-
-static void read_config(void) {
-  configured_devices = 1;
-  configured_memory = DEFAULT_MEMORY;
-  const char *n = getenv("SIMDEVICE_NUM_DEVICES");
-  if (n != NULL && *n != '\0') {
-    char *end;
-    long v = strtol(n, &end, 10);
-    if (*end != '\0' || v < 0 || v > PLUGIN_MAX_DEVICES) {
-      snprintf(config_error, sizeof config_error,
-               "simdevice: SIMDEVICE_NUM_DEVICES=%.40s is not a number from 0 "
-               "to %d",
-               n, PLUGIN_MAX_DEVICES);
-      configured_devices = 0;
-    } else {
-      configured_devices = (int)v;
-    }
-  }
-  const char *m = getenv("SIMDEVICE_MEMORY");
-  if (m != NULL && *m != '\0' &&
-      (parse_bytes(m, &configured_memory) != 0 || configured_memory == 0 ||
-       configured_memory > SIMDEV_DEVICE_STRIDE)) {
-    snprintf(config_error, sizeof config_error,
-             "simdevice: SIMDEVICE_MEMORY=%.40s is not a size from 1 byte to "
-             "1T (K/M/G/T suffixes)",
-             m);
-    configured_devices = 0;
-  }
-  const char *g = getenv("SIMDEVICE_GUARD");
-  if (g != NULL && *g != '\0')
-    configured_guard = strcmp(g, "0") != 0;
+static void devices_init(void) {
+  sim_faults_configure(); /* before any failure point (all behind device_get) */
   for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
     devices[i].id = i;
     devices[i].mem_fd = devices[i].ctl_fd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
+    LOCK_OWNER_UNCHECKED(&devices[i].channel_lock);
   }
-  if (config_error[0] != '\0')
-    fprintf(stderr, "%s; simdevice offers no devices\n", config_error);
 }
 
 int device_count(void) {
-  pthread_once(&config_once, read_config);
-  return configured_devices;
+  pthread_once(&devices_once, devices_init);
+  return plugin_settings()->num_devices;
 }
 
 struct sim_device *device_get(int32_t id) {
   int n = device_count();
   if (id < 0 || id >= n) {
     plugin_error("simdevice: device %d does not exist (%d device%s; "
-                 "SIMDEVICE_NUM_DEVICES)%s%s",
-                 id, n, n == 1 ? "" : "s", config_error[0] ? ": " : "",
-                 config_error);
+                 "SIMDEVICE_NUM_DEVICES)",
+                 id, n, n == 1 ? "" : "s");
     return NULL;
   }
   return &devices[id];
@@ -116,9 +56,9 @@ int device_setup(struct sim_device *dev) {
   if (atomic_load(&dev->initialized))
     return 0;
   dev->dev_base = SIMDEV_DEVICE_BASE + (uint64_t)dev->id * SIMDEV_DEVICE_STRIDE;
-  dev->capacity = configured_memory;
-  if (allocator_init(&dev->alloc, dev->dev_base, configured_memory,
-                     configured_guard) != 0)
+  const struct plugin_settings *set = plugin_settings();
+  dev->capacity = set->memory;
+  if (allocator_init(&dev->alloc, dev->dev_base, set->memory, set->guard) != 0)
     return -1;
   dev->capacity = dev->alloc.capacity;
   dev->mem_fd = memfd_create("simdevice-memory", MFD_CLOEXEC);
@@ -600,8 +540,6 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
   if (dev == NULL)
     return OFFLOAD_FAIL;
   pthread_mutex_lock(&dev->channel_lock);
-  const char *teams = getenv("SIMDEVICE_MAX_TEAMS");
-  const char *threads = getenv("SIMDEVICE_MAX_THREADS");
   printf("    simdevice device %d: the host CPU in a separate process\n", id);
   if (atomic_load(&dev->initialized)) {
     pthread_mutex_lock(&dev->alloc.lock);
@@ -620,11 +558,14 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
                ? "off (too many live allocations for vm.max_map_count)"
                : "on");
     printf("      kernels loaded:  %zu\n", dev->kernel_count);
+    /* The device runtime's caps, as it reported them at its start. */
+    if (dev->ctl->max_teams > 0)
+      printf("      max teams:       %d (SIMDEVICE_MAX_TEAMS)\n"
+             "      max threads:     %d per team (SIMDEVICE_MAX_THREADS)\n",
+             dev->ctl->max_teams, dev->ctl->max_threads);
   } else {
     printf("      not started yet\n");
   }
-  printf("      max teams:       %s\n", teams ? teams : "runtime default");
-  printf("      max threads:     %s\n", threads ? threads : "runtime default");
   pthread_mutex_unlock(&dev->channel_lock);
   return OFFLOAD_SUCCESS;
 }

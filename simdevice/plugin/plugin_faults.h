@@ -31,6 +31,9 @@ enum sim_fault_point {
 };
 
 extern int sim_faults_armed __attribute__((visibility("hidden")));
+/* Parses the rules (settings.c has the variables); called once, before the
+ * first failure point can be reached. */
+__attribute__((visibility("hidden"))) void sim_faults_configure(void);
 /* Counts one pass through `point`; 1 when this pass must fail. */
 __attribute__((visibility("hidden"))) int
 sim_fault_hit(enum sim_fault_point point);

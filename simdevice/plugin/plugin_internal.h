@@ -5,11 +5,17 @@
  * Locks (always taken in this order):
  *   sim_device.channel_lock  the device process (pid, death state, restart),
  *                            the command slot, the loaded images, the kernel
- *                            and global tables of the device.
+ *                            and global tables of the device, its indirect
+ *                            table, the protection log's head.
+ *   slot_pools[d].lock       which queue slots of device d are claimed
+ *                            (queues.c).
  *   device_allocator.lock    the allocator's blocks and the queue of
  *                            protection changes not yet sent to the process.
- * Transfers inside device memory take no lock: they are memcpy into the host
- * view of the shared mapping.
+ * Functions documented "under channel_lock" start with
+ * LOCK_ASSERT_HELD(&dev->channel_lock) (lock_check.h: debug builds abort
+ * naming the function when the caller does not hold it). Transfers inside
+ * device memory take no lock: they are memcpy into the host view of the
+ * shared mapping.
  */
 #ifndef SIMDEVICE_PLUGIN_INTERNAL_H
 #define SIMDEVICE_PLUGIN_INTERNAL_H
@@ -35,8 +41,35 @@
 #else
 #define DEVICE_BYTES_DEFINED(p, n) ((void)0)
 #endif
+/* LOCK_ASSERT_HELD (lock_check.h) reads the owner that glibc records in a
+ * mutex without holding it: a thread that holds the mutex reads its own id,
+ * any other value means "not held", so the unsynchronised read is the
+ * point. Helgrind would report it as a race; exclude that one field. */
+#if __has_include(<valgrind/helgrind.h>) && !defined(NDEBUG) && defined(__GLIBC__)
+#include <valgrind/helgrind.h>
+#define LOCK_OWNER_UNCHECKED(m)                                                \
+  VALGRIND_HG_DISABLE_CHECKING(&(m)->__data.__owner, sizeof (m)->__data.__owner)
+#else
+#define LOCK_OWNER_UNCHECKED(m) ((void)(m))
+#endif
 #define PLUGIN_MAX_DEVICES 16
 #define PAGE_BYTES 4096ull
+
+/* -------------------------------------------------------------- settings.c
+ * The environment, read and validated once (bad values: a warning and the
+ * default); see simdevice/README.md. Strings are NULL when unset. */
+struct plugin_settings {
+  int num_devices;             /* SIMDEVICE_NUM_DEVICES, 0..16 */
+  uint64_t memory;             /* SIMDEVICE_MEMORY, bytes per device */
+  int guard;                   /* SIMDEVICE_GUARD */
+  const char *server;          /* SIMDEVICE_SERVER */
+  const char *wrapper;         /* SIMDEVICE_WRAPPER */
+  const char *search_path;     /* PATH, for the wrapper's command */
+  const char *faults_simtarget; /* SIMTARGET_FAULTS */
+  const char *faults_simdevice; /* SIMDEVICE_FAULTS */
+  const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS */
+};
+HIDDEN const struct plugin_settings *plugin_settings(void);
 
 /* ---------------------------------------------------------------- errors.c
  * The cause of this thread's last failure, returned by get_last_error. */

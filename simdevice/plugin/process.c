@@ -3,8 +3,9 @@
  * simdevice-server with ASLR off and the two memfds on fds 3 and 4), death
  * detection without blocking, and a clean stop.
  *
- * Locking: every function runs under the device's channel_lock. The server
- * path and wrapper are computed once under pthread_once.
+ * Locking: every function runs under the device's channel_lock (asserted).
+ * The server path and wrapper (settings.c) are resolved once under
+ * pthread_once.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "plugin_faults.h"
+#include "lock_check.h"
 #include "plugin_internal.h"
 
 extern char **environ;
@@ -42,9 +44,7 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
     snprintf(out, len, "%s", cmd);
     return access(out, X_OK) == 0 ? 0 : -1;
   }
-  const char *path = getenv("PATH");
-  if (path == NULL)
-    path = "/usr/bin:/bin";
+  const char *path = plugin_settings()->search_path;
   while (*path) {
     const char *colon = strchr(path, ':');
     size_t n = colon ? (size_t)(colon - path) : strlen(path);
@@ -57,9 +57,9 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
 }
 
 static void compute_paths(void) {
-  const char *env = getenv("SIMDEVICE_SERVER");
-  if (env != NULL && *env != '\0') {
-    snprintf(server_path, sizeof server_path, "%s", env);
+  const struct plugin_settings *set = plugin_settings();
+  if (set->server != NULL) {
+    snprintf(server_path, sizeof server_path, "%s", set->server);
   } else {
     Dl_info info;
     if (dladdr((void *)__tgt_rtl_init_device, &info) == 0 ||
@@ -85,9 +85,8 @@ static void compute_paths(void) {
              server_path, strerror(errno));
     return;
   }
-  const char *wrapper = getenv("SIMDEVICE_WRAPPER");
-  if (wrapper != NULL && *wrapper != '\0') {
-    snprintf(wrapper_buf, sizeof wrapper_buf, "%s", wrapper);
+  if (set->wrapper != NULL) {
+    snprintf(wrapper_buf, sizeof wrapper_buf, "%s", set->wrapper);
     char *save = NULL;
     for (char *w = strtok_r(wrapper_buf, " \t", &save);
          w != NULL && wrapper_words < MAX_WRAPPER_WORDS;
@@ -127,6 +126,7 @@ static void sleep_ms(long ms) {
 }
 
 int process_gone(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (dev->pid <= 0)
     return 1;
   if (dev->reaped)
@@ -144,6 +144,7 @@ int process_gone(struct sim_device *dev) {
 }
 
 void process_reap(struct sim_device *dev, const char *kernel) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   /* A faulting server is already in _exit: give it 2 s, then kill it. */
   for (int i = 0; i < 200 && !process_gone(dev); i++)
     sleep_ms(10);
@@ -174,6 +175,7 @@ void process_reap(struct sim_device *dev, const char *kernel) {
 }
 
 int process_start(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
     plugin_error("%s", paths_error);
@@ -243,6 +245,7 @@ int process_start(struct sim_device *dev) {
 }
 
 void process_stop(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
   if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {

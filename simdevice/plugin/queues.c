@@ -23,9 +23,13 @@
  *
  * Locking: a queue is used by one host thread at a time (the interface's
  * rule), so it has no lock. slot_pools[d].lock guards which queue slots of
- * device d are claimed. Posting a kernel takes the device's channel_lock
- * (process start/restart, images, the protection log, the queue threads'
- * start), and slot_pools[d].lock inside it; polling takes neither.
+ * device d are claimed; it is taken alone or inside channel_lock, never
+ * around it. Posting a kernel takes the device's channel_lock (process
+ * start/restart, images, the protection log, the queue threads' start) and
+ * claims the slot inside it. Polling a posted kernel's slot takes no lock;
+ * the liveness check between polls takes channel_lock (a non-blocking query
+ * only when it is free, channel_queue_check_alive), and a queued copy takes
+ * whatever __tgt_rtl_data_submit/retrieve take.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lock_check.h"
 #include "plugin_internal.h"
 
 /* How long synchronize sleeps between liveness checks, and how often a
@@ -151,6 +156,7 @@ static void queue_free(struct sim_queue *q) {
 /* Has the device process start its queue slots' server threads, once per
  * process, before the first post (protocol.h). Under channel_lock. */
 static int queue_threads_start(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
   if (dev->queue_threads > 0)
     return 0;
   dev->ctl->slot.a[0] = SIMDEV_QUEUE_SLOTS;

@@ -2,8 +2,9 @@
  * omp_api.c - the omp_* routines device code may call, answered from the
  * calling thread's context (rt_current()).
  *
- * Locks: none; everything read here is the calling thread's own context or
- * fields of its team that are fixed while the team exists.
+ * Locks: none; everything read here is the calling thread's own context,
+ * fields of its team that are fixed while the team exists, or the device
+ * number (an atomic the server sets before the first kernel).
  */
 #include <time.h>
 
@@ -104,4 +105,4 @@ EXPORT int omp_get_num_devices(void) { return 0; }
 EXPORT int omp_get_initial_device(void) { return omp_get_num_devices(); }
 EXPORT int omp_get_default_device(void) { return 0; }
 EXPORT void omp_set_default_device(UNUSED int dev) {}
-EXPORT int omp_get_device_num(void) { return rt_caps()->device_num; }
+EXPORT int omp_get_device_num(void) { return rt_device_num(); }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lock_check.h"
 #include "rt_internal.h"
 
 struct rt_worker {
@@ -67,6 +68,7 @@ static void *worker_main(void *p)
  * failure. Called with pool_lock held. */
 static struct rt_worker *worker_create_locked(void)
 {
+  LOCK_ASSERT_HELD(&pool_lock);
   struct rt_worker *w = calloc(1, sizeof(*w));
   int rc = ENOMEM;
   if (!w)

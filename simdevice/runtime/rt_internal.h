@@ -13,8 +13,13 @@
  * about a launch is global, so launches on different server threads run
  * side by side. Locks: each rt_team's `lock` guards its barrier, task queue,
  * dispatch slots and join count; a league's `lock` guards its completion
- * count; the pool has its own lock (pool.c). Locks are never nested except
- * team lock -> nothing (tasks run with no lock held).
+ * count; the pool has its own lock (pool.c). These are pthread mutexes, and
+ * the functions that need one held (named *_locked) start with
+ * LOCK_ASSERT_HELD (lock_check.h: debug builds abort naming the function).
+ * The futex word lock (rt_word_lock) is only for locks that live in
+ * compiler-owned storage (critical, omp_lock_t, reductions), which has no
+ * room for an owner. Locks are never nested except team lock -> nothing
+ * (tasks run with no lock held).
  */
 #ifndef SIMDEVICE_RT_INTERNAL_H
 #define SIMDEVICE_RT_INTERNAL_H
@@ -44,9 +49,10 @@ struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
   int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
   int32_t ncpus;         /* online CPUs, >= 1 */
-  int32_t device_num;    /* SIMDEVICE_DEVICE_NUM, for omp_get_device_num */
 };
 HIDDEN const struct rt_caps *rt_caps(void);
+/* This device's number (simdev_rt_set_device_num; 0 until set). */
+HIDDEN int32_t rt_device_num(void);
 /* The number of teams / the thread limit actually used for a request
  * (<= 0 means "not given"). */
 HIDDEN int32_t rt_pick_num_teams(int32_t requested);

@@ -6,7 +6,8 @@
  * libomp.so.5 before any device image, so the images' `__kmpc_*`/`omp_*`
  * imports (libomp's host ABI, node VERSION) bind here.
  *
- * Caps and defaults (read once, at the first use):
+ * Caps and defaults (read once, at the first use, by caps_init: the
+ * runtime's only reader of the environment):
  *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 64
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
  *   (each accepted in 1..1024; another value is reported and ignored)
@@ -16,13 +17,18 @@
  *                          thread_limit if given, else
  *                          max(1, online CPUs / num_teams), clamped to the cap
  *                          (the league fills the CPUs once: no oversubscription)
- *   SIMDEVICE_DEVICE_NUM   what omp_get_device_num() returns      default 0
  * All teams of a league run at once, each on its own pool thread, and each
  * parallel region gets its threads from the same pool; the pool keeps its
  * threads for later launches.
  *
- * Locks: the caps are written once under a pthread_once; everything else
- * here is thread-local (the current rt_member and a launch's initial team).
+ * The device number (omp_get_device_num) is not an environment setting: the
+ * server passes the number the plugin gave its process
+ * (simdev_rt_set_device_num), before it runs any kernel.
+ *
+ * Locks: the caps are written once under a pthread_once (caps_init is the
+ * runtime's only reader of the environment); the device number is an atomic;
+ * everything else here is thread-local (the current rt_member and a launch's
+ * initial team).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -72,8 +78,13 @@ static void caps_init(void)
   caps.ncpus = n < 1 ? 1 : (n > CAP_LIMIT ? CAP_LIMIT : (int32_t)n);
   caps.max_teams = env_int("SIMDEVICE_MAX_TEAMS", DEFAULT_MAX_TEAMS, 1, CAP_LIMIT);
   caps.max_threads = env_int("SIMDEVICE_MAX_THREADS", DEFAULT_MAX_THREADS, 1, CAP_LIMIT);
-  caps.device_num = env_int("SIMDEVICE_DEVICE_NUM", 0, 0, 1 << 20);
 }
+
+static _Atomic int32_t device_num;
+
+void simdev_rt_set_device_num(int32_t num) { atomic_store_explicit(&device_num, num, memory_order_relaxed); }
+
+HIDDEN int32_t rt_device_num(void) { return atomic_load_explicit(&device_num, memory_order_relaxed); }
 
 HIDDEN const struct rt_caps *rt_caps(void)
 {

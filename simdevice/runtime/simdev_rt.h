@@ -17,18 +17,22 @@ int simdev_call(void *fn, int nargs, const uint64_t *args);  /* -1 if nargs out 
  * (<=0: runtime default), thread_limit likewise; both clamped to the caps. */
 int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit);
 void simdev_rt_kernel_end(void);
+/* The number of the device this process is (what omp_get_device_num returns
+ * in device code); the server calls it once, before the first kernel. */
+void simdev_rt_set_device_num(int32_t num);
 /* Caps in force (after env and clamping), for the plugin's device info. */
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads);
 
 /* declare target indirect (seed 003): the host -> device function table that
- * __kmpc_target_translate_fptr searches. `rows` (sorted by host address) is
- * owned by the caller and must stay valid until the next call; the server
- * calls this only while no kernel runs. count 0 clears the table. */
+ * __kmpc_target_translate_fptr searches. The rows (sorted by host address)
+ * are copied, so the caller keeps ownership; it may be called while kernels
+ * run, from one thread at a time. count 0 clears the table. Returns 0, or -1
+ * (no memory; said on stderr) with the previous table still in force. */
 struct simdev_rt_fptr_row {
   uint64_t host;
   uint64_t device;
 };
-void simdev_rt_set_fptr_map(const struct simdev_rt_fptr_row *rows, uint64_t count);
+int simdev_rt_set_fptr_map(const struct simdev_rt_fptr_row *rows, uint64_t count);
 /* The device address of host function `fn`, or fn itself (seed 003). */
 void *__kmpc_target_translate_fptr(uint64_t fn);
 

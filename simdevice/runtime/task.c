@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lock_check.h"
 #include "rt_internal.h"
 
 /* kmp_task_t: what the compiler sees of a task. */
@@ -79,6 +80,7 @@ EXPORT void *__kmpc_omp_task_alloc(ident_t *loc, UNUSED int32_t gtid, int32_t fl
 /* Links a new task to its creator and taskgroup; team lock held. */
 static void task_attach_locked(struct rt_task *t, struct rt_task *creator)
 {
+  LOCK_ASSERT_HELD(&t->team->lock);
   t->parent = creator;
   creator->children++;
   creator->refs++;
@@ -87,8 +89,10 @@ static void task_attach_locked(struct rt_task *t, struct rt_task *creator)
     t->group->count++;
 }
 
+/* Drops one reference; team lock held. */
 static void task_free_if_unreferenced_locked(struct rt_task *t)
 {
+  LOCK_ASSERT_HELD(&t->team->lock);
   if (t->is_explicit && --t->refs == 0)
     free(t);
 }
@@ -96,6 +100,7 @@ static void task_free_if_unreferenced_locked(struct rt_task *t)
 /* Completion bookkeeping after the task body ran; team lock held. */
 static void task_complete_locked(struct rt_task *t)
 {
+  LOCK_ASSERT_HELD(&t->team->lock);
   struct rt_task *parent = t->parent;
   if (t->group)
     t->group->count--;
@@ -123,6 +128,7 @@ static void task_execute(struct rt_task *t)
 
 HIDDEN void rt_task_run_one_locked(struct rt_team *team)
 {
+  LOCK_ASSERT_HELD(&team->lock);
   struct rt_task *t = team->queue_head;
   team->queue_head = t->next;
   if (!team->queue_head)

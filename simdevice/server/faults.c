@@ -9,9 +9,15 @@
  * alternate stack for the server thread, so a kernel
  * that overflows its stack is reported too.
  *
- * Locking: none. `running_kernel` is an atomic written by the server thread;
- * the handler only reads it, the image table and the indirect table (both
- * stable while kernels run).
+ * Locking: none, and the handler never blocks. The running kernel is a
+ * thread-local of the thread that called it (the main thread or a queue
+ * slot's thread), so a fault there names that thread's kernel even while
+ * other queue slots run others; a fault in a device runtime worker thread
+ * (no kernel of its own) names the kernel started last (an atomic), which
+ * is a guess only when several kernels run at once. The
+ * entry names and the indirect table, which the main thread may replace
+ * while kernels run on queue slots, are read through their snapshots
+ * (images_entry_name, indirect_lookup; snapshot.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,11 +31,20 @@
 #include "server.h"
 
 static struct simdev_control *fault_control;
-static _Atomic uint64_t running_kernel;
+static __thread uint64_t thread_kernel; /* the kernel this thread called */
+static _Atomic uint64_t latest_kernel;  /* the kernel started last, if running */
 static _Atomic int fault_taken;
 
 void faults_set_running_kernel(uint64_t fn) {
-  atomic_store_explicit(&running_kernel, fn, memory_order_relaxed);
+  if (fn != 0) {
+    thread_kernel = fn;
+    atomic_store(&latest_kernel, fn);
+    return;
+  }
+  uint64_t mine = thread_kernel;
+  thread_kernel = 0;
+  /* Clear the latest only if no kernel started after ours. */
+  atomic_compare_exchange_strong(&latest_kernel, &mine, 0);
 }
 
 /* x86-64 page-fault error code: bit 1 write, bit 4 instruction fetch. */
@@ -54,14 +69,6 @@ static int access_kind(int sig, siginfo_t *info, void *uctx) {
   (void)info;
 #endif
   return SIMDEV_FAULT_READ;
-}
-
-static void copy_name(char *dst, size_t len, const char *src) {
-  size_t i = 0;
-  if (src != NULL)
-    for (; i + 1 < len && src[i] != '\0'; i++)
-      dst[i] = src[i];
-  dst[i] = '\0';
 }
 
 /* declare target indirect: a kernel called a host function pointer. The
@@ -98,14 +105,13 @@ static void on_fault(int sig, siginfo_t *info, void *uctx) {
   if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
     _exit(128 + sig);
   struct simdev_fault_record *rec = &fault_control->fault;
-  uint64_t kernel = atomic_load_explicit(&running_kernel, memory_order_relaxed);
+  uint64_t kernel = thread_kernel ? thread_kernel : atomic_load(&latest_kernel);
   rec->signal = sig;
   rec->address = (uint64_t)info->si_addr;
   rec->kind = access_kind(sig, info, uctx);
   rec->kernel = kernel;
   rec->in_kernel = kernel != 0;
-  copy_name(rec->kernel_name, sizeof rec->kernel_name,
-            kernel ? images_entry_name(kernel) : NULL);
+  images_entry_name(kernel, rec->kernel_name, sizeof rec->kernel_name);
   atomic_thread_fence(memory_order_seq_cst);
   rec->valid = 1;
   atomic_store(&fault_control->slot.state, SIMDEV_SLOT_FAULT);

@@ -8,8 +8,13 @@
  * Each loaded image keeps its memfd open until it is unloaded, so two loaded
  * images never share a /proc/self/fd path (glibc would hand back the first).
  *
- * Locking: none; only the server thread calls these, and never while a
- * kernel runs. images_entry_name is read by the fault handler.
+ * Locking: the image table and the staged image belong to the main server
+ * thread (LOAD/UNLOAD), which changes them while queue-slot threads run
+ * kernels. Those threads, and the fault handler on any thread, ask only
+ * images_entry_name, which reads `entry_index`: an immutable, sorted copy
+ * of every loaded entry (address and name) that the main thread rebuilds
+ * after each change and publishes through a snapshot (snapshot.c), so a
+ * reader never blocks and never sees a half-changed or freed table.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -34,6 +39,59 @@ struct loaded_image {
 #define MAX_IMAGES 256
 static struct loaded_image images[MAX_IMAGES];
 static int staged_fd = -1; /* image being streamed in */
+
+/* Every loaded entry by address, names copied in (one allocation). */
+struct entry_row {
+  uint64_t addr;
+  const char *name; /* inside the same allocation */
+};
+struct entry_index {
+  size_t count;
+  struct entry_row rows[]; /* sorted by addr; the names follow */
+};
+static struct snapshot entry_index;
+
+static int entry_row_order(const void *a, const void *b) {
+  const struct entry_row *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Rebuilds the entry index from the image table and publishes it. Returns
+ * 0, or -1 with the reason (no memory; the old index stays) in `msg`. */
+static int publish_entry_index(char *msg, size_t msg_len) {
+  size_t count = 0, name_bytes = 0;
+  for (int i = 0; i < MAX_IMAGES; i++)
+    if (images[i].handle != NULL)
+      for (uint64_t e = 0; e < images[i].count; e++)
+        if (images[i].addrs[e] != 0) {
+          count++;
+          name_bytes += strlen(images[i].names[e]) + 1;
+        }
+  struct entry_index *next = NULL;
+  if (count > 0) {
+    next = malloc(sizeof *next + count * sizeof next->rows[0] + name_bytes);
+    if (next == NULL) {
+      snprintf(msg, msg_len, "no memory for the index of %zu entries", count);
+      return -1;
+    }
+    char *names = (char *)&next->rows[count];
+    size_t n = 0;
+    for (int i = 0; i < MAX_IMAGES; i++)
+      if (images[i].handle != NULL)
+        for (uint64_t e = 0; e < images[i].count; e++)
+          if (images[i].addrs[e] != 0) {
+            size_t len = strlen(images[i].names[e]) + 1;
+            memcpy(names, images[i].names[e], len);
+            next->rows[n].addr = images[i].addrs[e];
+            next->rows[n++].name = names;
+            names += len;
+          }
+    next->count = n;
+    qsort(next->rows, n, sizeof next->rows[0], entry_row_order);
+  }
+  free(snapshot_replace(&entry_index, next));
+  return 0;
+}
 
 int images_stage(const void *bytes, size_t size, int start_new, char *msg,
                  size_t msg_len) {
@@ -169,6 +227,8 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
     addrs_out[i] = img->addrs[i];
     p = nul + 1;
   }
+  if (publish_entry_index(msg, msg_len) != 0)
+    goto out_release;
   *image_id_out = (uint64_t)id;
   return 0;
 out_release:
@@ -182,24 +242,45 @@ int images_unload(uint64_t image_id, char *msg, size_t msg_len) {
              (unsigned long long)image_id);
     return -1;
   }
-  release_image(&images[image_id]);
+  /* Unpublish its entries first: the image stays loaded if that fails. */
+  struct loaded_image gone = images[image_id];
+  images[image_id].handle = NULL;
+  if (publish_entry_index(msg, msg_len) != 0) {
+    images[image_id] = gone;
+    return -1;
+  }
+  release_image(&gone);
+  images[image_id] = gone; /* a free slot */
   return 0;
 }
 
 void images_unload_all(void) {
+  free(snapshot_replace(&entry_index, NULL));
   for (int i = MAX_IMAGES - 1; i >= 0; i--)
     if (images[i].handle != NULL)
       release_image(&images[i]);
 }
 
-const char *images_entry_name(uint64_t addr) {
-  for (int i = 0; i < MAX_IMAGES; i++) {
-    const struct loaded_image *img = &images[i];
-    if (img->handle == NULL || img->addrs == NULL || img->names == NULL)
-      continue;
-    for (uint64_t e = 0; e < img->count; e++)
-      if (img->addrs[e] == addr)
-        return img->names[e];
+int images_entry_name(uint64_t addr, char *buf, size_t len) {
+  unsigned ticket;
+  const struct entry_index *index = snapshot_enter(&entry_index, &ticket);
+  const char *name = NULL;
+  size_t lo = 0, hi = index ? index->count : 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (index->rows[mid].addr == addr) {
+      name = index->rows[mid].name;
+      break;
+    }
+    if (index->rows[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  return NULL;
+  size_t i = 0;
+  for (; name != NULL && name[i] != '\0' && i + 1 < len; i++)
+    buf[i] = name[i];
+  buf[i] = '\0';
+  snapshot_leave(&entry_index, ticket);
+  return name != NULL;
 }

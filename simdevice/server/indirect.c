@@ -25,10 +25,12 @@
  *    unless it is the same file at the same offset (then the code there is
  *    the same); a table row whose host address is device code is refused.
  *
- * Locking: only the server thread installs tables, and only between
- * commands, while no kernel runs. The fault handler reads the installed
- * table through atomics; a replaced table is freed when the next one is
- * installed, which again happens while no kernel runs.
+ * Locking: only the main server thread receives and installs tables
+ * (FPTR_MAP), possibly while queue-slot threads run kernels. The fault
+ * handler, on any thread, reads the installed table through a snapshot
+ * (snapshot.c): it never blocks, and a replaced table is freed only once no
+ * reader can still use it. The device runtime gets its own copy
+ * (simdev_rt_set_fptr_map). `staging` is the main thread's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,24 +49,28 @@ struct fptr_table {
   struct simdev_fptr_row rows[];
 };
 
-static struct fptr_table *_Atomic installed;
+static struct snapshot installed; /* of struct fptr_table */
 static struct fptr_table *staging; /* being received in chunks */
 
 /* The runtime's private API; absent when SIMDEVICE_RUNTIME is a plain libomp
  * (tests only): then only the fault path translates. */
-typedef void (*set_map_fn)(const void *rows, uint64_t count);
+typedef int (*set_map_fn)(const void *rows, uint64_t count);
 
-static void hand_to_runtime(const struct fptr_table *t) {
+/* Installs `t` (taken; NULL clears) for the runtime and the fault handler.
+ * 0, or -1 with the reason in `msg` and the old table still in force. */
+static int install(struct fptr_table *t, char *msg, size_t len) {
   set_map_fn set =
       (set_map_fn)dlvsym(RTLD_DEFAULT, "simdev_rt_set_fptr_map", "SIMDEVICE_1");
-  if (set != NULL)
-    set(t ? t->rows : NULL, t ? t->count : 0);
-}
-
-static void install(struct fptr_table *t) {
-  hand_to_runtime(t);
-  struct fptr_table *old = atomic_exchange(&installed, t);
-  free(old);
+  if (set != NULL && set(t ? t->rows : NULL, t ? t->count : 0) != 0) {
+    snprintf(msg, len,
+             "the device runtime has no memory for a function table of "
+             "%" PRIu64 " rows",
+             t ? t->count : 0);
+    free(t);
+    return -1;
+  }
+  free(snapshot_replace(&installed, t));
+  return 0;
 }
 
 /* Rows must be sorted, unique, point at device code, and their host address
@@ -105,8 +111,7 @@ int indirect_store(const struct simdev_fptr_row *rows, uint64_t count,
   if (total == 0) {
     free(staging);
     staging = NULL;
-    install(NULL);
-    return 0;
+    return install(NULL, msg, len);
   }
   if (at == 0) {
     free(staging);
@@ -136,25 +141,26 @@ int indirect_store(const struct simdev_fptr_row *rows, uint64_t count,
     free(t);
     return -1;
   }
-  install(t);
-  return 0;
+  return install(t, msg, len);
 }
 
 uint64_t indirect_lookup(uint64_t host) {
-  const struct fptr_table *t = atomic_load(&installed);
-  if (t == NULL)
-    return 0;
-  uint64_t lo = 0, hi = t->count;
+  unsigned ticket;
+  const struct fptr_table *t = snapshot_enter(&installed, &ticket);
+  uint64_t device = 0, lo = 0, hi = t ? t->count : 0;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (t->rows[mid].host == host)
-      return t->rows[mid].device;
+    if (t->rows[mid].host == host) {
+      device = t->rows[mid].device;
+      break;
+    }
     if (t->rows[mid].host < host)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return 0;
+  snapshot_leave(&installed, ticket);
+  return device;
 }
 
 /* ---- keeping host code addresses unmapped here ------------------------- */

@@ -8,7 +8,10 @@
  * on START_QUEUES it starts one server thread per queue slot, which serves
  * that slot from then on (only RUN), so kernels of different queues run
  * concurrently. Each slot belongs to its one thread between REQUEST and
- * DONE (see protocol.h), so no lock; `queue_threads` is the main thread's.
+ * DONE (see protocol.h), so no lock; `queue_threads`, the bounce area and
+ * the commands other than RUN are the main thread's. prot_log_lock orders
+ * the application of the shared protection log, which any slot's thread may
+ * apply. The image and function tables: server.h.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "server.h"
 
 static struct simdev_control *ctl;
@@ -58,6 +62,15 @@ static void fail_setup(const char *fmt, const char *detail) {
   _exit(2);
 }
 
+/* The server's only reader of the environment (the table of all variables
+ * is in simdevice/README.md): SIMDEVICE_RUNTIME, a path (or NULL), checked
+ * by the dlopen that uses it, which names it when it fails. The device
+ * runtime reads its own (runtime.c, caps_init). */
+static const char *runtime_override(void) {
+  const char *path = getenv("SIMDEVICE_RUNTIME");
+  return path != NULL && *path != '\0' ? path : NULL;
+}
+
 /* Loads the device runtime and the libomptarget SONAME stand-ins from the
  * server's own folder (or SIMDEVICE_RUNTIME), before any image, so that the
  * images' NEEDED entries resolve to them by SONAME. */
@@ -71,14 +84,17 @@ static void load_runtime(void) {
   if (slash != NULL)
     *slash = '\0';
   char path[PATH_MAX + 64];
-  const char *override = getenv("SIMDEVICE_RUNTIME");
-  if (override != NULL && *override != '\0')
+  const char *override = runtime_override();
+  if (override != NULL)
     snprintf(path, sizeof path, "%s", override);
   else
     snprintf(path, sizeof path, "%s/libomp.so.5", dir);
   void *rt = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
   if (rt == NULL)
-    fail_setup("cannot load the device runtime: %s", dlerror());
+    fail_setup(override ? "cannot load the device runtime named by "
+                          "SIMDEVICE_RUNTIME: %s"
+                        : "cannot load the device runtime: %s",
+               dlerror());
   static const char *stubs[] = {"libomptarget.so", "libomptarget.so.15",
                                 "libomptarget.so.16", "libomptarget.so.19.1",
                                 "libomptarget.so.22.1"};
@@ -92,15 +108,22 @@ static void load_runtime(void) {
   runtime.kernel_begin = (int (*)(int32_t, int32_t))dlsym(rt, "simdev_rt_kernel_begin");
   runtime.kernel_end = (void (*)(void))dlsym(rt, "simdev_rt_kernel_end");
   runtime.limits = (void (*)(int32_t *, int32_t *))dlsym(rt, "simdev_rt_limits");
+  runtime.set_device_num = (void (*)(int32_t))dlsym(rt, "simdev_rt_set_device_num");
   if (runtime.call == NULL || runtime.kernel_begin == NULL ||
-      runtime.kernel_end == NULL) {
+      runtime.kernel_end == NULL || runtime.limits == NULL ||
+      runtime.set_device_num == NULL) {
     /* Only a test setup points SIMDEVICE_RUNTIME at a plain libomp. */
     if (override == NULL)
       fail_setup("the device runtime lacks simdev_call / "
-                 "simdev_rt_kernel_begin / simdev_rt_kernel_end (%s)",
+                 "simdev_rt_kernel_begin / simdev_rt_kernel_end / "
+                 "simdev_rt_limits / simdev_rt_set_device_num (%s)",
                  path);
     memset(&runtime, 0, sizeof runtime);
+    return;
   }
+  /* omp_get_device_num() in device code: the plugin's number for us. */
+  runtime.set_device_num(ctl->device_id);
+  runtime.limits(&ctl->max_teams, &ctl->max_threads);
 }
 
 /* Without the device runtime's simdev_call (SIMDEVICE_RUNTIME pointing at a
@@ -141,11 +164,13 @@ static int run_kernel(struct simdev_slot *s) {
   }
   faults_set_running_kernel(0);
   if (rc != 0) {
-    const char *name = images_entry_name(s->a[0]);
+    char name[SIMDEV_KERNEL_NAME_SIZE];
+    if (!images_entry_name(s->a[0], name, sizeof name))
+      snprintf(name, sizeof name, "0x%llx", (unsigned long long)s->a[0]);
     snprintf(s->message, sizeof s->message,
-             "kernel `%s` takes %d arguments, more than the device runtime "
-             "supports",
-             name ? name : "?", nargs);
+             "kernel `%.256s` takes %d arguments, more than the device "
+             "runtime supports",
+             name, nargs);
     return -1;
   }
   return 0;
@@ -355,7 +380,7 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
       return;
-    __builtin_ia32_pause();
+    cpu_relax();
     /* Let runnable threads (kernels of queue slots, the host's) have the
      * CPU while waiting: on few cores a pure spin starves them. */
     if ((spin & 255) == 255)

@@ -1,14 +1,21 @@
 /*
  * server.h - internals of simdevice-server, the device process.
  *
- * Threads and locks: one server thread (main) serves the command slot and runs
- * kernels; the device runtime may start worker threads that run kernel code.
- * The image table is written only while serving LOAD/UNLOAD, when no kernel
- * runs, so the fault handler may read it without a lock.
+ * Threads and locks: the main thread serves the main command slot (every
+ * command: STAGE/LOAD/UNLOAD, FPTR_MAP, copies, RUN); after START_QUEUES one
+ * thread per queue slot runs that slot's kernels (RUN only), so kernels run
+ * while the main thread loads or unloads images or installs a new function
+ * table; the device runtime adds worker threads that run kernel code. The
+ * image table and the function table are written by the main thread only.
+ * What other threads read of them (entry names for fault reports and error
+ * messages, the function table for redirected calls) lives in immutable
+ * snapshots (snapshot.c) that readers use without blocking, fault handlers
+ * included; the bounce area and the staged image are the main thread's.
  */
 #ifndef SIMDEVICE_SERVER_H
 #define SIMDEVICE_SERVER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,6 +30,7 @@ struct server_runtime {
   int (*kernel_begin)(int32_t num_teams, int32_t thread_limit);
   void (*kernel_end)(void);
   void (*limits)(int32_t *max_teams, int32_t *max_threads);
+  void (*set_device_num)(int32_t num);
 };
 
 /* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
@@ -34,13 +42,15 @@ HIDDEN int images_load(const char *names, uint64_t name_count,
                        uint64_t *image_id_out, char *msg, size_t msg_len);
 HIDDEN int images_unload(uint64_t image_id, char *msg, size_t msg_len);
 HIDDEN void images_unload_all(void);
-/* The host entry name of a device address, or NULL; async-signal-safe. */
-HIDDEN const char *images_entry_name(uint64_t addr);
+/* Copies the host entry name of device address `addr` into buf (len > 0)
+ * and returns 1, or writes "" and returns 0 when no loaded image has that
+ * entry. Any thread; async-signal-safe (never blocks). */
+HIDDEN int images_entry_name(uint64_t addr, char *buf, size_t len);
 
 /* faults.c: catch SIGSEGV/SIGBUS/SIGILL/SIGFPE, record them in the control
  * area, wake the host and exit. */
 HIDDEN int faults_install(struct simdev_control *ctl, char *msg, size_t len);
-/* The kernel now running on this process (0 when none). */
+/* The kernel the calling thread now runs (0: it finished). */
 HIDDEN void faults_set_running_kernel(uint64_t fn);
 
 /* indirect.c: the declare target indirect table (SIMDEV_CMD_FPTR_MAP). */
@@ -51,6 +61,21 @@ HIDDEN uint64_t indirect_lookup(uint64_t host);
 /* Keep the host's code addresses unmapped here (reserved inaccessible), so
  * that calling one faults; called once before anything is loaded. */
 HIDDEN void indirect_guard_host_code(pid_t host, int device_id);
+
+/* snapshot.c: a table that the main thread replaces while any thread reads
+ * it, signal handlers included. Readers: t = snapshot_enter(s, &ticket),
+ * use t (NULL when none), snapshot_leave(s, ticket); they never block.
+ * snapshot_replace (main thread only) publishes `next` and returns the old
+ * table once no reader can still use it: the caller frees it. Zero-filled
+ * is an empty snapshot. */
+struct snapshot {
+  void *_Atomic current;
+  _Atomic unsigned epoch;
+  _Atomic unsigned readers[2];
+};
+HIDDEN const void *snapshot_enter(struct snapshot *s, unsigned *ticket);
+HIDDEN void snapshot_leave(struct snapshot *s, unsigned ticket);
+HIDDEN void *snapshot_replace(struct snapshot *s, void *next);
 
 /* futex helpers on shared (not process-private) words. */
 HIDDEN void server_futex_wake(_Atomic uint32_t *word);

@@ -1,7 +1,9 @@
 /* if_device.c - target if(0) runs on the host; if(1) and an explicit
- * device(n) clause run on device n.
+ * device(n) clause run on device n, and know it.
+ * env: SIMDEVICE_NUM_DEVICES=2
  * expect: if(0) sees omp_is_initial_device()==1 and touches host memory
- * directly; device(last device) offloads. */
+ * directly; device(last device) offloads and omp_get_device_num() there is
+ * the last device's number; device(0) answers 0. */
 #include <omp.h>
 #include "check.h"
 
@@ -27,16 +29,18 @@ int main(int argc, char **argv) {
     device_num = omp_get_device_num();
   }
   CHECK_EQ(on_host, 0);
-  printf("devices=%d ran on device %d\n", ndev, device_num);
+  CHECK_EQ(device_num, last);
 
   /* A map(to) value changed on the device stays unchanged on the host. */
   int shadow = 5;
-#pragma omp target device(0) map(to : shadow) map(from : on_host)
+#pragma omp target device(0) map(to : shadow) map(from : on_host, device_num)
   {
     shadow = 6;
     on_host = omp_is_initial_device();
+    device_num = omp_get_device_num();
   }
   CHECK_EQ(shadow, 5);
   CHECK_EQ(on_host, 0);
+  CHECK_EQ(device_num, 0);
   return check_finish();
 }

@@ -43,17 +43,19 @@ static const char kernel_source[] =
     " long g, long h) { *out = a + b + c + d + e + f + g + h; }\n"
     "int gvec[4] = {1, 2, 3, 4};\n"
     "void k_double_gvec(void) { for (int i = 0; i < 4; i++) gvec[i] *= 2; }\n"
+    "void k_wait_read(const double *p, long ms) { usleep(ms * 1000);"
+    " volatile double v = *p; (void)v; }\n"
     "ENTRY(k_empty, 0) ENTRY(k_axpy, 0) ENTRY(k_fill, 0) ENTRY(k_read, 0)\n"
     "ENTRY(k_exit, 0) ENTRY(k_sum_args, 0) ENTRY(k_double_gvec, 0)\n"
-    "ENTRY(gvec, sizeof gvec)\n";
+    "ENTRY(gvec, sizeof gvec) ENTRY(k_wait_read, 0)\n";
 
 enum test_entry {
   E_EMPTY, E_AXPY, E_FILL, E_READ, E_EXIT, E_SUM_ARGS, E_DOUBLE_GVEC, E_GVEC,
-  E_MISSING, E_COUNT
+  E_WAIT_READ, E_MISSING, E_COUNT
 };
 static const char *const entry_names[E_COUNT] = {
     "k_empty", "k_axpy", "k_fill", "k_read", "k_exit", "k_sum_args",
-    "k_double_gvec", "gvec", "k_not_in_image"};
+    "k_double_gvec", "gvec", "k_wait_read", "k_not_in_image"};
 
 struct test_image {
   char dir[64];

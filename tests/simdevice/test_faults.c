@@ -75,6 +75,40 @@ static void test_kernel_reading_host_memory_is_reported(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, dkeep), OFFLOAD_SUCCESS);
 }
 
+/* A kernel faults on a queue slot's thread while the main server thread
+ * loads and unloads another image, which rebuilds the table of entry names
+ * the fault handler reads: the report still names the kernel. */
+static void test_queue_fault_while_images_change(void **state) {
+  (void)state;
+  __tgt_device_image other = img.image; /* a second copy of the library */
+  void *args[2] = {(void *)64, (void *)150L}; /* the null page: unmapped */
+  ptrdiff_t offsets[2] = {0, 0};
+  __tgt_async_info info = {0};
+  assert_int_equal(__tgt_rtl_run_target_team_region_async(
+                       0, entry(E_WAIT_READ), args, offsets, 2, 1, 1, 0, &info),
+                   OFFLOAD_SUCCESS);
+  int loaded = 0, cycles = 0;
+  double until = now() + 5.0;
+  while (now() < until) {
+    if (!loaded && __tgt_rtl_load_binary(0, &other) == NULL)
+      break; /* the fault ended the process under the command */
+    loaded = 1;
+    if (__tgt_rtl_unload_binary(0, &other) != OFFLOAD_SUCCESS)
+      break;
+    loaded = 0;
+    cycles++;
+  }
+  assert_true(cycles > 0);
+  assert_int_equal(__tgt_rtl_synchronize(0, &info), OFFLOAD_FAIL);
+  __tgt_rtl_error err = last_error(0);
+  assert_non_null(strstr(err.message, "kernel `k_wait_read` read address 0x40"));
+  assert_int_equal(err.device_lost, 1);
+  if (loaded) /* it died under the unload: the plugin may have let go of it */
+    (void)__tgt_rtl_unload_binary(0, &other);
+  /* The device comes back for the next test. */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+}
+
 static void test_guard_page_catches_one_element_short(void **state) {
   (void)state;
   enum { N = 100 };
@@ -170,6 +204,7 @@ static void test_no_fd_leak_across_restarts(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_reading_host_memory_is_reported),
+      cmocka_unit_test(test_queue_fault_while_images_change),
       cmocka_unit_test(test_guard_page_catches_one_element_short),
       cmocka_unit_test(test_freed_memory_faults),
       cmocka_unit_test(test_kernel_exit_is_reported),

@@ -1,0 +1,126 @@
+/*
+ * settings.c - the plugin's only reader of the environment. Every variable
+ * is read and validated once, at the first plugin_settings() call; a value
+ * that is not accepted gets one warning on stderr naming the variable and
+ * what it accepts, and the default is used. simdevice/README.md has the
+ * table of all variables (plugin, server and device runtime).
+ *
+ * Locking: the settings are written once under a pthread_once and only
+ * read afterwards.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_internal.h"
+
+#define DEFAULT_DEVICES 1
+#define DEFAULT_MEMORY (1ull << 30)
+
+static struct plugin_settings settings;
+static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+
+/* "123", "64K", "512M", "2G" (powers of 1024). Returns 0 or -1. */
+static int parse_bytes(const char *text, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno != 0 || end == text || text[0] == '-')
+    return -1;
+  unsigned shift = 0;
+  switch (toupper((unsigned char)*end)) {
+  case '\0': break;
+  case 'K': shift = 10; end++; break;
+  case 'M': shift = 20; end++; break;
+  case 'G': shift = 30; end++; break;
+  case 'T': shift = 40; end++; break;
+  default: return -1;
+  }
+  if (*end == 'B' || *end == 'b')
+    end++;
+  if (*end != '\0' || (shift && v > (~0ull >> shift)))
+    return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+/* The variable's value, or NULL when unset or empty; used at once. */
+static const char *read_var(const char *name) {
+  const char *v = getenv(name);
+  return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* The same, as a copy kept in the settings: a later setenv must not change
+ * (or free) what was read. */
+static const char *keep_var(const char *name) {
+  const char *v = read_var(name);
+  if (v == NULL)
+    return NULL;
+  const char *copy = strdup(v);
+  if (copy == NULL)
+    fprintf(stderr, "simdevice: %s is ignored: no memory to keep it\n", name);
+  return copy;
+}
+
+static void rejected(const char *name, const char *value, const char *accepted,
+                     const char *dflt) {
+  fprintf(stderr, "simdevice: %s=\"%.60s\" is not %s; using %s\n", name, value,
+          accepted, dflt);
+}
+
+static void read_settings(void) {
+  settings.num_devices = DEFAULT_DEVICES;
+  const char *v = read_var("SIMDEVICE_NUM_DEVICES");
+  if (v != NULL) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < 0 ||
+        n > PLUGIN_MAX_DEVICES) {
+      char accepted[64];
+      snprintf(accepted, sizeof accepted, "a number from 0 to %d",
+               PLUGIN_MAX_DEVICES);
+      rejected("SIMDEVICE_NUM_DEVICES", v, accepted, "1");
+    } else {
+      settings.num_devices = (int)n;
+    }
+  }
+  settings.memory = DEFAULT_MEMORY;
+  v = read_var("SIMDEVICE_MEMORY");
+  uint64_t bytes = 0;
+  if (v != NULL) {
+    if (parse_bytes(v, &bytes) != 0 || bytes == 0 ||
+        bytes > SIMDEV_DEVICE_STRIDE)
+      rejected("SIMDEVICE_MEMORY", v,
+               "a size from 1 byte to 1T (K, M, G or T suffix)", "1G");
+    else
+      settings.memory = bytes;
+  }
+  settings.guard = 1;
+  v = read_var("SIMDEVICE_GUARD");
+  if (v != NULL) {
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+      rejected("SIMDEVICE_GUARD", v, "0 or 1", "1");
+    else
+      settings.guard = v[0] == '1';
+  }
+  /* Paths and commands: checked where they are used (process.c), since a
+   * missing server only matters when a device starts. */
+  settings.server = keep_var("SIMDEVICE_SERVER");
+  settings.wrapper = keep_var("SIMDEVICE_WRAPPER");
+  settings.search_path = keep_var("PATH");
+  if (settings.search_path == NULL)
+    settings.search_path = "/usr/bin:/bin";
+  /* Rules are checked one by one by faults.c, which names a bad one. */
+  settings.faults_simtarget = keep_var("SIMTARGET_FAULTS");
+  settings.faults_simdevice = keep_var("SIMDEVICE_FAULTS");
+  settings.fault_counts = keep_var("SIMTARGET_FAULT_COUNTS");
+}
+
+const struct plugin_settings *plugin_settings(void) {
+  pthread_once(&settings_once, read_settings);
+  return &settings;
+}
