@@ -32,7 +32,6 @@ static void devices_init(void) {
     devices[i].id = i;
     devices[i].mem_fd = devices[i].ctl_fd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
-    LOCK_OWNER_UNCHECKED(&devices[i].channel_lock);
   }
 }
 

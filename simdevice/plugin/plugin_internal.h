@@ -41,17 +41,6 @@
 #else
 #define DEVICE_BYTES_DEFINED(p, n) ((void)0)
 #endif
-/* LOCK_ASSERT_HELD (lock_check.h) reads the owner that glibc records in a
- * mutex without holding it: a thread that holds the mutex reads its own id,
- * any other value means "not held", so the unsynchronised read is the
- * point. Helgrind would report it as a race; exclude that one field. */
-#if __has_include(<valgrind/helgrind.h>) && !defined(NDEBUG) && defined(__GLIBC__)
-#include <valgrind/helgrind.h>
-#define LOCK_OWNER_UNCHECKED(m)                                                \
-  VALGRIND_HG_DISABLE_CHECKING(&(m)->__data.__owner, sizeof (m)->__data.__owner)
-#else
-#define LOCK_OWNER_UNCHECKED(m) ((void)(m))
-#endif
 #define PLUGIN_MAX_DEVICES 16
 #define PAGE_BYTES 4096ull
 
