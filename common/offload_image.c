@@ -526,3 +526,64 @@ const char *offload_elf_osabi_name(unsigned osabi) {
 unsigned offload_elf_ppc64_abi(const struct offload_elf_header *header) {
   return header->machine == EM_PPC64 ? header->flags & EF_PPC64_ABI : 0;
 }
+
+/* The section header of `scn` in host byte order, checked to lie inside
+ * the image. */
+static int section_inside(Elf_Scn *scn, size_t size, GElf_Shdr *sh) {
+  return gelf_getshdr(scn, sh) != NULL &&
+                 range_inside(sh->sh_offset, sh->sh_size, size)
+             ? 0
+             : -1;
+}
+
+int offload_elf_find_symtab(const void *bytes, size_t size, bool dynamic,
+                            struct offload_elf_symtab *out, char *why,
+                            size_t why_len) {
+  memset(out, 0, sizeof *out);
+  struct offload_elf_header header;
+  if (offload_elf_read_header(bytes, size, &header, why, why_len) < 0)
+    return -1;
+  const unsigned host_data =
+      __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+  if (header.elf_class != ELFCLASS64 || header.data != host_data) {
+    snprintf(why, why_len,
+             "ELF image: symbols are read from ELF64 images of this host's"
+             " byte order only");
+    return -1;
+  }
+  Elf *elf = elf_memory((char *)bytes, size);
+  if (!elf) {
+    snprintf(why, why_len, "libelf cannot read the ELF image: %s",
+             elf_errmsg(-1));
+    return -1;
+  }
+  const GElf_Word wanted = dynamic ? SHT_DYNSYM : SHT_SYMTAB;
+  int rc = -1;
+  snprintf(why, why_len, "ELF image has no %s section",
+           dynamic ? ".dynsym" : ".symtab");
+  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+       scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh, str;
+    if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != wanted)
+      continue;
+    Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+    if (sh.sh_entsize != sizeof(Elf64_Sym) ||
+        sh.sh_offset % _Alignof(Elf64_Sym) != 0 ||
+        section_inside(scn, size, &sh) < 0 || !strscn ||
+        section_inside(strscn, size, &str) < 0) {
+      snprintf(why, why_len,
+               "ELF image: its %s section or its strings lie outside the"
+               " image or are malformed",
+               dynamic ? ".dynsym" : ".symtab");
+      break;
+    }
+    *out = (struct offload_elf_symtab){.syms_offset = sh.sh_offset,
+                                       .syms_size = sh.sh_size,
+                                       .strs_offset = str.sh_offset,
+                                       .strs_size = str.sh_size};
+    rc = 0;
+    break;
+  }
+  elf_end(elf);
+  return rc;
+}

@@ -114,6 +114,20 @@ OFFLOAD_IMAGE_HIDDEN int offload_elf_read_header(
     const void *bytes, size_t size, struct offload_elf_header *out, char *why,
     size_t why_len);
 
+/* Where an ELF64 image of this host's byte order keeps its symbol table
+ * (.dynsym when `dynamic`, else .symtab) and that table's strings: byte
+ * offsets and sizes, each inside the image, found through libelf. */
+struct offload_elf_symtab {
+  size_t syms_offset, syms_size; /* Elf64_Sym entries, aligned for them */
+  size_t strs_offset, strs_size;
+};
+/* Returns 0 with *out filled, or -1 with the cause (no such table, another
+ * class or byte order, a table outside the image). */
+OFFLOAD_IMAGE_HIDDEN int offload_elf_find_symtab(const void *bytes,
+                                                 size_t size, bool dynamic,
+                                                 struct offload_elf_symtab *out,
+                                                 char *why, size_t why_len);
+
 /* For messages: "x86-64", "NVIDIA CUDA", ..., or "unknown". */
 OFFLOAD_IMAGE_HIDDEN const char *offload_elf_machine_name(unsigned machine);
 OFFLOAD_IMAGE_HIDDEN const char *offload_elf_osabi_name(unsigned osabi);

@@ -364,6 +364,14 @@ int omp_get_default_device(void);
 /* ---- device memory routines ----------------------------------------- */
 void *omp_target_alloc(size_t size, int device_num);
 void omp_target_free(void *device_ptr, int device_num);
+/* LLVM's extensions: memory of one kind (the plugin says whether it has
+ * that kind; simdevice has device memory only). */
+void *llvm_omp_target_alloc_device(size_t size, int device_num);
+void *llvm_omp_target_alloc_host(size_t size, int device_num);
+void *llvm_omp_target_alloc_shared(size_t size, int device_num);
+void llvm_omp_target_free_device(void *device_ptr, int device_num);
+void llvm_omp_target_free_host(void *device_ptr, int device_num);
+void llvm_omp_target_free_shared(void *device_ptr, int device_num);
 int omp_target_is_present(const void *ptr, int device_num);
 int omp_target_memcpy(void *dst, const void *src, size_t length,
                       size_t dst_offset, size_t src_offset, int dst_device,

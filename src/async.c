@@ -32,6 +32,7 @@
 #include "lock_check.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,11 +93,11 @@ struct async_record *async_record_new(struct device *dev, const char *what,
 }
 
 void async_record_get(struct async_record *r) {
-  __atomic_add_fetch(&r->refs, 1, __ATOMIC_RELAXED);
+  atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
 }
 
 void async_record_put(struct async_record *r) {
-  if (!r || __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) != 0)
+  if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
   async_record_wait(r);
   free(r->restores);

@@ -19,6 +19,7 @@
 #include "hostsyms.h"
 #include "faults.h"
 #include "lock_check.h"
+#include "offload_image.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -562,13 +563,12 @@ static void explain_unaccepted(struct device *dev,
                                const struct registered_lib *lib) {
   for (int32_t i = 0; i < lib->num_images; i++) {
     const struct image_info *img = &lib->images[i];
-    char machine[48] = "";
-    const unsigned char *p = img->payload;
-    if (img->payload_size >= sizeof(Elf64_Ehdr) && !memcmp(p, ELFMAG, 4)) {
-      Elf64_Half m;
-      memcpy(&m, p + offsetof(Elf64_Ehdr, e_machine), sizeof m);
-      snprintf(machine, sizeof machine, "ELF machine %u, ", m);
-    }
+    char machine[64] = "", why[160];
+    struct offload_elf_header elf;
+    if (offload_elf_read_header(img->payload, img->payload_size, &elf, why,
+                                sizeof why) == 0)
+      snprintf(machine, sizeof machine, "ELF machine %u (%s), ", elf.machine,
+               offload_elf_machine_name(elf.machine));
     char cause[600];
     device_plugin_cause(dev, cause, sizeof cause);
     char line[1024];

@@ -1,11 +1,13 @@
 /*
  * hostsyms.c - reading ELF64 symbol tables of host objects and device
- * images (see hostsyms.h). Every offset read from a file is bounds-checked:
- * a truncated or odd file yields "no symbols", never a crash.
+ * images (see hostsyms.h). The tables are found by the one ELF reader,
+ * common/offload_image.c (libelf, every offset bounds-checked): a truncated
+ * or odd file yields "no symbols", never a crash.
  *
  * Thread safety: no shared state (dl_iterate_phdr locks the loader).
  */
 #include "hostsyms.h"
+#include "offload_image.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -16,41 +18,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool in_bounds(size_t size, uint64_t off, uint64_t len) {
-  return off <= size && len <= size - off;
-}
-
 int elf_syms_from_memory(const void *elf, size_t size, bool dynamic,
                          struct elf_syms *out) {
   memset(out, 0, sizeof *out);
+  struct offload_elf_symtab tab;
+  char why[160];
+  if (!elf || offload_elf_find_symtab(elf, size, dynamic, &tab, why,
+                                      sizeof why) != 0)
+    return -1;
   const unsigned char *b = elf;
-  Elf64_Ehdr eh;
-  if (!b || size < sizeof eh || memcmp(b, ELFMAG, SELFMAG) != 0 ||
-      b[EI_CLASS] != ELFCLASS64)
-    return -1;
-  memcpy(&eh, b, sizeof eh);
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
-      !in_bounds(size, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr)) ||
-      eh.e_shoff % _Alignof(Elf64_Shdr))
-    return -1;
-  const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh.e_shoff);
-  uint32_t wanted = dynamic ? SHT_DYNSYM : SHT_SYMTAB;
-  for (size_t i = 0; i < eh.e_shnum; i++) {
-    if (sh[i].sh_type != wanted || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
-        sh[i].sh_link >= eh.e_shnum)
-      continue;
-    const Elf64_Shdr *str = &sh[sh[i].sh_link];
-    if (!in_bounds(size, sh[i].sh_offset, sh[i].sh_size) ||
-        !in_bounds(size, str->sh_offset, str->sh_size) ||
-        sh[i].sh_offset % _Alignof(Elf64_Sym))
-      return -1;
-    out->syms = (const Elf64_Sym *)(b + sh[i].sh_offset);
-    out->count = sh[i].sh_size / sizeof(Elf64_Sym);
-    out->strs = (const char *)(b + str->sh_offset);
-    out->strs_size = str->sh_size;
-    return 0;
-  }
-  return -1;
+  out->syms = (const Elf64_Sym *)(b + tab.syms_offset);
+  out->count = tab.syms_size / sizeof(Elf64_Sym);
+  out->strs = (const char *)(b + tab.strs_offset);
+  out->strs_size = tab.strs_size;
+  return 0;
 }
 
 struct object_search {

@@ -78,14 +78,6 @@ EXPORT void __kmpc_end_critical(UNUSED ident_t *loc, UNUSED int32_t gtid, kmp_cr
 
 /* ------------------------------------------------------------ omp locks */
 
-typedef struct {
-  void *impl;
-} omp_lock_t;
-
-typedef struct {
-  void *impl;
-} omp_nest_lock_t;
-
 struct nest_lock {
   _Atomic int32_t word;
   _Atomic int32_t owner; /* gtid + 1 of the holder, 0 when free */

@@ -25,8 +25,6 @@
 /* Outlined regions receive (&gtid, &btid) before the user arguments. */
 #define MAX_USER_ARGS (SIMDEV_MAX_ARGS - 2)
 
-typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
-
 EXPORT int32_t __kmpc_global_thread_num(UNUSED ident_t *loc) { return rt_gtid(); }
 EXPORT int32_t __kmpc_global_num_threads(UNUSED ident_t *loc) { return rt_current()->team->nthreads; }
 EXPORT int32_t __kmpc_bound_thread_num(UNUSED ident_t *loc) { return rt_current()->tid; }

@@ -58,10 +58,6 @@ EXPORT void __kmpc_end_reduce(UNUSED ident_t *loc, UNUSED int32_t gtid, kmp_crit
 EXPORT void __kmpc_atomic_start(void) { rt_word_lock(&atomic_word); }
 EXPORT void __kmpc_atomic_end(void) { rt_word_unlock(&atomic_word); }
 
-typedef long double float10;
-typedef float _Complex cmplx4;
-typedef double _Complex cmplx8;
-typedef long double _Complex cmplx10;
 
 #define ATOMIC_OP(NAME, T, OP)                                                                     \
   EXPORT void __kmpc_atomic_##NAME(UNUSED ident_t *loc, UNUSED int32_t gtid, T *lhs, T rhs)      \

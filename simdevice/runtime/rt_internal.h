@@ -200,4 +200,6 @@ HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish
 HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len);
 HIDDEN void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+#include "kmp_abi.h"
+
 #endif

@@ -20,7 +20,6 @@
 #include "rt_internal.h"
 
 /* kmp_task_t: what the compiler sees of a task. */
-typedef int32_t (*kmp_routine_entry_t)(int32_t gtid, void *task);
 typedef struct {
   void *shareds;
   kmp_routine_entry_t routine;

@@ -48,6 +48,9 @@ typedef int (*testdouble_kernel_fn)(void **params,
 /* Exported by the double for the tests (looked up with dlsym). */
 typedef int (*testdouble_last_launch_fn)(struct testdouble_launch *out);
 typedef long (*testdouble_live_allocations_fn)(void);
+/* The test double defines them; tests reach them through dlsym. */
+int testdouble_last_launch(struct testdouble_launch *out);
+long testdouble_live_allocations(void);
 
 /* The device environment layout the double's kernels module declares
  * (LLVM 17+ DeviceEnvironmentTy). */
