@@ -12,8 +12,9 @@ mkdir -p "$log_dir"
 
 # A CMocka executable counts its test cases (passed, failed, skipped, from
 # its summary lines, over every group it runs); any other executable counts
-# as one. A non-zero exit with no failed case reported (a crash, an
-# assertion in a group setup) is one more failure.
+# as one, skipped when it exits 77 (automake's "skipped"). A non-zero exit
+# with no failed case reported (a crash, an assertion in a group setup) is
+# one more failure.
 run_one() { # name, command...
   local name=$1; shift
   local log="$log_dir/${name//\//_}.log" rc p f s
@@ -23,6 +24,8 @@ run_one() { # name, command...
     p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
     f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
     s=$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+  elif [ $rc -eq 77 ]; then
+    p=0 f=0 s=1 rc=0
   else
     p=1 f=0 s=0
     [ $rc -eq 0 ] || p=0

@@ -28,6 +28,8 @@
 #include "omptarget.h"
 #include "omptarget_plugin.h"
 
+#include "lock_check.h"
+
 #define HIDDEN __attribute__((visibility("hidden")))
 #define CUDA_MAX_DEVICES 64
 
@@ -95,6 +97,16 @@ HIDDEN int cuda_driver_error(const struct cuda_driver *drv, CUresult rc,
                              const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 HIDDEN void cuda_error_take(__tgt_rtl_error *out);
+/* settings.c: the environment, read and checked once. */
+struct cuda_settings {
+  uint32_t info_flags;       /* LIBOMPTARGET_INFO at start */
+  uint32_t device_rtl_debug; /* LIBOMPTARGET_DEVICE_RTL_DEBUG */
+  char driver_path[256];     /* SIMTARGET_CUDA_DRIVER, "" when unset */
+};
+HIDDEN const struct cuda_settings *cuda_settings(void);
+/* Reads them again: a new plugin life. Caller holds plugin_state_lock. */
+HIDDEN void cuda_settings_reload(void);
+
 HIDDEN uint32_t cuda_info_flags(void);
 HIDDEN void cuda_set_info_flags(uint32_t flags);
 /* Prints "omptarget info: cuda: ..." when any of `bits` is set. */

@@ -60,6 +60,7 @@ static int find_global(CUmodule module, const char *name, CUdeviceptr *ptr,
 
 int devenv_write_device_environment(struct cuda_device *dev,
                                     CUmodule module) {
+  LOCK_ASSERT_HELD(&dev->lock);
   static const char *const names[] = {"__omp_rtl_device_environment",
                                       "omptarget_device_environment"};
   const struct cuda_driver *drv = plugin_driver();
@@ -72,8 +73,7 @@ int devenv_write_device_environment(struct cuda_device *dev,
     if (!found)
       continue;
     struct device_environment env = {0};
-    const char *debug = getenv("LIBOMPTARGET_DEVICE_RTL_DEBUG");
-    env.debug_kind = debug ? (uint32_t)strtoul(debug, NULL, 0) : 0;
+    env.debug_kind = cuda_settings()->device_rtl_debug;
     env.num_devices = (uint32_t)plugin_device_count();
     env.device_num = (uint32_t)dev->id;
     env.clock_frequency = (uint64_t)dev->clock_khz * 1000u;
@@ -102,6 +102,7 @@ static int32_t read_i32(const unsigned char *p) {
 
 int devenv_read_kernel_environment(struct cuda_device *dev, CUmodule module,
                                    struct cuda_kernel *kernel) {
+  LOCK_ASSERT_HELD(&dev->lock);
   const struct cuda_driver *drv = plugin_driver();
   size_t len = strlen(kernel->name) + sizeof "_kernel_environment";
   char *name = malloc(len);

@@ -24,7 +24,7 @@
 
 int driver_open(struct cuda_driver *drv, char *why, size_t why_len) {
   memset(drv, 0, sizeof *drv);
-  const char *override = getenv("SIMTARGET_CUDA_DRIVER");
+  const char *override = cuda_settings()->driver_path;
   const char *path =
       override && override[0] ? override : CUDA_DRIVER_SONAME;
   snprintf(drv->path, sizeof drv->path, "%s", path);

@@ -47,10 +47,8 @@ void cuda_error_take(__tgt_rtl_error *out) {
 static pthread_once_t info_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t info_flags;
 
-/* LLVM accepts decimal or 0x-prefixed values; -1 means everything. */
 static void read_info_env(void) {
-  const char *s = getenv("LIBOMPTARGET_INFO");
-  atomic_store(&info_flags, s ? (uint32_t)strtol(s, NULL, 0) : 0);
+  atomic_store(&info_flags, cuda_settings()->info_flags);
 }
 
 uint32_t cuda_info_flags(void) {

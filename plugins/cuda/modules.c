@@ -149,6 +149,7 @@ static int resolve_entry(struct cuda_device *dev, struct cuda_image *img,
 
 __tgt_target_table *modules_load(struct cuda_device *dev,
                                  const __tgt_device_image *image) {
+  LOCK_ASSERT_HELD(&dev->lock);
   const struct cuda_driver *drv = plugin_driver();
   struct cuda_image_payload payload;
   char why[300];
@@ -212,6 +213,7 @@ out_free:
 }
 
 int modules_unload(struct cuda_device *dev, const __tgt_device_image *image) {
+  LOCK_ASSERT_HELD(&dev->lock);
   struct cuda_image **link = &dev->images;
   while (*link != NULL && (*link)->key != image)
     link = &(*link)->next;
@@ -232,6 +234,7 @@ int modules_unload(struct cuda_device *dev, const __tgt_device_image *image) {
 }
 
 void modules_unload_all(struct cuda_device *dev) {
+  LOCK_ASSERT_HELD(&dev->lock);
   const struct cuda_driver *drv = plugin_driver();
   while (dev->images != NULL) {
     struct cuda_image *img = dev->images;

@@ -48,10 +48,12 @@ static void set_no_devices(const char *fmt, ...) {
 
 /* Under plugin_state_lock. Never fails: problems mean zero devices. */
 static void state_init_locked(void) {
+  LOCK_ASSERT_HELD(&plugin_state_lock);
   if (state_ready)
     return;
   state_ready = 1;
   no_device_reason[0] = '\0';
+  cuda_settings_reload();
   char why[sizeof no_device_reason];
   if (driver_open(&driver, why, sizeof why) != 0) {
     set_no_devices("%s", why);
@@ -111,6 +113,7 @@ static void state_init(void) {
 }
 
 static void device_release_locked(struct cuda_device *dev) {
+  LOCK_ASSERT_HELD(&dev->lock);
   if (!dev->context_ready)
     return;
   if (driver.cuCtxSetCurrent(dev->context) == CUDA_SUCCESS)
@@ -139,6 +142,7 @@ static int query_attribute(struct cuda_device *dev, CUdevice_attribute attr,
 
 /* Under dev->lock: retain the primary context and learn the limits. */
 static int device_setup_locked(struct cuda_device *dev) {
+  LOCK_ASSERT_HELD(&dev->lock);
   if (dev->context_ready)
     return 0;
   CUresult rc = driver.cuDevicePrimaryCtxRetain(&dev->context, dev->handle);

@@ -16,6 +16,7 @@ fi
 compilers="${*:-clang-14 clang-19}"
 pass=0
 fail=0
+skip=0
 mkdir -p "$out"
 if [ ! -f "$lib/libomp.so.5" ]; then
   echo "missing $lib/libomp.so.5 (make build/lib/simdevice/libomp.so.5)"
@@ -25,6 +26,7 @@ fi
 for cc in $compilers; do
   if ! command -v "$cc" >/dev/null 2>&1; then
     echo "SKIP $cc: not installed"
+    skip=$((skip + 1))
     continue
   fi
   for src in "$here"/t_*.c; do
@@ -68,6 +70,7 @@ for cc in $compilers; do
     *)
       if [ -z "${SIMDEVICE_OFFLOAD_LIBDIR:-}" ]; then
         echo "SKIP $name ($cc): SIMDEVICE_OFFLOAD_LIBDIR not set"
+        skip=$((skip + 1))
         continue
       fi
       extra="-L$SIMDEVICE_OFFLOAD_LIBDIR -I$SIMDEVICE_OFFLOAD_LIBDIR/clang/${cc#clang-}/include" ;;
@@ -98,5 +101,5 @@ for cc in $compilers; do
     fail=$((fail + 1))
   fi
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
