@@ -68,12 +68,18 @@ for cc in $compilers; do
   case "$cc" in
     clang-13|clang-14) ;;
     *)
-      if [ -z "${SIMDEVICE_OFFLOAD_LIBDIR:-}" ]; then
-        echo "SKIP $name ($cc): SIMDEVICE_OFFLOAD_LIBDIR not set"
+      # clang 15+ links the device image against its own libomptarget:
+      # SIMDEVICE_OFFLOAD_LIBDIR, else the one tests/toolchains.sh unpacked.
+      offload_libdir=${SIMDEVICE_OFFLOAD_LIBDIR:-}
+      if [ -z "$offload_libdir" ] && [ -r "$root/build/toolchains/env.sh" ]; then
+        offload_libdir=$(. "$root/build/toolchains/env.sh" && eval "echo \${TC_RTDIR_${cc#clang-}:-}")
+      fi
+      if [ -z "$offload_libdir" ]; then
+        echo "SKIP $name ($cc): SIMDEVICE_OFFLOAD_LIBDIR not set and no toolchain in build/toolchains"
         skip=$((skip + 1))
         continue
       fi
-      extra="-L$SIMDEVICE_OFFLOAD_LIBDIR -I$SIMDEVICE_OFFLOAD_LIBDIR/clang/${cc#clang-}/include" ;;
+      extra="-L$offload_libdir -I$offload_libdir/clang/${cc#clang-}/include" ;;
   esac
   if ! (cd "$dir" && "$cc" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu $extra -save-temps \
           "$here/devimage_kernel.c" -o prog) >"$log" 2>&1 ||
