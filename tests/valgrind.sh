@@ -2,8 +2,9 @@
 # tests/valgrind.sh - `make valgrind`: the unit, ABI and simdevice test
 # executables and a few clang-compiled programs under memcheck, with the
 # device processes under memcheck too (SIMDEVICE_WRAPPER); then the 8-thread
-# test under helgrind. Each must show 0 errors and 0 definite/indirect
-# leaks. Ends with "N passed, N failed".
+# test and the asynchronous-construct test under helgrind (suppressions,
+# each with its reason, in tests/helgrind.supp). Each must show 0 errors
+# and 0 definite/indirect leaks. Ends with "N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -57,7 +58,8 @@ for p in data_struct target_api teams_reduction mapper; do
 done
 
 unset SIMDEVICE_WRAPPER
-check "helgrind abi/test_threads" "$LOGS/helgrind_threads.log" \
-  valgrind -q --tool=helgrind --error-exitcode=99 build/tests/abi/test_threads
+HELGRIND="valgrind -q --tool=helgrind --error-exitcode=99 --suppressions=$ROOT/tests/helgrind.supp"
+check "helgrind abi/test_threads" "$LOGS/helgrind_threads.log" $HELGRIND build/tests/abi/test_threads
+check "helgrind abi/test_async" "$LOGS/helgrind_async.log" $HELGRIND build/tests/abi/test_async
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
