@@ -66,6 +66,9 @@ for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/te
   [ -x "$t" ] || continue
   run_one "${t#build/tests/}" "$t"
 done
+# The image parsers under libFuzzer for a moment: the fuzz target builds and
+# the seed corpus (every rejection path) runs clean under AddressSanitizer.
+run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite programs tests/programs.sh
 run_suite faults tests/faults.sh
