@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -216,6 +218,41 @@ static void test_random_against_model(void **state) {
   mapping_foreach(&table, collect, &prev);
 }
 
+/* The lock checks are real: a lookup without the table's lock, made in a
+ * child process, ends it with SIGABRT and a message naming the function and
+ * the lock (debug builds; with NDEBUG there is no check to test). */
+static void test_lookup_without_lock_aborts(void **state) {
+  (void)state;
+#ifdef NDEBUG
+  skip();
+#else
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  fflush(NULL);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    dup2(fds[1], 2);
+    struct mapping_table unlocked;
+    mapping_table_init(&unlocked);
+    struct mapping_entry *e;
+    mapping_lookup(&unlocked, 1000, 8, &e);
+    _exit(0); /* not reached when the check works */
+  }
+  close(fds[1]);
+  char text[512] = "";
+  ssize_t n = read(fds[0], text, sizeof text - 1);
+  close(fds[0]);
+  text[n > 0 ? n : 0] = '\0';
+  int status;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(WTERMSIG(status), SIGABRT);
+  assert_non_null(strstr(text, "mapping_lookup"));
+  assert_non_null(strstr(text, "lock"));
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_lookup_classifies_ranges, setup,
@@ -228,6 +265,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_dump_prints_counts_and_names, setup,
                                       teardown),
+      cmocka_unit_test(test_lookup_without_lock_aborts),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup,
                                       teardown),
   };
