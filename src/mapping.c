@@ -274,6 +274,31 @@ struct mapping_entry *mapping_find(struct mapping_table *t, uintptr_t addr) {
   return at && entry_holds(at, addr) ? at : NULL;
 }
 
+/* The entry with the least begin > addr, or NULL. */
+static struct mapping_entry *ceiling_entry(struct mapping_table *t,
+                                           uintptr_t addr) {
+  struct mapping_entry *cur = t->root, *best = NULL;
+  while (cur) {
+    if (cur->hst_begin > addr) {
+      best = cur;
+      cur = cur->left;
+    } else {
+      cur = cur->right;
+    }
+  }
+  return best;
+}
+
+struct mapping_entry *mapping_find_zero_size(struct mapping_table *t,
+                                             uintptr_t addr) {
+  LOCK_ASSERT_HELD(&t->lock);
+  struct mapping_entry *e = mapping_find(t, addr);
+  if (e)
+    return e;
+  e = ceiling_entry(t, addr);
+  return e && e->hst_base <= addr ? e : NULL;
+}
+
 struct find_device_arg {
   uintptr_t addr;
   struct mapping_entry *found;
@@ -328,6 +353,7 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
   e->hst_begin = hst_begin;
   e->hst_end = hst_end;
   e->tgt_begin = tgt_begin;
+  e->hst_base = hst_begin;
   e->height = 1;
   snprintf(e->name, sizeof e->name, "%s", name ? name : "");
   t->root = insert_node(t->root, e);

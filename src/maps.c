@@ -79,6 +79,7 @@ struct maps_construct {
   const char *what; /* "target data begin"... for messages */
   struct async_record *rec; /* NULL: synchronous */
   bool copies_back;         /* false while undoing a failed region */
+  bool exiting;             /* an end pass: partly present items are skipped */
   struct item_list items;
   struct touched *touched;  /* what the current pass changed */
   size_t num_touched, cap_touched;
@@ -301,23 +302,31 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
   return 0;
 }
 
-/* The part of [begin, begin+size) that lies in entry e (implicit extension
- * maps only the part inside the existing entry). */
-static int64_t clip_to_entry(const struct mapping_entry *e, uintptr_t begin,
+/* The part of [*begin, *begin+size) that lies in entry e, as a new begin
+ * and size (an implicit map that extends an entry on either side moves only
+ * the part inside it). */
+static int64_t clip_to_entry(const struct mapping_entry *e, uintptr_t *begin,
                              int64_t size) {
-  if (begin + (uintptr_t)size > e->hst_end)
-    return (int64_t)(e->hst_end - begin);
-  return size;
+  uintptr_t lo = *begin, hi = *begin + (uintptr_t)size;
+  if (lo < e->hst_begin)
+    lo = e->hst_begin;
+  if (hi > e->hst_end)
+    hi = e->hst_end;
+  *begin = lo;
+  return hi > lo ? (int64_t)(hi - lo) : 0;
 }
 
 /* ------------------------------------------------------------ lookups */
 
-enum find_result { FIND_OK = 0, FIND_ABSENT, FIND_ERROR };
+enum find_result { FIND_OK = 0, FIND_ABSENT, FIND_PARTIAL, FIND_ERROR };
 
 /*
- * Find the entry for [begin, begin+size) under the extension rule: a map that
- * explicitly extends an existing mapping is an error naming both ranges; an
- * implicit one whose begin lies inside an entry uses that entry.
+ * Find the entry for [begin, begin+size) under LLVM 19's extension rules: an
+ * implicit map that overlaps an entry on either side uses that entry (the
+ * array used in a region while a section of it is mapped); an explicit one
+ * is an error naming both ranges at entry, and is skipped at exit
+ * (FIND_PARTIAL: nothing released, nothing copied). A zero-size lookup also
+ * finds an entry through its section's base pointer (mapping.h).
  */
 static enum find_result find_for_map(struct maps_construct *c,
                                      const struct map_item *it,
@@ -326,6 +335,10 @@ static enum find_result find_for_map(struct maps_construct *c,
   uintptr_t begin = (uintptr_t)it->begin;
   enum mapping_overlap ov =
       mapping_lookup(&c->dev->map, begin, (uint64_t)it->size, &e);
+  if (ov == MAPPING_ABSENT && it->size == 0) {
+    e = mapping_find_zero_size(&c->dev->map, begin);
+    ov = e ? MAPPING_CONTAINED : MAPPING_ABSENT;
+  }
   *out = e;
   if (ov == MAPPING_CONTAINED)
     return FIND_OK;
@@ -334,14 +347,16 @@ static enum find_result find_for_map(struct maps_construct *c,
   char name[96];
   item_name(it, name, sizeof name);
   bool implicit = (it->type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
-  if (implicit && begin >= e->hst_begin && begin < e->hst_end) {
+  if (implicit) {
     report_info(INFO_MAPPING_EXISTS,
                 "Implicit map of %s host 0x%" PRIxPTR " [0:%" PRId64
-                "] extends mapped host 0x%" PRIxPTR " [0:%" PRIuPTR
+                "] overlaps mapped host 0x%" PRIxPTR " [0:%" PRIuPTR
                 "]: using the existing mapping",
                 name, begin, it->size, e->hst_begin, e->hst_end - e->hst_begin);
     return FIND_OK;
   }
+  if (c->exiting)
+    return FIND_PARTIAL;
   report_error_set("%s: %s extension of a mapped object: new map of %s host "
                    "0x%" PRIxPTR " [0:%" PRId64 "] extends mapped %s host "
                    "0x%" PRIxPTR " [0:%" PRIuPTR "] (device 0x%" PRIxPTR ")",
@@ -433,12 +448,14 @@ static int add_reference(struct maps_construct *c, struct mapping_entry *e,
   struct touched *t = touch(c, e);
   if (!t)
     return -1;
-  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
-    return 0;
+  /* An infinite dynamic count (declare target, omp_target_associate_ptr)
+   * still counts ompx_hold references: omp_target_disassociate_ptr must
+   * fail while they are held. */
   if (hold && !t->hold_changed) {
     e->hold_refcount++;
     t->hold_changed = true;
-  } else if (!hold && !t->dyn_changed) {
+  } else if (!hold && !t->dyn_changed &&
+             e->dyn_refcount != MAPPING_REFCOUNT_INFINITE) {
     e->dyn_refcount++;
     t->dyn_changed = true;
   }
@@ -462,6 +479,7 @@ static struct mapping_entry *create_entry(struct maps_construct *c,
   if (!e)
     goto out_free_device;
   e->owned = true;
+  e->hst_base = base <= begin ? base : begin;
   struct touched *t = touch(c, e);
   if (!t)
     goto out_remove_entry;
@@ -488,6 +506,15 @@ out_free_device:
   return NULL;
 }
 
+/* The base pointer of item it's section: the pointer's host value for a
+ * PTR_AND_OBJ (base is where that pointer lives), else base. */
+static uintptr_t section_base(const struct map_item *it) {
+  uintptr_t base = (uintptr_t)it->base;
+  if ((it->type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && base)
+    memcpy(&base, it->base, sizeof base);
+  return base;
+}
+
 /*
  * Map the object [begin, begin+size) of item `it` (the pointee of a
  * PTR_AND_OBJ): find or create its entry, count the reference, copy TO.
@@ -502,6 +529,7 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   struct mapping_entry *e = NULL;
   *out = NULL;
   switch (find_for_map(c, it, &e)) {
+  case FIND_PARTIAL: /* only at exit */
   case FIND_ERROR:
     return -1;
   case FIND_ABSENT:
@@ -515,7 +543,7 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
                   name, begin);
       return 0;
     }
-    e = create_entry(c, begin, it->size, (uintptr_t)it->base, name, hold);
+    e = create_entry(c, begin, it->size, section_base(it), name, hold);
     if (!e)
       return -1;
     break;
@@ -539,8 +567,10 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   *out = e;
   bool to = (it->type & OMP_TGT_MAPTYPE_TO) != 0;
   bool always = (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
-  if (to && (always || created_here(c, e)))
-    return copy_to_device(c, e, begin, clip_to_entry(e, begin, it->size));
+  if (to && (always || created_here(c, e))) {
+    int64_t size = clip_to_entry(e, &begin, it->size);
+    return copy_to_device(c, e, begin, size);
+  }
   return 0;
 }
 
@@ -592,7 +622,7 @@ static void return_device_address(struct maps_construct *c,
   if (!it->return_slot)
     return;
   uintptr_t begin = (uintptr_t)it->begin;
-  struct mapping_entry *e = mapping_find(&c->dev->map, begin);
+  struct mapping_entry *e = mapping_find_zero_size(&c->dev->map, begin);
   char name[96];
   item_name(it, name, sizeof name);
   if (!e) {
@@ -680,9 +710,8 @@ static void rollback_begin(struct maps_construct *c) {
       mapping_entry_remove(c->dev, e);
       continue;
     }
-    if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
-      continue;
-    if (t->dyn_changed && e->dyn_refcount > 0)
+    if (t->dyn_changed && e->dyn_refcount > 0 &&
+        e->dyn_refcount != MAPPING_REFCOUNT_INFINITE)
       e->dyn_refcount--;
     if (t->hold_changed && e->hold_refcount > 0)
       e->hold_refcount--;
@@ -698,8 +727,13 @@ static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
   struct touched *t = touch(c, e);
   if (!t)
     return -1;
-  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE) {
+    if ((type & OMP_TGT_MAPTYPE_OMPX_HOLD) && !t->hold_changed &&
+        e->hold_refcount > 0)
+      e->hold_refcount--;
+    t->hold_changed = t->hold_changed || (type & OMP_TGT_MAPTYPE_OMPX_HOLD);
     return 0;
+  }
   if (type & OMP_TGT_MAPTYPE_DELETE) {
     e->dyn_refcount = 0;
     t->dyn_changed = true;
@@ -743,6 +777,24 @@ static int end_one(struct maps_construct *c, const struct map_item *it) {
                 "] is not mapped: nothing to release",
                 c->what, name, begin, it->size);
     return 0;
+  case FIND_PARTIAL:
+    if (it->type & OMP_TGT_MAPTYPE_PRESENT) {
+      report_error_set("%s: map(present) of a partly present object: %s "
+                       "host 0x%" PRIxPTR " [0:%" PRId64 "] is only partly "
+                       "inside mapped %s host 0x%" PRIxPTR " [0:%" PRIuPTR "]",
+                       c->what, name, begin, it->size,
+                       e->name[0] ? e->name : "unknown", e->hst_begin,
+                       e->hst_end - e->hst_begin);
+      return -1;
+    }
+    /* LLVM 19 skips it: the mapping it overlaps stays until its own end. */
+    report_info(INFO_EMPTY_MAPPING,
+                "%s: %s host 0x%" PRIxPTR " [0:%" PRId64
+                "] is only partly inside mapped host 0x%" PRIxPTR
+                " [0:%" PRIuPTR "]: skipped, nothing released or copied",
+                c->what, name, begin, it->size, e->hst_begin,
+                e->hst_end - e->hst_begin);
+    return 0;
   case FIND_OK:
     break;
   }
@@ -750,9 +802,11 @@ static int end_one(struct maps_construct *c, const struct map_item *it) {
     return -1;
   bool from = c->copies_back && (it->type & OMP_TGT_MAPTYPE_FROM);
   bool forced = (it->type & (OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_DELETE));
-  if (from && (forced || marked_for_removal(c, e)) &&
-      copy_from_device(c, e, begin, clip_to_entry(e, begin, it->size)) != 0)
-    return -1;
+  if (from && (forced || marked_for_removal(c, e))) {
+    int64_t size = clip_to_entry(e, &begin, it->size);
+    if (copy_from_device(c, e, begin, size) != 0)
+      return -1;
+  }
   if (it->type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
     struct mapping_entry *pe = NULL;
     if (mapping_lookup(&c->dev->map, (uintptr_t)it->base, PTR_SIZE, &pe) ==
@@ -1089,6 +1143,7 @@ static int run_pass(struct maps_construct *c, enum pass_kind kind) {
   const size_t n = c->items.num;
   int rc = 0;
   c->what = p->what;
+  c->exiting = kind == PASS_END;
   c->num_touched = 0;
   pthread_mutex_lock(&c->dev->map.lock);
   wait_for_busy_entries(c);
@@ -1199,12 +1254,21 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
   int rc = 0;
   struct mapping_entry *e = NULL;
   uintptr_t hb = (uintptr_t)begin;
+  /* PTR_AND_OBJ|TARGET_PARAM (clang 13-19: a global pointer, or a pointer
+   * listed with its section): base is where the host pointer lives, and the
+   * kernel gets the device version of its value, as in LLVM. */
+  if ((type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && base)
+    memcpy(&base, base, sizeof base);
   pthread_mutex_lock(&dev->map.lock);
   enum mapping_overlap ov =
       mapping_lookup(&dev->map, hb, size > 0 ? (uint64_t)size : 0, &e);
+  if (ov == MAPPING_ABSENT && size == 0) {
+    e = mapping_find_zero_size(&dev->map, hb);
+    ov = e ? MAPPING_CONTAINED : MAPPING_ABSENT;
+  }
+  /* An implicit map may overlap its entry on either side (find_for_map). */
   bool usable = ov == MAPPING_CONTAINED ||
-                (ov == MAPPING_EXTENDS && hb >= e->hst_begin &&
-                 hb < e->hst_end && (type & OMP_TGT_MAPTYPE_IMPLICIT));
+                (ov == MAPPING_EXTENDS && (type & OMP_TGT_MAPTYPE_IMPLICIT));
   if (usable) {
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
   } else if (size == 0) {
