@@ -77,6 +77,9 @@ struct mapping_table {
    * after an allocation failure: lookups then use the tree alone). */
   struct mapping_entry **buckets;
   size_t nbuckets; /* a power of two */
+  /* Every device range ever inserted lies in [tgt_lo, tgt_hi): lets
+   * mapping_find_device answer "not a device address" without a scan. */
+  uintptr_t tgt_lo, tgt_hi;
 };
 
 enum mapping_overlap {
@@ -103,7 +106,8 @@ HIDDEN struct mapping_entry *mapping_find(struct mapping_table *t,
 HIDDEN struct mapping_entry *mapping_find_zero_size(struct mapping_table *t,
                                                     uintptr_t addr);
 /* The entry whose device range contains device address `addr`, or NULL
- * (linear; for diagnostics and omp_target_is_present of device pointers). */
+ * (linear, but O(1) for addresses outside every device range ever mapped,
+ * such as host addresses on simdevice). */
 HIDDEN struct mapping_entry *mapping_find_device(struct mapping_table *t,
                                                  uintptr_t addr);
 /* Insert a new entry (the range must not overlap an existing one). Returns

@@ -506,6 +506,25 @@ out_free_device:
   return NULL;
 }
 
+/* clang 13-16 map a variable used inside a use_device_addr region with its
+ * device address as the host address. Copying from it on the host would
+ * read device memory: an address inside a device copy is used as is,
+ * nothing is mapped or copied (the region already works on that copy). */
+static bool device_resident(struct device *dev, const struct map_item *it) {
+  struct mapping_entry *d = mapping_find_device(&dev->map, (uintptr_t)it->begin);
+  if (!d)
+    return false;
+  char name[96];
+  report_info(INFO_EMPTY_MAPPING,
+              "map of %s: 0x%" PRIxPTR " is a device address inside the "
+              "device copy of %s (host 0x%" PRIxPTR " [0:%" PRIuPTR "]), as "
+              "inside a use_device_addr region: used as is, nothing mapped",
+              item_name(it, name, sizeof name), (uintptr_t)it->begin,
+              d->name[0] ? d->name : "unknown", d->hst_begin,
+              d->hst_end - d->hst_begin);
+  return true;
+}
+
 /* The base pointer of item it's section: the pointer's host value for a
  * PTR_AND_OBJ (base is where that pointer lives), else base. */
 static uintptr_t section_base(const struct map_item *it) {
@@ -535,6 +554,8 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   case FIND_ABSENT:
     if (it->type & OMP_TGT_MAPTYPE_PRESENT)
       return report_absent_present(c, it);
+    if (device_resident(c->dev, it))
+      return 0;
     if (it->size == 0) {
       report_info(INFO_EMPTY_MAPPING,
                   "zero-size map of %s host 0x%" PRIxPTR
@@ -1271,6 +1292,8 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
                 (ov == MAPPING_EXTENDS && (type & OMP_TGT_MAPTYPE_IMPLICIT));
   if (usable) {
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
+  } else if (ov == MAPPING_ABSENT && mapping_find_device(&dev->map, hb)) {
+    *value = base; /* a device address already (device_resident) */
   } else if (size == 0) {
     *value = base;
     report_info(INFO_EMPTY_MAPPING,
