@@ -233,7 +233,7 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
                "%d) = %p (host %p)",
                i, (void *)field, parent, value, a->begin[i]);
   if (!rec)
-    return device_submit(dev, field, &value, sizeof value);
+    return device_submit_pointer(dev, field, &value, a->base[i], NULL);
   void **held = malloc(sizeof *held); /* read when the queue runs */
   if (!held) {
     report_error_set("target: out of host memory for a lambda capture");
@@ -244,7 +244,7 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
     free(held);
     return -1;
   }
-  return async_submit(rec, field, held, sizeof *held, NULL);
+  return async_submit_pointer(rec, field, held, a->base[i], NULL);
 }
 
 /* The device size of a (first)private copy: LLVM's plugins hand out

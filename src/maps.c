@@ -254,11 +254,11 @@ static int copy_to_device(struct maps_construct *c, struct mapping_entry *e,
   for (struct shadow_ptr *s = e->shadows; s; s = s->next) {
     if (!shadow_in_range(s, hst, hst + (uintptr_t)size))
       continue;
-    if ((c->rec ? async_submit(c->rec, (void *)s->tgt_ptr_addr,
-                               &s->tgt_ptr_value, PTR_SIZE, e->name)
-                : device_submit_named(c->dev, (void *)s->tgt_ptr_addr,
-                                      &s->tgt_ptr_value, PTR_SIZE,
-                                      e->name)) != 0) {
+    void *tgt_ptr = (void *)s->tgt_ptr_addr, *shown = (void *)s->hst_ptr_addr;
+    if ((c->rec ? async_submit_pointer(c->rec, tgt_ptr, &s->tgt_ptr_value,
+                                       shown, e->name)
+                : device_submit_pointer(c->dev, tgt_ptr, &s->tgt_ptr_value,
+                                        shown, e->name)) != 0) {
       report_error_set("%s: re-pointing the device copy of pointer host "
                        "0x%" PRIxPTR " failed",
                        c->what, s->hst_ptr_addr);
@@ -409,8 +409,8 @@ static int attach_pointer(struct maps_construct *c, struct mapping_entry *pe,
   s->hst_ptr_value = host_value;
   s->tgt_ptr_addr = tgt_addr;
   s->tgt_ptr_value = value;
-  if (device_submit_named(c->dev, (void *)tgt_addr, &s->tgt_ptr_value, PTR_SIZE,
-                          pe->name) != 0) {
+  if (device_submit_pointer(c->dev, (void *)tgt_addr, &s->tgt_ptr_value,
+                            (void *)ptr_addr, pe->name) != 0) {
     report_error_set("%s: writing device pointer 0x%" PRIxPTR
                      " into the device copy (0x%" PRIxPTR
                      ") of host pointer 0x%" PRIxPTR " failed",
@@ -665,15 +665,22 @@ static int attach_deferred(struct maps_construct *c,
   uintptr_t ptr_addr = (uintptr_t)it->base;
   uintptr_t pointee_begin = (uintptr_t)it->begin;
   struct mapping_entry *pe = NULL, *te = NULL;
-  if (mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe) !=
-          MAPPING_CONTAINED ||
-      mapping_lookup(&c->dev->map, pointee_begin, 0, &te) !=
-          MAPPING_CONTAINED) {
+  bool ptr_mapped = mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe) ==
+                    MAPPING_CONTAINED;
+  bool pointee_mapped =
+      mapping_lookup(&c->dev->map, pointee_begin, 0, &te) == MAPPING_CONTAINED;
+  if (!ptr_mapped || !pointee_mapped) {
+    /* OpenMP 5.1 attaches only a pointer that is itself on the device (a
+     * pointer used in the region is passed by value instead). */
     report_info(INFO_EMPTY_MAPPING,
-                "attach of %s: pointer host 0x%" PRIxPTR " %s, pointee host "
-                "0x%" PRIxPTR " %s: not attached",
-                name, ptr_addr, pe ? "mapped" : "not mapped", pointee_begin,
-                te ? "mapped" : "not mapped");
+                "attach of %s: %s: nothing attached (pointer at host "
+                "0x%" PRIxPTR ", pointee at host 0x%" PRIxPTR ")",
+                name,
+                !ptr_mapped && !pointee_mapped
+                    ? "neither the pointer nor its pointee is mapped"
+                : !ptr_mapped ? "the pointer itself is not mapped"
+                              : "its pointee is not mapped",
+                ptr_addr, pointee_begin);
     return 0;
   }
   bool always = (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0;

@@ -920,16 +920,40 @@ static void test_failed_copy_names_the_transfer(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* The INFO lines (flags) printed while a test runs: stderr to a file. */
+struct info_capture {
+  int saved;
+  FILE *tmp;
+  char out[8192];
+};
+
+static void info_capture_begin(struct info_capture *cap, uint32_t flags) {
+  fflush(stderr);
+  cap->saved = dup(2);
+  cap->tmp = tmpfile();
+  assert_non_null(cap->tmp);
+  dup2(fileno(cap->tmp), 2);
+  report_set_info_flags(flags);
+}
+
+static const char *info_capture_end(struct info_capture *cap) {
+  report_set_info_flags(0);
+  fflush(stderr);
+  dup2(cap->saved, 2);
+  close(cap->saved);
+  rewind(cap->tmp);
+  size_t n = fread(cap->out, 1, sizeof cap->out - 1, cap->tmp);
+  fclose(cap->tmp);
+  cap->out[n] = '\0';
+  return cap->out;
+}
+
 static void test_info_traces_transfers(void **state) {
   (void)state;
   int x[4] = {0};
-  fflush(stderr);
-  int saved = dup(2);
-  FILE *tmp = tmpfile();
-  assert_non_null(tmp);
-  dup2(fileno(tmp), 2);
-  report_set_info_flags(INFO_DATA_TRANSFER | INFO_MAPPING_CHANGED |
-                        INFO_MAPPING_EXISTS);
+  struct info_capture cap;
+  info_capture_begin(&cap, INFO_DATA_TRANSFER | INFO_MAPPING_CHANGED |
+                               INFO_MAPPING_EXISTS);
   void *b[1] = {x}, *p[1] = {x};
   int64_t s[1] = {16}, t[1] = {TO | FROM};
   void *names[1] = {";x[0:4];f.c;3;1;;"};
@@ -938,16 +962,8 @@ static void test_info_traces_transfers(void **state) {
   int rc2 = maps_data_begin(&dev, &a);
   int rc3 = maps_data_end(&dev, &a);
   int rc4 = maps_data_end(&dev, &a);
-  report_set_info_flags(0);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
+  const char *out = info_capture_end(&cap);
   assert_int_equal(rc1 | rc2 | rc3 | rc4, 0);
-  char out[4096] = {0};
-  rewind(tmp);
-  size_t n = fread(out, 1, sizeof out - 1, tmp);
-  fclose(tmp);
-  out[n] = '\0';
   char want[160];
   snprintf(want, sizeof want,
            "Copying data from host to device, HstPtr=%p, TgtPtr=", (void *)x);
@@ -976,6 +992,48 @@ static void *map_unmap_loop(void *arg) {
       return (void *)1;
   }
   return NULL;
+}
+
+/* clang 13-19 `int *gp; target map(to: gp[0:8])`: one PTR_AND_OBJ |
+ * TARGET_PARAM entry whose base is &gp. The kernel gets the device pointee
+ * (LLVM dereferences the base), and the trace shows the pointer write as a
+ * copy from &gp, not from a runtime buffer (issue 13, items 1 and 13). */
+static int *global_ptr;
+static void test_global_ptr_section_and_attach_trace(void **state) {
+  (void)state;
+  int pointee[8] = {0};
+  global_ptr = pointee;
+  void *b[1] = {&global_ptr}, *p[1] = {pointee};
+  int64_t s[1] = {sizeof pointee}, t[1] = {TO | PTR_AND_OBJ | PARAM};
+  struct map_args a = {1, b, p, s, t, NULL, NULL};
+  struct info_capture cap;
+  info_capture_begin(&cap, INFO_DATA_TRANSFER);
+  int rc = maps_data_begin(&dev, &a);
+  const char *out = info_capture_end(&cap);
+  assert_int_equal(rc, 0);
+  char want[160];
+  snprintf(want, sizeof want, "HstPtr=%p, TgtPtr=%p, Size=8",
+           (void *)&global_ptr, tgt_of(&global_ptr));
+  assert_non_null(strstr(out, want));
+  void *arg = NULL;
+  assert_int_equal(maps_kernel_arg(&dev, b[0], p[0], s[0], t[0], &arg), 0);
+  assert_ptr_equal(arg, tgt_of(pointee));
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  assert_table_empty_and_freed();
+
+  /* clang 22: the pointer is not mapped, so ATTACH attaches nothing; the
+   * trace says so, and not that the pointee (just created) is absent */
+  void *b2[2] = {pointee, &global_ptr}, *p2[2] = {pointee, pointee};
+  int64_t s2[2] = {sizeof pointee, 8}, t2[2] = {TO | PARAM, ATTACH};
+  struct map_args a2 = {2, b2, p2, s2, t2, NULL, NULL};
+  info_capture_begin(&cap, INFO_EMPTY_MAPPING);
+  rc = maps_data_begin(&dev, &a2);
+  out = info_capture_end(&cap);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "the pointer itself is not mapped"));
+  assert_null(strstr(out, "pointee is not mapped"));
+  assert_int_equal(maps_data_end(&dev, &a2), 0);
+  assert_table_empty_and_freed();
 }
 
 static void test_concurrent_constructs(void **state) {
@@ -1226,6 +1284,7 @@ int main(void) {
       T(test_failed_launch_undo_needs_no_memory),
       T(test_failed_async_launch_undo_needs_no_memory),
       T(test_info_traces_transfers),
+      T(test_global_ptr_section_and_attach_trace),
       T(test_concurrent_constructs),
       T(test_seed000_pointer_mapping_example),
   };
