@@ -910,7 +910,10 @@ static int update_range(struct maps_construct *c, const struct map_item *it,
 }
 
 /* LLVM's __tgt_target_non_contig: one descriptor per dimension, outermost
- * first; offsets and counts in elements of the dimension, strides in bytes. */
+ * first, the last one the element (offset 0, count 1, stride = element
+ * size); counts in elements, strides in bytes (including the section's
+ * stride). clang 22 emits the offset as the section's lower bound, in
+ * elements of the dimension. */
 struct non_contig_dim {
   int64_t offset;
   int64_t count;
@@ -926,9 +929,20 @@ static int update_non_contig(struct maps_construct *c,
     uintptr_t at = offset + (uintptr_t)(dims[dim].offset * dims[dim].stride);
     return update_range(c, it, (uintptr_t)it->base + at, run);
   }
+  /* OpenMP: c[1:3:2] is c[1], c[3], c[5]. LLVM's runtime multiplies the
+   * lower bound by the byte stride, which includes the section's stride
+   * (c[2], c[4], c[6]). The innermost dimension's unit is the element size
+   * (the last descriptor's stride), so its lower bound is placed exactly.
+   * An outer dimension's unit (the size of one inner slice) is not in the
+   * descriptor: there the stride is used, exact for a section stride of 1
+   * (README, "Differences from LLVM's runtime"). */
+  int64_t unit = dim == ndims - 2 ? dims[ndims - 1].stride : dims[dim].stride;
+  uintptr_t first = offset + (uintptr_t)(dims[dim].offset * unit);
+  if (dim == ndims - 2 && dims[dim].stride == unit && run == unit)
+    return update_range(c, it, (uintptr_t)it->base + first,
+                        dims[dim].count * unit); /* contiguous: one copy */
   for (int64_t i = 0; i < dims[dim].count; i++) {
-    uintptr_t at =
-        offset + (uintptr_t)((dims[dim].offset + i) * dims[dim].stride);
+    uintptr_t at = first + (uintptr_t)(i * dims[dim].stride);
     if (update_non_contig(c, it, dims, ndims, dim + 1, at, run) != 0)
       return -1;
   }
@@ -953,6 +967,10 @@ static int update_one(struct maps_construct *c, const struct map_item *it) {
     return -1;
   }
   for (int64_t d = 0; d < ndims; d++) {
+    report_debug("%s: map entry %d: non-contiguous dimension %" PRId64
+                 ": offset %" PRId64 ", count %" PRId64 ", stride %" PRId64,
+                 c->what, it->index, d, dims[d].offset, dims[d].count,
+                 dims[d].stride);
     if (dims[d].count < 0 || dims[d].offset < 0 || dims[d].stride < 0) {
       report_error_set(
           "%s: map entry %d (%s): non-contiguous dimension %" PRId64

@@ -603,12 +603,14 @@ static void test_non_contig_update(void **state) {
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 5; j++)
       dm[i][j] = -(10 * i + j);
-  /* update from(m[1:2][1:3]) */
+  /* update from(m[1:2][1:3]), as clang 22 describes it: one descriptor
+   * per dimension plus the element's (offset 0, count 1, its size) */
   struct {
     int64_t offset, count, stride;
-  } dims[2] = {{1, 2, 5 * sizeof(int)}, {1, 3, sizeof(int)}};
+  } dims[3] = {{1, 2, 5 * sizeof(int)}, {1, 3, sizeof(int)},
+               {0, 1, sizeof(int)}};
   void *base[1] = {m}, *begin[1] = {dims};
-  int64_t sizes[1] = {2}, types[1] = {FROM | NON_CONTIG};
+  int64_t sizes[1] = {3}, types[1] = {FROM | NON_CONTIG};
   struct map_args a = {1, base, begin, sizes, types, NULL, NULL};
   int retrieves = plug_stats.retrieves;
   assert_int_equal(maps_data_update(&dev, &a), 0);
@@ -632,6 +634,19 @@ static void test_non_contig_update(void **state) {
   assert_int_equal(dm[0][4], 1000);
   assert_int_equal(dm[2][4], 1002);
   assert_int_equal(dm[1][4], -14);
+  /* update from(m[1:1][1:2:2]): OpenMP's m[1][1] and m[1][3] (LLVM's
+   * runtime scales the lower bound by the byte stride and copies m[1][2]
+   * and m[1][4]; issue 13, item 12) */
+  dims[0] = (typeof(dims[0])){1, 1, 5 * sizeof(int)};
+  dims[1] = (typeof(dims[1])){1, 2, 2 * sizeof(int)};
+  types[0] = FROM | NON_CONTIG;
+  m[1][0] = m[1][1] = m[1][2] = m[1][3] = m[1][4] = 7;
+  assert_int_equal(maps_data_update(&dev, &a), 0);
+  assert_int_equal(m[1][0], 7);
+  assert_int_equal(m[1][1], -11);
+  assert_int_equal(m[1][2], 7);
+  assert_int_equal(m[1][3], -13);
+  assert_int_equal(m[1][4], 7);
   /* bad descriptors are refused */
   sizes[0] = 0;
   assert_int_equal(maps_data_update(&dev, &a), -1);
