@@ -1312,9 +1312,11 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
     e = mapping_find_zero_size(&dev->map, hb);
     ov = e ? MAPPING_CONTAINED : MAPPING_ABSENT;
   }
-  /* An implicit map may overlap its entry on either side (find_for_map). */
-  bool usable = ov == MAPPING_CONTAINED ||
-                (ov == MAPPING_EXTENDS && (type & OMP_TGT_MAPTYPE_IMPLICIT));
+  /* As LLVM's target(): any entry the argument overlaps gives its device
+   * address (an implicit map may extend its entry on either side, and a
+   * mapper may map less than the whole struct, e.g. not its padding); the
+   * begin pass already refused explicit extensions. */
+  bool usable = ov != MAPPING_ABSENT;
   if (usable) {
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
   } else if (ov == MAPPING_ABSENT && mapping_find_device(&dev->map, hb)) {

@@ -807,6 +807,40 @@ static void test_mapper_components(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* A nested default mapper's expansion as clang may push it: the member
+ * first, MEMBER_OF pointing at the struct pushed after it (issue 13, item 6;
+ * LLVM accepts it). */
+static void members_first_mapper(void *handle, void *base, void *begin,
+                                 int64_t size, int64_t type, void *name) {
+  (void)size;
+  struct vec *v = begin;
+  int64_t n = __tgt_mapper_num_components(handle);
+  int64_t tofrom = type & (TO | FROM);
+  int64_t member_of_next = (int64_t)((uint64_t)(n + 2) << 48);
+  __tgt_push_mapper_component(handle, &v->data, v->data,
+                              v->len * (int64_t)sizeof(double),
+                              tofrom | PTR_AND_OBJ | member_of_next, name);
+  __tgt_push_mapper_component(handle, base, begin, sizeof *v, tofrom, name);
+}
+
+static void test_mapper_member_before_parent(void **state) {
+  (void)state;
+  double buf[4] = {1, 2, 3, 4};
+  struct vec v = {4, buf};
+  void *base[1] = {&v}, *begin[1] = {&v};
+  int64_t sizes[1] = {sizeof v}, types[1] = {TO | FROM | PARAM};
+  void *mappers[1] = {(void *)members_first_mapper};
+  struct map_args a = {1, base, begin, sizes, types, NULL, mappers};
+  assert_int_equal(maps_data_begin(&dev, &a), 0);
+  assert_int_equal(dev.map.count, 2);
+  struct vec *dv = tgt_of(&v);
+  assert_ptr_equal(dv->data, tgt_of(buf));
+  assert_true(dv->data[3] == 4.0);
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  assert_ptr_equal(v.data, buf);
+  assert_table_empty_and_freed();
+}
+
 static void bad_mapper(void *handle, void *base, void *begin, int64_t size,
                        int64_t type, void *name) {
   (void)type;
@@ -1299,6 +1333,7 @@ int main(void) {
       T(test_failed_launch_undo_needs_no_memory),
       T(test_failed_async_launch_undo_needs_no_memory),
       T(test_info_traces_transfers),
+      T(test_mapper_member_before_parent),
       T(test_global_ptr_section_and_attach_trace),
       T(test_concurrent_constructs),
       T(test_seed000_pointer_mapping_example),
