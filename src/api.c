@@ -339,6 +339,14 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
                  "clause or declare target, not by omp_target_associate_ptr",
                  host_ptr);
     rc = EINVAL;
+  } else if (e->hold_refcount > 0) {
+    /* OpenMP 5.1 / LLVM: an association still held by an ompx_hold map
+     * (a construct using it is active) cannot go. */
+    report_error("omp_target_disassociate_ptr: host %p is held by %" PRIu64
+                 " active ompx_hold map(s) on device %d; disassociate it "
+                 "after the construct that holds it ends",
+                 host_ptr, e->hold_refcount, device_num);
+    rc = EINVAL;
   } else {
     mapping_remove(&dev->map, e);
   }

@@ -127,16 +127,30 @@ static int copy_queued(struct async_record *r, int rc, enum device_copy kind,
   return -1;
 }
 
-int async_submit(struct async_record *r, void *tgt, void *hst, int64_t size,
-                 const char *name) {
-  if (!ops_of(r)->data_submit_async)
-    return device_submit_named(r->dev, tgt, hst, size, name);
-  device_trace_copy(QUEUE_TO_DEVICE, hst, tgt, size, name);
+/* A queued copy to the device, traced with `shown` as its host address. */
+static int submit_shown(struct async_record *r, void *tgt, void *hst,
+                        int64_t size, const char *name, const void *shown) {
+  device_trace_copy(QUEUE_TO_DEVICE, (void *)shown, tgt, size, name);
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_SUBMIT, ops_of(r), data_submit_async)(
       r->dev->rtl_id, tgt, hst, size, &r->info);
   pthread_mutex_unlock(&r->lock);
   return copy_queued(r, rc, QUEUE_TO_DEVICE, hst, tgt, size);
+}
+
+int async_submit(struct async_record *r, void *tgt, void *hst, int64_t size,
+                 const char *name) {
+  if (!ops_of(r)->data_submit_async)
+    return device_submit_named(r->dev, tgt, hst, size, name);
+  return submit_shown(r, tgt, hst, size, name, hst);
+}
+
+int async_submit_pointer(struct async_record *r, void *tgt, void *value,
+                         const void *hst_ptr_addr, const char *name) {
+  if (!ops_of(r)->data_submit_async)
+    return device_submit_pointer(r->dev, tgt, value, hst_ptr_addr, name);
+  return submit_shown(r, tgt, value, (int64_t)sizeof(void *), name,
+                      hst_ptr_addr);
 }
 
 int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,

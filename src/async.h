@@ -55,6 +55,11 @@ HIDDEN int async_submit(struct async_record *r, void *tgt, void *hst,
                         int64_t size, const char *name);
 HIDDEN int async_retrieve(struct async_record *r, void *hst, void *tgt,
                           int64_t size, const char *name);
+/* device_submit_pointer, queued: `value` must live until the record
+ * completes. */
+HIDDEN int async_submit_pointer(struct async_record *r, void *tgt,
+                                void *value, const void *hst_ptr_addr,
+                                const char *name);
 HIDDEN int async_launch(struct async_record *r,
                         const struct device_entry *kernel, void **args,
                         ptrdiff_t *offsets, int32_t num_args,

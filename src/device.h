@@ -124,6 +124,12 @@ HIDDEN int device_submit_named(struct device *dev, void *tgt_ptr,
 HIDDEN int device_retrieve_named(struct device *dev, void *hst_ptr,
                                  void *tgt_ptr, int64_t size,
                                  const char *name);
+/* Write a device pointer (the 8 bytes at `value`, a runtime buffer) into
+ * the device copy of the user's host pointer at `hst_ptr_addr`: the trace
+ * shows the user's address, not the buffer. */
+HIDDEN int device_submit_pointer(struct device *dev, void *tgt_ptr,
+                                 void *value, const void *hst_ptr_addr,
+                                 const char *name);
 /* A copy between host and device: its direction, and whether it runs now
  * (device_ops.c) or goes on an asynchronous queue (async.c). */
 enum device_copy {

@@ -111,14 +111,26 @@ void device_copy_failed(struct device *dev, enum device_copy kind,
   device_add_plugin_cause(dev);
 }
 
-int device_submit_named(struct device *dev, void *tgt_ptr, void *hst_ptr,
-                        int64_t size, const char *name) {
-  device_trace_copy(COPY_TO_DEVICE, hst_ptr, tgt_ptr, size, name);
+/* A copy to the device, traced with `shown` as its host address. */
+static int submit_shown(struct device *dev, void *tgt_ptr, void *hst_ptr,
+                        int64_t size, const char *name, const void *shown) {
+  device_trace_copy(COPY_TO_DEVICE, (void *)shown, tgt_ptr, size, name);
   int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
       dev->rtl_id, tgt_ptr, hst_ptr, size);
   if (rc != OFFLOAD_SUCCESS)
     device_copy_failed(dev, COPY_TO_DEVICE, hst_ptr, tgt_ptr, size);
   return rc;
+}
+
+int device_submit_named(struct device *dev, void *tgt_ptr, void *hst_ptr,
+                        int64_t size, const char *name) {
+  return submit_shown(dev, tgt_ptr, hst_ptr, size, name, hst_ptr);
+}
+
+int device_submit_pointer(struct device *dev, void *tgt_ptr, void *value,
+                          const void *hst_ptr_addr, const char *name) {
+  return submit_shown(dev, tgt_ptr, value, (int64_t)sizeof(void *), name,
+                      hst_ptr_addr);
 }
 
 int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,

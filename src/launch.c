@@ -203,6 +203,59 @@ static void launch_explain_fault(struct device *dev,
   }
 }
 
+/* A lambda capture (clang 13-22): LITERAL|PTR_AND_OBJ|IMPLICIT|MEMBER_OF,
+ * not a kernel parameter. Its base is where the capture (a pointer or a
+ * reference) lives inside the parent closure, its begin the host address
+ * the capture holds. */
+static bool is_lambda_capture(int64_t type) {
+  const int64_t bits = OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PTR_AND_OBJ |
+                       OMP_TGT_MAPTYPE_IMPLICIT;
+  return (type & bits) == bits && !(type & OMP_TGT_MAPTYPE_TARGET_PARAM) &&
+         ((uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT) != 0;
+}
+
+/* Point the capture of entry i inside the device copy of its closure (the
+ * parameter `parent_value`, the device address of the closure's host base)
+ * at the device copy of what it captures, as LLVM does; a capture of
+ * something unmapped keeps its host value (LLVM ignores it too). */
+static int fix_lambda_capture(struct device *dev, const struct map_args *a,
+                              int32_t i, int32_t parent, void *parent_value,
+                              struct async_record *rec) {
+  void *value = NULL;
+  if (maps_kernel_arg(dev, a->begin[i], a->begin[i], a->sizes[i],
+                      a->types[i] & ~OMP_TGT_MAPTYPE_PTR_AND_OBJ, &value) != 0)
+    return -1;
+  if (value == a->begin[i])
+    return 0;
+  char *field = (char *)parent_value + ((char *)a->base[i] -
+                                        (char *)a->base[parent]);
+  report_debug("lambda capture %d: device 0x%p (in the closure of argument "
+               "%d) = %p (host %p)",
+               i, (void *)field, parent, value, a->begin[i]);
+  if (!rec)
+    return device_submit_pointer(dev, field, &value, a->base[i], NULL);
+  void **held = malloc(sizeof *held); /* read when the queue runs */
+  if (!held) {
+    report_error_set("target: out of host memory for a lambda capture");
+    return -1;
+  }
+  *held = value;
+  if (async_defer_host_free(rec, held) != 0) {
+    free(held);
+    return -1;
+  }
+  return async_submit_pointer(rec, field, held, a->base[i], NULL);
+}
+
+/* The device size of a (first)private copy: LLVM's plugins hand out
+ * malloc-aligned (16-byte) memory and kernels built at -O1+ rely on it
+ * (aligned SSE loads of a firstprivate array); simdevice ends each
+ * allocation at an 8-byte boundary before its guard page, so a size rounded
+ * up to 16 keeps the copy 16-byte aligned. */
+static int64_t private_alloc_size(int64_t size) {
+  return size > 0 ? (size + 15) & ~(int64_t)15 : 16;
+}
+
 /* One private (firstprivate) copy made for this launch. */
 int launch_region(struct device *dev, const struct launch_request *req) {
   return launch_region_async(dev, req, NULL);
@@ -224,6 +277,7 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
   ptrdiff_t *offsets = NULL;
   void **privates = NULL; /* device copies of (first)private entries */
   int32_t num_privates = 0;
+  int32_t *param_of = NULL; /* argument index -> its parameter, or -1 */
 
   if (device_lookup_entry(dev, req->host_ptr, &kernel) != 0)
     return -1;
@@ -249,7 +303,8 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
   params = calloc((size_t)n + 1, sizeof *params);
   offsets = calloc((size_t)n + 1, sizeof *offsets);
   privates = calloc((size_t)a->num + 1, sizeof *privates);
-  if (!params || !offsets || !privates) {
+  param_of = calloc((size_t)a->num + 1, sizeof *param_of);
+  if (!params || !offsets || !privates || !param_of) {
     report_error_set("out of host memory for %d kernel arguments", n);
     goto out_unmap;
   }
@@ -259,8 +314,20 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
     params[k++] = NULL; /* CPU kernels never read it (clang-abi.md 6) */
   for (int32_t i = 0; i < a->num; i++) {
     int64_t type = a->types[i];
+    param_of[i] = -1;
+    if (is_lambda_capture(type)) {
+      /* maps_check_args made sure the parent comes first */
+      int32_t parent =
+          (int32_t)((uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT) - 1;
+      if (param_of[parent] >= 0 &&
+          fix_lambda_capture(dev, a, i, parent, params[param_of[parent]],
+                             rec) != 0)
+        goto out_free_privates;
+      continue;
+    }
     if (!(type & OMP_TGT_MAPTYPE_TARGET_PARAM))
       continue;
+    param_of[i] = k;
     if (type & OMP_TGT_MAPTYPE_LITERAL) {
       /* The value itself (seed 000: args_base). A host function pointer
        * passed by value becomes its declare-target-indirect twin. */
@@ -268,7 +335,7 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
     } else if (type & OMP_TGT_MAPTYPE_PRIVATE) {
       /* (first)private: a device copy of the host object for this launch */
       int64_t size = a->sizes[i];
-      void *tgt = device_alloc(dev, size > 0 ? size : 1, a->begin[i],
+      void *tgt = device_alloc(dev, private_alloc_size(size), a->begin[i],
                                TARGET_ALLOC_DEFAULT);
       if (!tgt)
         goto out_free_privates;
@@ -348,6 +415,7 @@ out_unmap:
   free(params);
   free(offsets);
   free(privates);
+  free(param_of);
   __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
   return rc;
 }

@@ -28,6 +28,8 @@ void mapping_table_init(struct mapping_table *t) {
   t->count = 0;
   t->buckets = NULL;
   t->nbuckets = 0;
+  t->tgt_lo = UINTPTR_MAX; /* no device range yet */
+  t->tgt_hi = 0;
 }
 
 /* ---------------------------------------------------------------- hash */
@@ -274,6 +276,31 @@ struct mapping_entry *mapping_find(struct mapping_table *t, uintptr_t addr) {
   return at && entry_holds(at, addr) ? at : NULL;
 }
 
+/* The entry with the least begin > addr, or NULL. */
+static struct mapping_entry *ceiling_entry(struct mapping_table *t,
+                                           uintptr_t addr) {
+  struct mapping_entry *cur = t->root, *best = NULL;
+  while (cur) {
+    if (cur->hst_begin > addr) {
+      best = cur;
+      cur = cur->left;
+    } else {
+      cur = cur->right;
+    }
+  }
+  return best;
+}
+
+struct mapping_entry *mapping_find_zero_size(struct mapping_table *t,
+                                             uintptr_t addr) {
+  LOCK_ASSERT_HELD(&t->lock);
+  struct mapping_entry *e = mapping_find(t, addr);
+  if (e)
+    return e;
+  e = ceiling_entry(t, addr);
+  return e && e->hst_base <= addr ? e : NULL;
+}
+
 struct find_device_arg {
   uintptr_t addr;
   struct mapping_entry *found;
@@ -293,6 +320,8 @@ static int match_device_addr(struct mapping_entry *e, void *arg) {
 struct mapping_entry *mapping_find_device(struct mapping_table *t,
                                           uintptr_t addr) {
   LOCK_ASSERT_HELD(&t->lock);
+  if (addr < t->tgt_lo || addr > t->tgt_hi)
+    return NULL;
   struct find_device_arg fa = {.addr = addr, .found = NULL};
   mapping_foreach(t, match_device_addr, &fa);
   return fa.found;
@@ -328,6 +357,11 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
   e->hst_begin = hst_begin;
   e->hst_end = hst_end;
   e->tgt_begin = tgt_begin;
+  e->hst_base = hst_begin;
+  if (tgt_begin < t->tgt_lo)
+    t->tgt_lo = tgt_begin;
+  if (tgt_begin + (hst_end - hst_begin) > t->tgt_hi)
+    t->tgt_hi = tgt_begin + (hst_end - hst_begin);
   e->height = 1;
   snprintf(e->name, sizeof e->name, "%s", name ? name : "");
   t->root = insert_node(t->root, e);

@@ -43,6 +43,10 @@ struct shadow_ptr {
 struct mapping_entry {
   uintptr_t hst_begin, hst_end; /* [begin, end) on the host */
   uintptr_t tgt_begin;          /* device address of hst_begin */
+  /* The base pointer of the section that created the entry (a for
+   * a[5:10]; hst_begin when unknown): a zero-size lookup of an address in
+   * [hst_base, hst_begin) names this entry (mapping_find_zero_size). */
+  uintptr_t hst_base;
   uint64_t dyn_refcount;        /* MAPPING_REFCOUNT_INFINITE: never removed */
   uint64_t hold_refcount;       /* ompx_hold */
   bool owned;                   /* tgt memory allocated by us (freed on removal) */
@@ -73,6 +77,9 @@ struct mapping_table {
    * after an allocation failure: lookups then use the tree alone). */
   struct mapping_entry **buckets;
   size_t nbuckets; /* a power of two */
+  /* Every device range ever inserted lies in [tgt_lo, tgt_hi): lets
+   * mapping_find_device answer "not a device address" without a scan. */
+  uintptr_t tgt_lo, tgt_hi;
 };
 
 enum mapping_overlap {
@@ -92,8 +99,15 @@ HIDDEN enum mapping_overlap mapping_lookup(struct mapping_table *t,
 /* The entry containing host address `addr`, or NULL. */
 HIDDEN struct mapping_entry *mapping_find(struct mapping_table *t,
                                           uintptr_t addr);
+/* The entry a zero-size lookup of `addr` (a pointer used implicitly, or in
+ * use_device_ptr) names: the entry containing addr or, as OpenMP 5.1's
+ * pointer initialisation and LLVM 15+ do, the first entry after addr whose
+ * section's base pointer lies at or before addr (p = a; map(a[5:10])). */
+HIDDEN struct mapping_entry *mapping_find_zero_size(struct mapping_table *t,
+                                                    uintptr_t addr);
 /* The entry whose device range contains device address `addr`, or NULL
- * (linear; for diagnostics and omp_target_is_present of device pointers). */
+ * (linear, but O(1) for addresses outside every device range ever mapped,
+ * such as host addresses on simdevice). */
 HIDDEN struct mapping_entry *mapping_find_device(struct mapping_table *t,
                                                  uintptr_t addr);
 /* Insert a new entry (the range must not overlap an existing one). Returns

@@ -79,6 +79,7 @@ struct maps_construct {
   const char *what; /* "target data begin"... for messages */
   struct async_record *rec; /* NULL: synchronous */
   bool copies_back;         /* false while undoing a failed region */
+  bool exiting;             /* an end pass: partly present items are skipped */
   struct item_list items;
   struct touched *touched;  /* what the current pass changed */
   size_t num_touched, cap_touched;
@@ -253,11 +254,11 @@ static int copy_to_device(struct maps_construct *c, struct mapping_entry *e,
   for (struct shadow_ptr *s = e->shadows; s; s = s->next) {
     if (!shadow_in_range(s, hst, hst + (uintptr_t)size))
       continue;
-    if ((c->rec ? async_submit(c->rec, (void *)s->tgt_ptr_addr,
-                               &s->tgt_ptr_value, PTR_SIZE, e->name)
-                : device_submit_named(c->dev, (void *)s->tgt_ptr_addr,
-                                      &s->tgt_ptr_value, PTR_SIZE,
-                                      e->name)) != 0) {
+    void *tgt_ptr = (void *)s->tgt_ptr_addr, *shown = (void *)s->hst_ptr_addr;
+    if ((c->rec ? async_submit_pointer(c->rec, tgt_ptr, &s->tgt_ptr_value,
+                                       shown, e->name)
+                : device_submit_pointer(c->dev, tgt_ptr, &s->tgt_ptr_value,
+                                        shown, e->name)) != 0) {
       report_error_set("%s: re-pointing the device copy of pointer host "
                        "0x%" PRIxPTR " failed",
                        c->what, s->hst_ptr_addr);
@@ -301,23 +302,31 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
   return 0;
 }
 
-/* The part of [begin, begin+size) that lies in entry e (implicit extension
- * maps only the part inside the existing entry). */
-static int64_t clip_to_entry(const struct mapping_entry *e, uintptr_t begin,
+/* The part of [*begin, *begin+size) that lies in entry e, as a new begin
+ * and size (an implicit map that extends an entry on either side moves only
+ * the part inside it). */
+static int64_t clip_to_entry(const struct mapping_entry *e, uintptr_t *begin,
                              int64_t size) {
-  if (begin + (uintptr_t)size > e->hst_end)
-    return (int64_t)(e->hst_end - begin);
-  return size;
+  uintptr_t lo = *begin, hi = *begin + (uintptr_t)size;
+  if (lo < e->hst_begin)
+    lo = e->hst_begin;
+  if (hi > e->hst_end)
+    hi = e->hst_end;
+  *begin = lo;
+  return hi > lo ? (int64_t)(hi - lo) : 0;
 }
 
 /* ------------------------------------------------------------ lookups */
 
-enum find_result { FIND_OK = 0, FIND_ABSENT, FIND_ERROR };
+enum find_result { FIND_OK = 0, FIND_ABSENT, FIND_PARTIAL, FIND_ERROR };
 
 /*
- * Find the entry for [begin, begin+size) under the extension rule: a map that
- * explicitly extends an existing mapping is an error naming both ranges; an
- * implicit one whose begin lies inside an entry uses that entry.
+ * Find the entry for [begin, begin+size) under LLVM 19's extension rules: an
+ * implicit map that overlaps an entry on either side uses that entry (the
+ * array used in a region while a section of it is mapped); an explicit one
+ * is an error naming both ranges at entry, and is skipped at exit
+ * (FIND_PARTIAL: nothing released, nothing copied). A zero-size lookup also
+ * finds an entry through its section's base pointer (mapping.h).
  */
 static enum find_result find_for_map(struct maps_construct *c,
                                      const struct map_item *it,
@@ -326,6 +335,10 @@ static enum find_result find_for_map(struct maps_construct *c,
   uintptr_t begin = (uintptr_t)it->begin;
   enum mapping_overlap ov =
       mapping_lookup(&c->dev->map, begin, (uint64_t)it->size, &e);
+  if (ov == MAPPING_ABSENT && it->size == 0) {
+    e = mapping_find_zero_size(&c->dev->map, begin);
+    ov = e ? MAPPING_CONTAINED : MAPPING_ABSENT;
+  }
   *out = e;
   if (ov == MAPPING_CONTAINED)
     return FIND_OK;
@@ -334,14 +347,16 @@ static enum find_result find_for_map(struct maps_construct *c,
   char name[96];
   item_name(it, name, sizeof name);
   bool implicit = (it->type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
-  if (implicit && begin >= e->hst_begin && begin < e->hst_end) {
+  if (implicit) {
     report_info(INFO_MAPPING_EXISTS,
                 "Implicit map of %s host 0x%" PRIxPTR " [0:%" PRId64
-                "] extends mapped host 0x%" PRIxPTR " [0:%" PRIuPTR
+                "] overlaps mapped host 0x%" PRIxPTR " [0:%" PRIuPTR
                 "]: using the existing mapping",
                 name, begin, it->size, e->hst_begin, e->hst_end - e->hst_begin);
     return FIND_OK;
   }
+  if (c->exiting)
+    return FIND_PARTIAL;
   report_error_set("%s: %s extension of a mapped object: new map of %s host "
                    "0x%" PRIxPTR " [0:%" PRId64 "] extends mapped %s host "
                    "0x%" PRIxPTR " [0:%" PRIuPTR "] (device 0x%" PRIxPTR ")",
@@ -394,8 +409,8 @@ static int attach_pointer(struct maps_construct *c, struct mapping_entry *pe,
   s->hst_ptr_value = host_value;
   s->tgt_ptr_addr = tgt_addr;
   s->tgt_ptr_value = value;
-  if (device_submit_named(c->dev, (void *)tgt_addr, &s->tgt_ptr_value, PTR_SIZE,
-                          pe->name) != 0) {
+  if (device_submit_pointer(c->dev, (void *)tgt_addr, &s->tgt_ptr_value,
+                            (void *)ptr_addr, pe->name) != 0) {
     report_error_set("%s: writing device pointer 0x%" PRIxPTR
                      " into the device copy (0x%" PRIxPTR
                      ") of host pointer 0x%" PRIxPTR " failed",
@@ -433,12 +448,14 @@ static int add_reference(struct maps_construct *c, struct mapping_entry *e,
   struct touched *t = touch(c, e);
   if (!t)
     return -1;
-  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
-    return 0;
+  /* An infinite dynamic count (declare target, omp_target_associate_ptr)
+   * still counts ompx_hold references: omp_target_disassociate_ptr must
+   * fail while they are held. */
   if (hold && !t->hold_changed) {
     e->hold_refcount++;
     t->hold_changed = true;
-  } else if (!hold && !t->dyn_changed) {
+  } else if (!hold && !t->dyn_changed &&
+             e->dyn_refcount != MAPPING_REFCOUNT_INFINITE) {
     e->dyn_refcount++;
     t->dyn_changed = true;
   }
@@ -462,6 +479,7 @@ static struct mapping_entry *create_entry(struct maps_construct *c,
   if (!e)
     goto out_free_device;
   e->owned = true;
+  e->hst_base = base <= begin ? base : begin;
   struct touched *t = touch(c, e);
   if (!t)
     goto out_remove_entry;
@@ -488,6 +506,34 @@ out_free_device:
   return NULL;
 }
 
+/* clang 13-16 map a variable used inside a use_device_addr region with its
+ * device address as the host address. Copying from it on the host would
+ * read device memory: an address inside a device copy is used as is,
+ * nothing is mapped or copied (the region already works on that copy). */
+static bool device_resident(struct device *dev, const struct map_item *it) {
+  struct mapping_entry *d = mapping_find_device(&dev->map, (uintptr_t)it->begin);
+  if (!d)
+    return false;
+  char name[96];
+  report_info(INFO_EMPTY_MAPPING,
+              "map of %s: 0x%" PRIxPTR " is a device address inside the "
+              "device copy of %s (host 0x%" PRIxPTR " [0:%" PRIuPTR "]), as "
+              "inside a use_device_addr region: used as is, nothing mapped",
+              item_name(it, name, sizeof name), (uintptr_t)it->begin,
+              d->name[0] ? d->name : "unknown", d->hst_begin,
+              d->hst_end - d->hst_begin);
+  return true;
+}
+
+/* The base pointer of item it's section: the pointer's host value for a
+ * PTR_AND_OBJ (base is where that pointer lives), else base. */
+static uintptr_t section_base(const struct map_item *it) {
+  uintptr_t base = (uintptr_t)it->base;
+  if ((it->type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && base)
+    memcpy(&base, it->base, sizeof base);
+  return base;
+}
+
 /*
  * Map the object [begin, begin+size) of item `it` (the pointee of a
  * PTR_AND_OBJ): find or create its entry, count the reference, copy TO.
@@ -502,11 +548,14 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   struct mapping_entry *e = NULL;
   *out = NULL;
   switch (find_for_map(c, it, &e)) {
+  case FIND_PARTIAL: /* only at exit */
   case FIND_ERROR:
     return -1;
   case FIND_ABSENT:
     if (it->type & OMP_TGT_MAPTYPE_PRESENT)
       return report_absent_present(c, it);
+    if (device_resident(c->dev, it))
+      return 0;
     if (it->size == 0) {
       report_info(INFO_EMPTY_MAPPING,
                   "zero-size map of %s host 0x%" PRIxPTR
@@ -515,7 +564,7 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
                   name, begin);
       return 0;
     }
-    e = create_entry(c, begin, it->size, (uintptr_t)it->base, name, hold);
+    e = create_entry(c, begin, it->size, section_base(it), name, hold);
     if (!e)
       return -1;
     break;
@@ -539,8 +588,10 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   *out = e;
   bool to = (it->type & OMP_TGT_MAPTYPE_TO) != 0;
   bool always = (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
-  if (to && (always || created_here(c, e)))
-    return copy_to_device(c, e, begin, clip_to_entry(e, begin, it->size));
+  if (to && (always || created_here(c, e))) {
+    int64_t size = clip_to_entry(e, &begin, it->size);
+    return copy_to_device(c, e, begin, size);
+  }
   return 0;
 }
 
@@ -592,7 +643,7 @@ static void return_device_address(struct maps_construct *c,
   if (!it->return_slot)
     return;
   uintptr_t begin = (uintptr_t)it->begin;
-  struct mapping_entry *e = mapping_find(&c->dev->map, begin);
+  struct mapping_entry *e = mapping_find_zero_size(&c->dev->map, begin);
   char name[96];
   item_name(it, name, sizeof name);
   if (!e) {
@@ -614,15 +665,22 @@ static int attach_deferred(struct maps_construct *c,
   uintptr_t ptr_addr = (uintptr_t)it->base;
   uintptr_t pointee_begin = (uintptr_t)it->begin;
   struct mapping_entry *pe = NULL, *te = NULL;
-  if (mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe) !=
-          MAPPING_CONTAINED ||
-      mapping_lookup(&c->dev->map, pointee_begin, 0, &te) !=
-          MAPPING_CONTAINED) {
+  bool ptr_mapped = mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe) ==
+                    MAPPING_CONTAINED;
+  bool pointee_mapped =
+      mapping_lookup(&c->dev->map, pointee_begin, 0, &te) == MAPPING_CONTAINED;
+  if (!ptr_mapped || !pointee_mapped) {
+    /* OpenMP 5.1 attaches only a pointer that is itself on the device (a
+     * pointer used in the region is passed by value instead). */
     report_info(INFO_EMPTY_MAPPING,
-                "attach of %s: pointer host 0x%" PRIxPTR " %s, pointee host "
-                "0x%" PRIxPTR " %s: not attached",
-                name, ptr_addr, pe ? "mapped" : "not mapped", pointee_begin,
-                te ? "mapped" : "not mapped");
+                "attach of %s: %s: nothing attached (pointer at host "
+                "0x%" PRIxPTR ", pointee at host 0x%" PRIxPTR ")",
+                name,
+                !ptr_mapped && !pointee_mapped
+                    ? "neither the pointer nor its pointee is mapped"
+                : !ptr_mapped ? "the pointer itself is not mapped"
+                              : "its pointee is not mapped",
+                ptr_addr, pointee_begin);
     return 0;
   }
   bool always = (it->type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
@@ -680,9 +738,8 @@ static void rollback_begin(struct maps_construct *c) {
       mapping_entry_remove(c->dev, e);
       continue;
     }
-    if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
-      continue;
-    if (t->dyn_changed && e->dyn_refcount > 0)
+    if (t->dyn_changed && e->dyn_refcount > 0 &&
+        e->dyn_refcount != MAPPING_REFCOUNT_INFINITE)
       e->dyn_refcount--;
     if (t->hold_changed && e->hold_refcount > 0)
       e->hold_refcount--;
@@ -698,8 +755,13 @@ static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
   struct touched *t = touch(c, e);
   if (!t)
     return -1;
-  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+  if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE) {
+    if ((type & OMP_TGT_MAPTYPE_OMPX_HOLD) && !t->hold_changed &&
+        e->hold_refcount > 0)
+      e->hold_refcount--;
+    t->hold_changed = t->hold_changed || (type & OMP_TGT_MAPTYPE_OMPX_HOLD);
     return 0;
+  }
   if (type & OMP_TGT_MAPTYPE_DELETE) {
     e->dyn_refcount = 0;
     t->dyn_changed = true;
@@ -743,6 +805,24 @@ static int end_one(struct maps_construct *c, const struct map_item *it) {
                 "] is not mapped: nothing to release",
                 c->what, name, begin, it->size);
     return 0;
+  case FIND_PARTIAL:
+    if (it->type & OMP_TGT_MAPTYPE_PRESENT) {
+      report_error_set("%s: map(present) of a partly present object: %s "
+                       "host 0x%" PRIxPTR " [0:%" PRId64 "] is only partly "
+                       "inside mapped %s host 0x%" PRIxPTR " [0:%" PRIuPTR "]",
+                       c->what, name, begin, it->size,
+                       e->name[0] ? e->name : "unknown", e->hst_begin,
+                       e->hst_end - e->hst_begin);
+      return -1;
+    }
+    /* LLVM 19 skips it: the mapping it overlaps stays until its own end. */
+    report_info(INFO_EMPTY_MAPPING,
+                "%s: %s host 0x%" PRIxPTR " [0:%" PRId64
+                "] is only partly inside mapped host 0x%" PRIxPTR
+                " [0:%" PRIuPTR "]: skipped, nothing released or copied",
+                c->what, name, begin, it->size, e->hst_begin,
+                e->hst_end - e->hst_begin);
+    return 0;
   case FIND_OK:
     break;
   }
@@ -750,9 +830,11 @@ static int end_one(struct maps_construct *c, const struct map_item *it) {
     return -1;
   bool from = c->copies_back && (it->type & OMP_TGT_MAPTYPE_FROM);
   bool forced = (it->type & (OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_DELETE));
-  if (from && (forced || marked_for_removal(c, e)) &&
-      copy_from_device(c, e, begin, clip_to_entry(e, begin, it->size)) != 0)
-    return -1;
+  if (from && (forced || marked_for_removal(c, e))) {
+    int64_t size = clip_to_entry(e, &begin, it->size);
+    if (copy_from_device(c, e, begin, size) != 0)
+      return -1;
+  }
   if (it->type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
     struct mapping_entry *pe = NULL;
     if (mapping_lookup(&c->dev->map, (uintptr_t)it->base, PTR_SIZE, &pe) ==
@@ -828,7 +910,10 @@ static int update_range(struct maps_construct *c, const struct map_item *it,
 }
 
 /* LLVM's __tgt_target_non_contig: one descriptor per dimension, outermost
- * first; offsets and counts in elements of the dimension, strides in bytes. */
+ * first, the last one the element (offset 0, count 1, stride = element
+ * size); counts in elements, strides in bytes (including the section's
+ * stride). clang 22 emits the offset as the section's lower bound, in
+ * elements of the dimension. */
 struct non_contig_dim {
   int64_t offset;
   int64_t count;
@@ -844,9 +929,20 @@ static int update_non_contig(struct maps_construct *c,
     uintptr_t at = offset + (uintptr_t)(dims[dim].offset * dims[dim].stride);
     return update_range(c, it, (uintptr_t)it->base + at, run);
   }
+  /* OpenMP: c[1:3:2] is c[1], c[3], c[5]. LLVM's runtime multiplies the
+   * lower bound by the byte stride, which includes the section's stride
+   * (c[2], c[4], c[6]). The innermost dimension's unit is the element size
+   * (the last descriptor's stride), so its lower bound is placed exactly.
+   * An outer dimension's unit (the size of one inner slice) is not in the
+   * descriptor: there the stride is used, exact for a section stride of 1
+   * (README, "Differences from LLVM's runtime"). */
+  int64_t unit = dim == ndims - 2 ? dims[ndims - 1].stride : dims[dim].stride;
+  uintptr_t first = offset + (uintptr_t)(dims[dim].offset * unit);
+  if (dim == ndims - 2 && dims[dim].stride == unit && run == unit)
+    return update_range(c, it, (uintptr_t)it->base + first,
+                        dims[dim].count * unit); /* contiguous: one copy */
   for (int64_t i = 0; i < dims[dim].count; i++) {
-    uintptr_t at =
-        offset + (uintptr_t)((dims[dim].offset + i) * dims[dim].stride);
+    uintptr_t at = first + (uintptr_t)(i * dims[dim].stride);
     if (update_non_contig(c, it, dims, ndims, dim + 1, at, run) != 0)
       return -1;
   }
@@ -871,6 +967,10 @@ static int update_one(struct maps_construct *c, const struct map_item *it) {
     return -1;
   }
   for (int64_t d = 0; d < ndims; d++) {
+    report_debug("%s: map entry %d: non-contiguous dimension %" PRId64
+                 ": offset %" PRId64 ", count %" PRId64 ", stride %" PRId64,
+                 c->what, it->index, d, dims[d].offset, dims[d].count,
+                 dims[d].stride);
     if (dims[d].count < 0 || dims[d].offset < 0 || dims[d].stride < 0) {
       report_error_set(
           "%s: map entry %d (%s): non-contiguous dimension %" PRId64
@@ -1089,6 +1189,7 @@ static int run_pass(struct maps_construct *c, enum pass_kind kind) {
   const size_t n = c->items.num;
   int rc = 0;
   c->what = p->what;
+  c->exiting = kind == PASS_END;
   c->num_touched = 0;
   pthread_mutex_lock(&c->dev->map.lock);
   wait_for_busy_entries(c);
@@ -1199,14 +1300,27 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
   int rc = 0;
   struct mapping_entry *e = NULL;
   uintptr_t hb = (uintptr_t)begin;
+  /* PTR_AND_OBJ|TARGET_PARAM (clang 13-19: a global pointer, or a pointer
+   * listed with its section): base is where the host pointer lives, and the
+   * kernel gets the device version of its value, as in LLVM. */
+  if ((type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && base)
+    memcpy(&base, base, sizeof base);
   pthread_mutex_lock(&dev->map.lock);
   enum mapping_overlap ov =
       mapping_lookup(&dev->map, hb, size > 0 ? (uint64_t)size : 0, &e);
-  bool usable = ov == MAPPING_CONTAINED ||
-                (ov == MAPPING_EXTENDS && hb >= e->hst_begin &&
-                 hb < e->hst_end && (type & OMP_TGT_MAPTYPE_IMPLICIT));
+  if (ov == MAPPING_ABSENT && size == 0) {
+    e = mapping_find_zero_size(&dev->map, hb);
+    ov = e ? MAPPING_CONTAINED : MAPPING_ABSENT;
+  }
+  /* As LLVM's target(): any entry the argument overlaps gives its device
+   * address (an implicit map may extend its entry on either side, and a
+   * mapper may map less than the whole struct, e.g. not its padding); the
+   * begin pass already refused explicit extensions. */
+  bool usable = ov != MAPPING_ABSENT;
   if (usable) {
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
+  } else if (ov == MAPPING_ABSENT && mapping_find_device(&dev->map, hb)) {
+    *value = base; /* a device address already (device_resident) */
   } else if (size == 0) {
     *value = base;
     report_info(INFO_EMPTY_MAPPING,

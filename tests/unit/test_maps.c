@@ -357,9 +357,23 @@ static void test_implicit_extension_uses_existing(void **state) {
   dy[3] = 33;
   assert_int_equal(map1(maps_data_end, &y[4], 160, TO | FROM | IMPLICIT), 0);
   assert_int_equal(dyn_of(&y[2]), 1);
-  /* an implicit map starting before the entry cannot use it */
-  assert_int_equal(map1(maps_data_begin, &y[0], 160, TO | IMPLICIT), -1);
-  assert_error_contains("implicit extension of a mapped object");
+  /* an implicit map starting before the entry uses it too (LLVM 19: the
+   * whole array used while a section of it is mapped); the kernel gets the
+   * device address of y[0] by the entry's offset */
+  assert_int_equal(map1(maps_data_begin, &y[0], 160, TO | IMPLICIT), 0);
+  assert_int_equal(dev.map.count, 1);
+  assert_int_equal(dyn_of(&y[2]), 2);
+  assert_int_equal(maps_kernel_arg(&dev, &y[0], &y[0], 160,
+                                   TO | IMPLICIT | PARAM, &arg),
+                   0);
+  assert_ptr_equal(arg, dy - 2);
+  assert_int_equal(map1(maps_data_end, &y[0], 160, TO | IMPLICIT), 0);
+  /* an explicit exit naming more than is mapped is skipped (LLVM 19) */
+  assert_int_equal(map1(maps_data_end, &y[0], 160, FROM), 0);
+  assert_int_equal(dyn_of(&y[2]), 1);
+  /* and an explicit entry naming more than is mapped is an error */
+  assert_int_equal(map1(maps_data_begin, &y[0], 160, TO), -1);
+  assert_error_contains("explicit extension of a mapped object");
   assert_int_equal(map1(maps_data_end, &y[2], 80, TO | FROM), 0);
   assert_true(y[5] == 33);
   assert_table_empty_and_freed();
@@ -589,12 +603,14 @@ static void test_non_contig_update(void **state) {
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 5; j++)
       dm[i][j] = -(10 * i + j);
-  /* update from(m[1:2][1:3]) */
+  /* update from(m[1:2][1:3]), as clang 22 describes it: one descriptor
+   * per dimension plus the element's (offset 0, count 1, its size) */
   struct {
     int64_t offset, count, stride;
-  } dims[2] = {{1, 2, 5 * sizeof(int)}, {1, 3, sizeof(int)}};
+  } dims[3] = {{1, 2, 5 * sizeof(int)}, {1, 3, sizeof(int)},
+               {0, 1, sizeof(int)}};
   void *base[1] = {m}, *begin[1] = {dims};
-  int64_t sizes[1] = {2}, types[1] = {FROM | NON_CONTIG};
+  int64_t sizes[1] = {3}, types[1] = {FROM | NON_CONTIG};
   struct map_args a = {1, base, begin, sizes, types, NULL, NULL};
   int retrieves = plug_stats.retrieves;
   assert_int_equal(maps_data_update(&dev, &a), 0);
@@ -618,6 +634,19 @@ static void test_non_contig_update(void **state) {
   assert_int_equal(dm[0][4], 1000);
   assert_int_equal(dm[2][4], 1002);
   assert_int_equal(dm[1][4], -14);
+  /* update from(m[1:1][1:2:2]): OpenMP's m[1][1] and m[1][3] (LLVM's
+   * runtime scales the lower bound by the byte stride and copies m[1][2]
+   * and m[1][4]; issue 13, item 12) */
+  dims[0] = (typeof(dims[0])){1, 1, 5 * sizeof(int)};
+  dims[1] = (typeof(dims[1])){1, 2, 2 * sizeof(int)};
+  types[0] = FROM | NON_CONTIG;
+  m[1][0] = m[1][1] = m[1][2] = m[1][3] = m[1][4] = 7;
+  assert_int_equal(maps_data_update(&dev, &a), 0);
+  assert_int_equal(m[1][0], 7);
+  assert_int_equal(m[1][1], -11);
+  assert_int_equal(m[1][2], 7);
+  assert_int_equal(m[1][3], -13);
+  assert_int_equal(m[1][4], 7);
   /* bad descriptors are refused */
   sizes[0] = 0;
   assert_int_equal(maps_data_update(&dev, &a), -1);
@@ -778,6 +807,40 @@ static void test_mapper_components(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* A nested default mapper's expansion as clang may push it: the member
+ * first, MEMBER_OF pointing at the struct pushed after it (issue 13, item 6;
+ * LLVM accepts it). */
+static void members_first_mapper(void *handle, void *base, void *begin,
+                                 int64_t size, int64_t type, void *name) {
+  (void)size;
+  struct vec *v = begin;
+  int64_t n = __tgt_mapper_num_components(handle);
+  int64_t tofrom = type & (TO | FROM);
+  int64_t member_of_next = (int64_t)((uint64_t)(n + 2) << 48);
+  __tgt_push_mapper_component(handle, &v->data, v->data,
+                              v->len * (int64_t)sizeof(double),
+                              tofrom | PTR_AND_OBJ | member_of_next, name);
+  __tgt_push_mapper_component(handle, base, begin, sizeof *v, tofrom, name);
+}
+
+static void test_mapper_member_before_parent(void **state) {
+  (void)state;
+  double buf[4] = {1, 2, 3, 4};
+  struct vec v = {4, buf};
+  void *base[1] = {&v}, *begin[1] = {&v};
+  int64_t sizes[1] = {sizeof v}, types[1] = {TO | FROM | PARAM};
+  void *mappers[1] = {(void *)members_first_mapper};
+  struct map_args a = {1, base, begin, sizes, types, NULL, mappers};
+  assert_int_equal(maps_data_begin(&dev, &a), 0);
+  assert_int_equal(dev.map.count, 2);
+  struct vec *dv = tgt_of(&v);
+  assert_ptr_equal(dv->data, tgt_of(buf));
+  assert_true(dv->data[3] == 4.0);
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  assert_ptr_equal(v.data, buf);
+  assert_table_empty_and_freed();
+}
+
 static void bad_mapper(void *handle, void *base, void *begin, int64_t size,
                        int64_t type, void *name) {
   (void)type;
@@ -906,16 +969,40 @@ static void test_failed_copy_names_the_transfer(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* The INFO lines (flags) printed while a test runs: stderr to a file. */
+struct info_capture {
+  int saved;
+  FILE *tmp;
+  char out[8192];
+};
+
+static void info_capture_begin(struct info_capture *cap, uint32_t flags) {
+  fflush(stderr);
+  cap->saved = dup(2);
+  cap->tmp = tmpfile();
+  assert_non_null(cap->tmp);
+  dup2(fileno(cap->tmp), 2);
+  report_set_info_flags(flags);
+}
+
+static const char *info_capture_end(struct info_capture *cap) {
+  report_set_info_flags(0);
+  fflush(stderr);
+  dup2(cap->saved, 2);
+  close(cap->saved);
+  rewind(cap->tmp);
+  size_t n = fread(cap->out, 1, sizeof cap->out - 1, cap->tmp);
+  fclose(cap->tmp);
+  cap->out[n] = '\0';
+  return cap->out;
+}
+
 static void test_info_traces_transfers(void **state) {
   (void)state;
   int x[4] = {0};
-  fflush(stderr);
-  int saved = dup(2);
-  FILE *tmp = tmpfile();
-  assert_non_null(tmp);
-  dup2(fileno(tmp), 2);
-  report_set_info_flags(INFO_DATA_TRANSFER | INFO_MAPPING_CHANGED |
-                        INFO_MAPPING_EXISTS);
+  struct info_capture cap;
+  info_capture_begin(&cap, INFO_DATA_TRANSFER | INFO_MAPPING_CHANGED |
+                               INFO_MAPPING_EXISTS);
   void *b[1] = {x}, *p[1] = {x};
   int64_t s[1] = {16}, t[1] = {TO | FROM};
   void *names[1] = {";x[0:4];f.c;3;1;;"};
@@ -924,16 +1011,8 @@ static void test_info_traces_transfers(void **state) {
   int rc2 = maps_data_begin(&dev, &a);
   int rc3 = maps_data_end(&dev, &a);
   int rc4 = maps_data_end(&dev, &a);
-  report_set_info_flags(0);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
+  const char *out = info_capture_end(&cap);
   assert_int_equal(rc1 | rc2 | rc3 | rc4, 0);
-  char out[4096] = {0};
-  rewind(tmp);
-  size_t n = fread(out, 1, sizeof out - 1, tmp);
-  fclose(tmp);
-  out[n] = '\0';
   char want[160];
   snprintf(want, sizeof want,
            "Copying data from host to device, HstPtr=%p, TgtPtr=", (void *)x);
@@ -962,6 +1041,48 @@ static void *map_unmap_loop(void *arg) {
       return (void *)1;
   }
   return NULL;
+}
+
+/* clang 13-19 `int *gp; target map(to: gp[0:8])`: one PTR_AND_OBJ |
+ * TARGET_PARAM entry whose base is &gp. The kernel gets the device pointee
+ * (LLVM dereferences the base), and the trace shows the pointer write as a
+ * copy from &gp, not from a runtime buffer (issue 13, items 1 and 13). */
+static int *global_ptr;
+static void test_global_ptr_section_and_attach_trace(void **state) {
+  (void)state;
+  int pointee[8] = {0};
+  global_ptr = pointee;
+  void *b[1] = {&global_ptr}, *p[1] = {pointee};
+  int64_t s[1] = {sizeof pointee}, t[1] = {TO | PTR_AND_OBJ | PARAM};
+  struct map_args a = {1, b, p, s, t, NULL, NULL};
+  struct info_capture cap;
+  info_capture_begin(&cap, INFO_DATA_TRANSFER);
+  int rc = maps_data_begin(&dev, &a);
+  const char *out = info_capture_end(&cap);
+  assert_int_equal(rc, 0);
+  char want[160];
+  snprintf(want, sizeof want, "HstPtr=%p, TgtPtr=%p, Size=8",
+           (void *)&global_ptr, tgt_of(&global_ptr));
+  assert_non_null(strstr(out, want));
+  void *arg = NULL;
+  assert_int_equal(maps_kernel_arg(&dev, b[0], p[0], s[0], t[0], &arg), 0);
+  assert_ptr_equal(arg, tgt_of(pointee));
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  assert_table_empty_and_freed();
+
+  /* clang 22: the pointer is not mapped, so ATTACH attaches nothing; the
+   * trace says so, and not that the pointee (just created) is absent */
+  void *b2[2] = {pointee, &global_ptr}, *p2[2] = {pointee, pointee};
+  int64_t s2[2] = {sizeof pointee, 8}, t2[2] = {TO | PARAM, ATTACH};
+  struct map_args a2 = {2, b2, p2, s2, t2, NULL, NULL};
+  info_capture_begin(&cap, INFO_EMPTY_MAPPING);
+  rc = maps_data_begin(&dev, &a2);
+  out = info_capture_end(&cap);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "the pointer itself is not mapped"));
+  assert_null(strstr(out, "pointee is not mapped"));
+  assert_int_equal(maps_data_end(&dev, &a2), 0);
+  assert_table_empty_and_freed();
 }
 
 static void test_concurrent_constructs(void **state) {
@@ -1212,6 +1333,8 @@ int main(void) {
       T(test_failed_launch_undo_needs_no_memory),
       T(test_failed_async_launch_undo_needs_no_memory),
       T(test_info_traces_transfers),
+      T(test_mapper_member_before_parent),
+      T(test_global_ptr_section_and_attach_trace),
       T(test_concurrent_constructs),
       T(test_seed000_pointer_mapping_example),
   };
