@@ -113,6 +113,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
   }
   int died = 0;
   int64_t sent_ns = monotonic_ns();
+  dev->stop_reported = 0; /* a stop is said once per command */
   while (st == SIMDEV_SLOT_REQUEST) {
     atomic_store(&s->host_sleeping, 1);
     st = atomic_load(&s->state);
@@ -261,6 +262,7 @@ void channel_queue_post(struct sim_device *dev, int index) {
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->queues[index];
   s->prot_count = 0; /* flushed through the main slot by the caller */
+  dev->stop_reported = 0; /* a stop is said once per kernel */
   s->command = SIMDEV_CMD_RUN;
   s->status = SIMDEV_STATUS_OK;
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);

@@ -186,20 +186,45 @@ void device_teardown(struct sim_device *dev) {
   atomic_store(&dev->initialized, 0);
 }
 
+/* Takes the channel lock for unloading and deinit, which run at program
+ * exit: another thread may hold it for the whole of a kernel that never
+ * ends, and exit must not wait for that. 0, or -1 (said under debug) after
+ * 2 s. */
+static int lock_for_exit(struct sim_device *dev, const char *what) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 2;
+  if (pthread_mutex_timedlock(&dev->channel_lock, &until) == 0)
+    return 0;
+  plugin_error("simdevice: %s of device %d skipped: another thread has been "
+               "waiting on the device for 2 s (a kernel still runs); the "
+               "device process ends with this process",
+               what, dev->id);
+  return -1;
+}
+
 /* Takes the channel lock of an initialised, running device (restarting it
- * after a death). Returns NULL, unlocked, with the error recorded. */
-static struct sim_device *enter_device(int32_t id) {
+ * after a death); `exit_path`: only within 2 s (lock_for_exit). Returns
+ * NULL, unlocked, with the error recorded. */
+static struct sim_device *enter_device_for(int32_t id, const char *exit_path) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return NULL;
   uint64_t epoch = atomic_load(&dev->death_epoch);
-  pthread_mutex_lock(&dev->channel_lock);
+  if (exit_path == NULL)
+    pthread_mutex_lock(&dev->channel_lock);
+  else if (lock_for_exit(dev, exit_path) != 0)
+    return NULL;
   if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
       indirect_resync(dev) != 0) {
     pthread_mutex_unlock(&dev->channel_lock);
     return NULL;
   }
   return dev;
+}
+
+static struct sim_device *enter_device(int32_t id) {
+  return enter_device_for(id, NULL);
 }
 
 static void leave_device(struct sim_device *dev) {
@@ -262,23 +287,6 @@ __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   __tgt_target_table *table = images_load(dev, image);
   leave_device(dev);
   return table;
-}
-
-/* Takes the channel lock for unloading and deinit, which run at program
- * exit: another thread may hold it for the whole of a kernel that never
- * ends, and exit must not wait for that. 0, or -1 (said under debug) after
- * 2 s. */
-static int lock_for_exit(struct sim_device *dev, const char *what) {
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += 2;
-  if (pthread_mutex_timedlock(&dev->channel_lock, &until) == 0)
-    return 0;
-  plugin_error("simdevice: %s of device %d skipped: another thread has been "
-               "waiting on the device for 2 s (a kernel still runs); the "
-               "device process ends with this process",
-               what, dev->id);
-  return -1;
 }
 
 int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
@@ -532,7 +540,9 @@ int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
 
 int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
                                        const __tgt_fptr_map *table) {
-  struct sim_device *dev = enter_device(id);
+  /* An empty table comes with unloading, at exit too. */
+  struct sim_device *dev =
+      enter_device_for(id, size == 0 ? "clearing the indirect table" : NULL);
   if (dev == NULL)
     return OFFLOAD_FAIL;
   int rc = indirect_set(dev, size, table);

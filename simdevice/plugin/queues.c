@@ -65,6 +65,7 @@ struct sim_queue {
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE];
   int64_t last_alive_check_ns;
   int64_t posted_ns;            /* when the running kernel was posted */
+  int device_stopped;           /* the last check found the process stopped */
   int failed;
   __tgt_rtl_error error; /* the first failure, re-reported on sync/query */
 };
@@ -290,11 +291,13 @@ static int queue_advance(struct sim_queue *q, int block) {
     if (st == SIMDEV_SLOT_REQUEST && atomic_load(&dev->death_epoch) == q->epoch) {
       if (!block) {
         int64_t t = now_ns();
-        if (t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS)
+        if (!q->device_stopped &&
+            t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS)
           return 0;
         q->last_alive_check_ns = t;
         int alive = channel_queue_check_alive(dev, q->epoch, q->kernel_name,
                                               t - q->posted_ns, 0);
+        q->device_stopped = alive > 0;
         if (alive > 0) {
           /* Stopped: libomp polls again at once; do not make it spin. */
           struct timespec pause = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
