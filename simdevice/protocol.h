@@ -31,11 +31,14 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 5
+#define SIMDEV_PROTO_VERSION 6
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
 #define SIMDEV_FD_MEMORY 4
+/* The read end of a pipe whose only write end the host holds: it reads EOF
+ * when the host process is gone (even by SIGKILL), and the server exits. */
+#define SIMDEV_FD_HOST_ALIVE 5
 
 /* Largest number of kernel parameters (matches SIMDEV_MAX_ARGS of the
  * device runtime, simdevice/runtime/simdev_rt.h). */
@@ -168,6 +171,14 @@ struct simdev_control {
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */
+  /* The device process is not the host's child (a program that waits for
+   * all its children must not find it): a supervisor process started from
+   * the same executable (`simdevice-server --supervise`) forks it, waits for
+   * it and records how it ended. */
+  int32_t host_pid;                /* host: its own pid */
+  _Atomic int32_t server_pid;      /* supervisor: the device process's pid */
+  _Atomic uint32_t server_exited;  /* supervisor: 1 once exit_status is set */
+  int32_t exit_status;             /* supervisor: the wait status */
   struct simdev_fault_record fault;
   struct simdev_prot_log prot_log;
   struct simdev_slot slot;

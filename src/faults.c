@@ -138,7 +138,9 @@ static void note_injection(enum fault_site site, enum fault_fn fn,
   int n = snprintf(line, sizeof line, "injected %d %s %s %" PRIu64 "\n",
                    (int)site, sites[site].id, fn_names[fn], call);
   pthread_mutex_lock(&counts_file_mutex);
-  int fd = open(counts_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  /* O_NOFOLLOW: a symlink planted in /tmp must not redirect the lines. */
+  int fd = open(counts_path,
+                O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd >= 0) {
     if (write(fd, line, (size_t)n) != n)
       report_debug("fault injector: short write to %s", counts_path);
@@ -310,9 +312,14 @@ uint64_t faults_injected(void) { return atomic_load(&injected); }
 int faults_write_counts(const char *path) {
   pthread_mutex_lock(&counts_file_mutex);
   int rc = -1;
-  FILE *f = fopen(path, "ae");
-  if (!f)
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+                0644);
+  FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+  if (!f) {
+    if (fd >= 0)
+      close(fd);
     goto out_unlock;
+  }
   for (int s = 1; s < FAULT_SITE_LIMIT; s++)
     if (sites[s].id)
       fprintf(f, "site %d %s %s %" PRIu64 "\n", s, sites[s].id,

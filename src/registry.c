@@ -286,6 +286,45 @@ static int check_image_entries(const __tgt_device_image *img, int32_t index,
   return 0;
 }
 
+static int by_host_addr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)(*(const struct entry_info *const *)a)->host_addr;
+  uintptr_t y = (uintptr_t)(*(const struct entry_info *const *)b)->host_addr;
+  return x < y ? -1 : x > y;
+}
+
+/* A host address is how a construct names its kernel or global: two
+ * entries with one address and different names would make the wrong one
+ * run. 0, or -1 naming both entries. */
+static int check_unique_host_addresses(const struct entry_info *entries,
+                                       size_t count, char *err,
+                                       size_t err_len) {
+  const struct entry_info **sorted = malloc((count ? count : 1) * sizeof *sorted);
+  if (!sorted) {
+    set_err(err, err_len, "out of memory checking %zu offload entries", count);
+    return -1;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!(entries[i].flags & OMP_REGISTER_REQUIRES))
+      sorted[n++] = &entries[i];
+  qsort(sorted, n, sizeof *sorted, by_host_addr);
+  int rc = 0;
+  for (size_t i = 1; i < n && rc == 0; i++)
+    if (sorted[i]->host_addr == sorted[i - 1]->host_addr &&
+        strcmp(sorted[i]->name, sorted[i - 1]->name) != 0) {
+      set_err(err, err_len,
+              "offload entries `%.150s` (entry %zu) and `%.150s` (entry %zu) "
+              "have the same host address %p: each kernel and global needs "
+              "its own",
+              sorted[i - 1]->name, (size_t)(sorted[i - 1] - entries),
+              sorted[i]->name, (size_t)(sorted[i] - entries),
+              sorted[i]->host_addr);
+      rc = -1;
+    }
+  free(sorted);
+  return rc;
+}
+
 struct registered_lib *registry_parse_descriptor(const __tgt_bin_desc *desc,
                                                  char *err, size_t err_len) {
   if (!desc) {
@@ -315,6 +354,12 @@ struct registered_lib *registry_parse_descriptor(const __tgt_bin_desc *desc,
   if (registry_parse_entries(desc->HostEntriesBegin, desc->HostEntriesEnd,
                              &lib->entries, &lib->num_entries, why,
                              sizeof why) < 0) {
+    set_err(err, err_len, "descriptor %p: host entries: %s",
+            (const void *)desc, why);
+    goto out_free_lib;
+  }
+  if (check_unique_host_addresses(lib->entries, lib->num_entries, why,
+                                  sizeof why) < 0) {
     set_err(err, err_len, "descriptor %p: host entries: %s",
             (const void *)desc, why);
     goto out_free_lib;

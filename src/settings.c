@@ -12,6 +12,7 @@
  */
 #include "settings.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -28,6 +29,14 @@ static char *plugins_copy, *faults_copy, *fault_counts_copy;
 /* The value of `name`, or NULL when it is unset or empty. */
 static const char *env_value(const char *name) {
   const char *value = getenv(name);
+  return value && value[0] ? value : NULL;
+}
+
+/* The same for a variable that names a library or a file: ignored in a
+ * setuid, setgid or setcap program, where it would load or write as the
+ * program's owner (secure_getenv). */
+static const char *secure_env_value(const char *name) {
+  const char *value = secure_getenv(name);
   return value && value[0] ? value : NULL;
 }
 
@@ -71,8 +80,8 @@ static long long integer_setting(const char *name, long long min,
 
 /* A copy of a list variable's value; NULL when unset, empty, or out of
  * memory (said). */
-static char *list_setting(const char *name) {
-  const char *value = env_value(name);
+static char *list_setting(const char *name, bool names_files) {
+  const char *value = names_files ? secure_env_value(name) : env_value(name);
   if (!value)
     return NULL;
   char *copy = strdup(value);
@@ -82,14 +91,27 @@ static char *list_setting(const char *name) {
   return copy;
 }
 
+/* OMP_TARGET_OFFLOAD: the standard's values in any case, with surrounding
+ * white space (as environment variables of OpenMP are read). */
 static enum offload_policy offload_setting(void) {
   const char *value = env_value("OMP_TARGET_OFFLOAD");
-  if (!value || !strcasecmp(value, "default"))
+  if (!value)
     return POLICY_DEFAULT;
-  if (!strcasecmp(value, "mandatory"))
-    return POLICY_MANDATORY;
-  if (!strcasecmp(value, "disabled"))
-    return POLICY_DISABLED;
+  const char *start = value;
+  while (isspace((unsigned char)*start))
+    start++;
+  size_t len = strlen(start);
+  while (len > 0 && isspace((unsigned char)start[len - 1]))
+    len--;
+  static const struct {
+    const char *word;
+    enum offload_policy policy;
+  } words[] = {{"default", POLICY_DEFAULT},
+               {"mandatory", POLICY_MANDATORY},
+               {"disabled", POLICY_DISABLED}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (len == strlen(words[i].word) && !strncasecmp(start, words[i].word, len))
+      return words[i].policy;
   warn_rejected("OMP_TARGET_OFFLOAD", value, "mandatory, disabled, default",
                 "default");
   return POLICY_DEFAULT;
@@ -110,9 +132,9 @@ static void read_environment(void) {
   free(plugins_copy);
   free(faults_copy);
   free(fault_counts_copy);
-  plugins_copy = list_setting("LIBOMPTARGET_PLUGINS");
-  faults_copy = list_setting("SIMTARGET_FAULTS");
-  fault_counts_copy = list_setting("SIMTARGET_FAULT_COUNTS");
+  plugins_copy = list_setting("LIBOMPTARGET_PLUGINS", true);
+  faults_copy = list_setting("SIMTARGET_FAULTS", false);
+  fault_counts_copy = list_setting("SIMTARGET_FAULT_COUNTS", true);
   current = (struct settings){
       .debug_level = (int)integer_setting("LIBOMPTARGET_DEBUG", INT_MIN,
                                           INT_MAX, "an integer; 1 or more "

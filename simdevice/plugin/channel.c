@@ -79,6 +79,12 @@ static void report_fault(struct sim_device *dev, const char *kernel) {
   plugin_error_fault(addr, f->kind, 1, "%s", dev->death_cause);
 }
 
+static int64_t monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
 static int round_trip(struct sim_device *dev, uint32_t command,
                       const char *kernel) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
@@ -106,6 +112,8 @@ static int round_trip(struct sim_device *dev, uint32_t command,
       sched_yield(); /* on few cores, let the server have the CPU */
   }
   int died = 0;
+  int64_t sent_ns = monotonic_ns();
+  dev->stop_reported = 0; /* a stop is said once per command */
   while (st == SIMDEV_SLOT_REQUEST) {
     atomic_store(&s->host_sleeping, 1);
     st = atomic_load(&s->state);
@@ -115,9 +123,17 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     syscall(SYS_futex, (uint32_t *)&s->state, FUTEX_WAIT, SIMDEV_SLOT_REQUEST,
             &timeout, NULL, 0);
     st = atomic_load(&s->state);
-    if (st == SIMDEV_SLOT_REQUEST && process_gone(dev)) {
+    if (st != SIMDEV_SLOT_REQUEST)
+      break;
+    if (process_gone(dev)) {
       died = 1;
       break;
+    }
+    if (process_watch(dev, command == SIMDEV_CMD_RUN ? kernel : NULL,
+                      monotonic_ns() - sent_ns) < 0) {
+      atomic_store(&s->host_sleeping, 0);
+      plugin_error_fault(0, 0, 1, "%s", dev->death_cause);
+      return -1; /* timed out: ended and reaped */
     }
   }
   atomic_store(&s->host_sleeping, 0);
@@ -200,8 +216,18 @@ int channel_log_protections(struct sim_device *dev, uint64_t *upto) {
 
 int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
-  if (!dev->dead && dev->pid > 0)
-    return 0;
+  if (!dev->dead && dev->pid > 0) {
+    if (!process_gone(dev))
+      return 0;
+    /* It died while idle: no command of this call is to blame, so restart
+     * it as after any death and say when and how it died. */
+    process_reap(dev, NULL);
+    char idle[SIMDEV_MESSAGE_SIZE];
+    snprintf(idle, sizeof idle, "%.400s while idle (found before sending a "
+             "command)", dev->death_cause);
+    snprintf(dev->death_cause, sizeof dev->death_cause, "%s", idle);
+    epoch_at_entry = atomic_load(&dev->death_epoch);
+  }
   if (dev->dead && atomic_load(&dev->death_epoch) != epoch_at_entry) {
     /* The device died while this call waited: it fails with the cause. */
     plugin_error_fault(dev->ctl->fault.valid ? dev->ctl->fault.address : 0,
@@ -236,6 +262,7 @@ void channel_queue_post(struct sim_device *dev, int index) {
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->queues[index];
   s->prot_count = 0; /* flushed through the main slot by the caller */
+  dev->stop_reported = 0; /* a stop is said once per kernel */
   s->command = SIMDEV_CMD_RUN;
   s->status = SIMDEV_STATUS_OK;
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
@@ -276,17 +303,21 @@ int channel_queue_take_reply(struct sim_device *dev, int index) {
 }
 
 int channel_queue_check_alive(struct sim_device *dev, uint64_t epoch,
-                              const char *kernel, int block) {
+                              const char *kernel, int64_t waited_ns,
+                              int block) {
   if (block)
     pthread_mutex_lock(&dev->channel_lock);
   else if (pthread_mutex_trylock(&dev->channel_lock) != 0)
     return 0; /* its holder is talking to the process: it notices a death */
   int rc = 0;
-  if (atomic_load(&dev->death_epoch) == epoch && !dev->dead &&
-      process_gone(dev)) {
-    process_reap(dev, kernel);
-    if (dev->ctl->fault.valid)
-      report_fault(dev, kernel);
+  if (atomic_load(&dev->death_epoch) == epoch && !dev->dead) {
+    if (process_gone(dev)) {
+      process_reap(dev, kernel);
+      if (dev->ctl->fault.valid)
+        report_fault(dev, kernel);
+    } else if (process_watch(dev, kernel, waited_ns) > 0) {
+      rc = 1;
+    }
   }
   if (atomic_load(&dev->death_epoch) != epoch || dev->dead) {
     plugin_error_fault(dev->ctl->fault.valid ? dev->ctl->fault.address : 0,

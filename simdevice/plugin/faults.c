@@ -53,7 +53,8 @@ static void note(const char *what, enum sim_fault_point point, uint64_t n) {
   char line[128];
   int len = snprintf(line, sizeof line, "%s simdevice.%s %llu\n", what,
                      point_names[point], (unsigned long long)n);
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+                0644); /* not through a symlink planted in /tmp */
   if (fd < 0)
     return;
   if (write(fd, line, (size_t)len) != len)

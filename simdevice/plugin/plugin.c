@@ -6,7 +6,8 @@
  * pointer dereferenced on the host faults.
  *
  * Locking: the device table is set up once under pthread_once (the
- * settings too, settings.c). Per device,
+ * settings too, settings.c); the fork() child handler runs when only its
+ * thread exists and takes no lock. Per device,
  * channel_lock guards setup/teardown, the process and the command slot
  * (plugin_internal.h); copies inside device memory take no lock; the
  * allocator has its own lock.
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plugin_faults.h"
@@ -26,13 +28,29 @@ static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t info_flags;
 static struct sim_device devices[PLUGIN_MAX_DEVICES];
 
+/* In the child of a fork(): the devices started so far belong to the
+ * parent (their processes, memory and command slots are shared with it), so
+ * they become unusable here and are only forgotten at exit; the locks are
+ * new, since a parent thread may have held them at the fork. */
+static void devices_after_fork_in_child(void) {
+  for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
+    struct sim_device *dev = &devices[i];
+    pthread_mutex_init(&dev->channel_lock, NULL);
+    if (atomic_load(&dev->initialized)) {
+      pthread_mutex_init(&dev->alloc.lock, NULL);
+      process_forget_after_fork(dev);
+    }
+  }
+}
+
 static void devices_init(void) {
   sim_faults_configure(); /* before any failure point (all behind device_get) */
   for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
     devices[i].id = i;
-    devices[i].mem_fd = devices[i].ctl_fd = -1;
+    devices[i].mem_fd = devices[i].ctl_fd = devices[i].host_alive_fd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
   }
+  pthread_atfork(NULL, NULL, devices_after_fork_in_child);
 }
 
 int device_count(void) {
@@ -40,7 +58,9 @@ int device_count(void) {
   return plugin_settings()->num_devices;
 }
 
-struct sim_device *device_get(int32_t id) {
+/* The device `id`, also one inherited through fork() (only to forget it).
+ * NULL with an error when it does not exist. */
+static struct sim_device *device_slot(int32_t id) {
   int n = device_count();
   if (id < 0 || id >= n) {
     plugin_error("simdevice: device %d does not exist (%d device%s; "
@@ -49,6 +69,19 @@ struct sim_device *device_get(int32_t id) {
     return NULL;
   }
   return &devices[id];
+}
+
+struct sim_device *device_get(int32_t id) {
+  struct sim_device *dev = device_slot(id);
+  if (dev != NULL && dev->inherited) {
+    plugin_error("simdevice: device %d belongs to process %d, which created "
+                 "this process (pid %d) with fork(): a forked child cannot "
+                 "use its parent's device, whose memory and kernels live in "
+                 "the parent's device process",
+                 id, (int)dev->owner_pid, (int)getpid());
+    return NULL;
+  }
+  return dev;
 }
 
 int device_setup(struct sim_device *dev) {
@@ -153,20 +186,45 @@ void device_teardown(struct sim_device *dev) {
   atomic_store(&dev->initialized, 0);
 }
 
+/* Takes the channel lock for unloading and deinit, which run at program
+ * exit: another thread may hold it for the whole of a kernel that never
+ * ends, and exit must not wait for that. 0, or -1 (said under debug) after
+ * 2 s. */
+static int lock_for_exit(struct sim_device *dev, const char *what) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 2;
+  if (pthread_mutex_timedlock(&dev->channel_lock, &until) == 0)
+    return 0;
+  plugin_error("simdevice: %s of device %d skipped: another thread has been "
+               "waiting on the device for 2 s (a kernel still runs); the "
+               "device process ends with this process",
+               what, dev->id);
+  return -1;
+}
+
 /* Takes the channel lock of an initialised, running device (restarting it
- * after a death). Returns NULL, unlocked, with the error recorded. */
-static struct sim_device *enter_device(int32_t id) {
+ * after a death); `exit_path`: only within 2 s (lock_for_exit). Returns
+ * NULL, unlocked, with the error recorded. */
+static struct sim_device *enter_device_for(int32_t id, const char *exit_path) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return NULL;
   uint64_t epoch = atomic_load(&dev->death_epoch);
-  pthread_mutex_lock(&dev->channel_lock);
+  if (exit_path == NULL)
+    pthread_mutex_lock(&dev->channel_lock);
+  else if (lock_for_exit(dev, exit_path) != 0)
+    return NULL;
   if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
       indirect_resync(dev) != 0) {
     pthread_mutex_unlock(&dev->channel_lock);
     return NULL;
   }
   return dev;
+}
+
+static struct sim_device *enter_device(int32_t id) {
+  return enter_device_for(id, NULL);
 }
 
 static void leave_device(struct sim_device *dev) {
@@ -232,10 +290,9 @@ __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
 }
 
 int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
-  struct sim_device *dev = device_get(id);
-  if (dev == NULL)
+  struct sim_device *dev = device_slot(id);
+  if (dev == NULL || lock_for_exit(dev, "unload_binary") != 0)
     return OFFLOAD_FAIL;
-  pthread_mutex_lock(&dev->channel_lock);
   int rc = images_unload(dev, image);
   pthread_mutex_unlock(&dev->channel_lock);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
@@ -483,7 +540,9 @@ int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
 
 int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
                                        const __tgt_fptr_map *table) {
-  struct sim_device *dev = enter_device(id);
+  /* An empty table comes with unloading, at exit too. */
+  struct sim_device *dev =
+      enter_device_for(id, size == 0 ? "clearing the indirect table" : NULL);
   if (dev == NULL)
     return OFFLOAD_FAIL;
   int rc = indirect_set(dev, size, table);
@@ -492,10 +551,9 @@ int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
 }
 
 int32_t __tgt_rtl_deinit_device(int32_t id) {
-  struct sim_device *dev = device_get(id);
-  if (dev == NULL)
+  struct sim_device *dev = device_slot(id);
+  if (dev == NULL || lock_for_exit(dev, "deinit_device") != 0)
     return OFFLOAD_FAIL;
-  pthread_mutex_lock(&dev->channel_lock);
   device_teardown(dev);
   indirect_forget(dev);
   pthread_mutex_unlock(&dev->channel_lock);

@@ -57,6 +57,7 @@ struct plugin_settings {
   const char *faults_simtarget; /* SIMTARGET_FAULTS */
   const char *faults_simdevice; /* SIMDEVICE_FAULTS */
   const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS */
+  unsigned timeout_s;          /* SIMDEVICE_TIMEOUT, 0: kernels never time out */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
 
@@ -142,6 +143,14 @@ struct sim_device {
   struct device_allocator alloc;
   /* process */
   pid_t pid;                /* 0 when none runs */
+  int host_alive_fd;        /* write end of the process's liveness pipe
+                               (protocol.h SIMDEV_FD_HOST_ALIVE); -1 if none */
+  int inherited;            /* this is a fork() child of the process that
+                               owns the device: it must not touch it */
+  pid_t owner_pid;          /* with `inherited`: the process that owns it */
+  int stop_reported;        /* said on stderr that the process is stopped */
+  char kill_reason[SIMDEV_MESSAGE_SIZE]; /* why the host ended the process
+                               (kernel timeout), "" when it did not */
   int reaped;               /* pid's exit status was collected */
   int wait_status;          /* that status (-1: reaped by someone else) */
   int dead;                 /* died; the next command restarts it */
@@ -170,6 +179,16 @@ HIDDEN void process_reap(struct sim_device *dev, const char *kernel);
 /* 1 when the process is gone (and reaped). */
 HIDDEN int process_gone(struct sim_device *dev);
 HIDDEN void process_stop(struct sim_device *dev);
+/* While waiting `waited_ns` for `kernel` (NULL: another command): says once
+ * on stderr when the process is stopped (SIGSTOP, a debugger), and past
+ * SIMDEVICE_TIMEOUT ends the process and reaps it with the timeout as its
+ * death cause. Returns 1 when the process is stopped, -1 when it was ended
+ * (dev->dead is set), else 0. */
+HIDDEN int process_watch(struct sim_device *dev, const char *kernel,
+                         int64_t waited_ns);
+/* The child side of fork(): the parent's devices become unusable here
+ * (pthread_atfork child handler; no lock, only this thread exists). */
+HIDDEN void process_forget_after_fork(struct sim_device *dev);
 
 /* ------------------------------------------------------------- channel.c
  * Under channel_lock. Sends the slot's command (fields already filled) with
@@ -189,14 +208,17 @@ HIDDEN int channel_log_protections(struct sim_device *dev, uint64_t *upto);
  * enum simdev_slot_state. Sleep: spin, then futex-wait up to `ms` for the
  * slot to leave REQUEST. Take_reply: after DONE, 0 or -1 with the error
  * recorded; the slot is IDLE again. Check_alive: -1 with the death recorded
- * when the process that got a post at death epoch `epoch` is gone (takes
- * channel_lock; with block = 0 only when it is free, else says alive). */
+ * when the process that got a post at death epoch `epoch` is gone or was
+ * ended by SIMDEVICE_TIMEOUT (`waited_ns` since the post), 1 when it is
+ * stopped, 0 alive (takes channel_lock; with block = 0 only when it is
+ * free, else says alive). */
 HIDDEN void channel_queue_post(struct sim_device *dev, int index);
 HIDDEN uint32_t channel_queue_state(struct sim_device *dev, int index);
 HIDDEN void channel_queue_sleep(struct sim_device *dev, int index, long ms);
 HIDDEN int channel_queue_take_reply(struct sim_device *dev, int index);
 HIDDEN int channel_queue_check_alive(struct sim_device *dev, uint64_t epoch,
-                                     const char *kernel, int block);
+                                     const char *kernel, int64_t waited_ns,
+                                     int block);
 
 /* --------------------------------------------------------------- images.c
  * Under channel_lock. */

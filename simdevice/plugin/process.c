@@ -1,7 +1,20 @@
 /*
- * process.c - the device process's life: start (fork + exec of
- * simdevice-server with ASLR off and the two memfds on fds 3 and 4), death
- * detection without blocking, and a clean stop.
+ * process.c - the device process's life: start, death detection without
+ * blocking, a kernel timeout, and a clean stop.
+ *
+ * Start: a fork-like clone with exit signal 0 that runs no fork handlers
+ * (libomp's would register a /dev/shm file for the child that exec then
+ * leaks) puts the two memfds on fds 3 and 4 and the read end of the
+ * liveness pipe on fd 5, turns ASLR off, forks the supervisor
+ * (`simdevice-server --supervise`, server/supervise.c) and exits at once.
+ * The supervisor is thus an orphan, and the device process it forks is no
+ * child of the program: a program that reaps all its children or counts
+ * SIGCHLD never meets it. The supervisor records the device's pid and wait
+ * status in the control area; that, and kill(pid, 0) when the supervisor is
+ * gone too, is how death is detected. The device dies with its host: the
+ * host holds the only write end of the liveness pipe (O_CLOEXEC; a fork()
+ * child closes its copy, plugin.c), and the server exits when it reads EOF
+ * there, also in the middle of a kernel.
  *
  * Locking: every function runs under the device's channel_lock (asserted).
  * The server path and wrapper (settings.c) are resolved once under
@@ -102,21 +115,41 @@ static void compute_paths(void) {
   }
 }
 
-/* In the child: only system calls (the parent may have other threads). */
-static void exec_server(int ctl_fd, int mem_fd, char *const argv[],
-                        const char *exe) {
+/* In the clone child: only system calls (the parent may have other
+ * threads, and no fork handler ran). Signals arrive blocked
+ * (process_start); the host's handlers go back to their defaults before
+ * they are unblocked. Forks the supervisor and exits: 0, or 126 when the
+ * descriptors cannot be set up, 125 when the fork fails. */
+static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
+                             char *const argv[], const sigset_t *mask) {
+  for (int sig = 1; sig < NSIG; sig++) {
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL &&
+        old.sa_handler != SIG_IGN)
+      signal(sig, SIG_DFL);
+  }
+  sigprocmask(SIG_SETMASK, mask, NULL);
   int ctl_high = fcntl(ctl_fd, F_DUPFD, 10);
   int mem_high = fcntl(mem_fd, F_DUPFD, 10);
-  if (ctl_high < 0 || mem_high < 0 || dup2(ctl_high, SIMDEV_FD_CONTROL) < 0 ||
-      dup2(mem_high, SIMDEV_FD_MEMORY) < 0)
+  int alive_high = fcntl(alive_fd, F_DUPFD, 10);
+  if (ctl_high < 0 || mem_high < 0 || alive_high < 0 ||
+      dup2(ctl_high, SIMDEV_FD_CONTROL) < 0 ||
+      dup2(mem_high, SIMDEV_FD_MEMORY) < 0 ||
+      dup2(alive_high, SIMDEV_FD_HOST_ALIVE) < 0)
     _exit(126);
-  syscall(SYS_close_range, SIMDEV_FD_MEMORY + 1, ~0u, 0);
-  /* Same images at the same addresses after a restart. */
+  syscall(SYS_close_range, SIMDEV_FD_HOST_ALIVE + 1, ~0u, 0);
+  /* Same images at the same addresses after a restart (inherited through
+   * both fork and exec). */
   int persona = personality(0xffffffff);
   if (persona != -1)
     personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
-  execve(exe, argv, environ);
-  _exit(127);
+  pid_t supervisor = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL,
+                                    NULL, NULL, 0ul);
+  if (supervisor == 0) {
+    execve(server_path, argv, environ);
+    _exit(127);
+  }
+  _exit(supervisor < 0 ? 125 : 0);
 }
 
 static void sleep_ms(long ms) {
@@ -131,16 +164,24 @@ int process_gone(struct sim_device *dev) {
     return 1;
   if (dev->reaped)
     return 1;
-  int status = 0;
-  pid_t r;
-  do
-    r = waitpid(dev->pid, &status, WNOHANG);
-  while (r < 0 && errno == EINTR);
-  if (r == 0)
-    return 0;
-  dev->reaped = 1;
-  dev->wait_status = r == dev->pid ? status : -1;
-  return 1;
+  if (atomic_load(&dev->ctl->server_exited)) {
+    dev->reaped = 1;
+    dev->wait_status = dev->ctl->exit_status;
+    return 1;
+  }
+  /* The supervisor was killed too: the pid is all there is to watch. */
+  if (kill(dev->pid, 0) != 0 && errno == ESRCH) {
+    dev->reaped = 1;
+    dev->wait_status = -1;
+    return 1;
+  }
+  return 0;
+}
+
+static void close_liveness(struct sim_device *dev) {
+  if (dev->host_alive_fd >= 0)
+    close(dev->host_alive_fd);
+  dev->host_alive_fd = -1;
 }
 
 void process_reap(struct sim_device *dev, const char *kernel) {
@@ -157,10 +198,15 @@ void process_reap(struct sim_device *dev, const char *kernel) {
   if (kernel != NULL)
     snprintf(during, sizeof during, " during kernel `%s`", kernel);
   int st = dev->wait_status;
-  if (st == -1)
+  close_liveness(dev);
+  dev->stop_reported = 0;
+  if (dev->kill_reason[0] != '\0')
+    snprintf(dev->death_cause, sizeof dev->death_cause, "%s",
+             dev->kill_reason);
+  else if (st == -1)
     snprintf(dev->death_cause, sizeof dev->death_cause,
-             "device %d (pid %d) ended%s; its exit status was collected by "
-             "someone else",
+             "device %d (pid %d) ended%s; how is unknown (its supervisor "
+             "process was gone too)",
              dev->id, (int)dev->pid, during);
   else if (WIFSIGNALED(st))
     snprintf(dev->death_cause, sizeof dev->death_cause,
@@ -192,23 +238,55 @@ int process_start(struct sim_device *dev) {
   ctl->bounce_offset = SIMDEV_BOUNCE_OFFSET;
   ctl->bounce_size = SIMDEV_BOUNCE_SIZE;
 
-  char *argv[MAX_WRAPPER_WORDS + 2];
+  ctl->host_pid = (int32_t)getpid();
+
+  /* simdevice-server --supervise EXE [wrapper words...] server */
+  char *argv[MAX_WRAPPER_WORDS + 5];
   int argc = 0;
+  argv[argc++] = server_path;
+  argv[argc++] = "--supervise";
+  argv[argc++] = wrapper_words > 0 ? wrapper_exe : server_path;
   for (int i = 0; i < wrapper_words; i++)
     argv[argc++] = wrapper_argv[i];
   argv[argc++] = server_path;
   argv[argc] = NULL;
-  const char *exe = wrapper_words > 0 ? wrapper_exe : server_path;
 
-  pid_t pid = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1) : fork();
-  if (pid < 0) {
-    plugin_error("simdevice: cannot start device %d: fork failed: %s", dev->id,
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) {
+    plugin_error("simdevice: cannot start device %d: no pipe: %s", dev->id,
                  strerror(errno));
     return -1;
   }
-  if (pid == 0)
-    exec_server(dev->ctl_fd, dev->mem_fd, argv, exe);
-  dev->pid = pid;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  /* Like fork(), but exit signal 0 and no fork handlers (top of file). */
+  pid_t starter = SIM_FAULT(SPAWN)
+                      ? (errno = EAGAIN, -1)
+                      : (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+  if (starter == 0)
+    start_supervisor(dev->ctl_fd, dev->mem_fd, alive[0], argv, &old);
+  int spawn_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(alive[0]);
+  int starter_status = 0;
+  if (starter > 0)
+    while (waitpid(starter, &starter_status, __WALL) < 0 && errno == EINTR)
+      ;
+  if (starter < 0 || !WIFEXITED(starter_status) ||
+      WEXITSTATUS(starter_status) != 0) {
+    close(alive[1]);
+    plugin_error("simdevice: cannot start device %d: %s", dev->id,
+                 starter < 0 ? strerror(spawn_errno)
+                 : WIFEXITED(starter_status) && WEXITSTATUS(starter_status) == 125
+                     ? "fork of its supervisor failed"
+                     : "setting up its descriptors failed");
+    return -1;
+  }
+  dev->host_alive_fd = alive[1];
+  dev->kill_reason[0] = '\0';
+  dev->stop_reported = 0;
+  dev->pid = 0;
   dev->reaped = 0;
   dev->dead = 0;
   dev->queue_threads = 0; /* a new process starts its own on first use */
@@ -217,7 +295,14 @@ int process_start(struct sim_device *dev) {
    * the start slow, so the limit is generous. */
   for (int waited_ms = 0;; waited_ms += 100) {
     uint32_t ready = atomic_load(&ctl->server_ready);
-    if (ready == 1)
+    if (dev->pid == 0 && atomic_load(&ctl->server_pid) > 0)
+      dev->pid = atomic_load(&ctl->server_pid);
+    if (dev->pid == 0 && atomic_load(&ctl->server_exited)) {
+      dev->pid = -1; /* never started: exit_status says why */
+      dev->reaped = 1;
+      dev->wait_status = ctl->exit_status;
+    }
+    if (ready == 1 && dev->pid > 0)
       return 0;
     if (ready == 2) {
       plugin_error("simdevice: device %d failed to start: %.400s", dev->id,
@@ -225,18 +310,24 @@ int process_start(struct sim_device *dev) {
       process_reap(dev, NULL);
       return -1;
     }
-    if (process_gone(dev)) {
+    if (dev->pid != 0 && process_gone(dev)) {
       process_reap(dev, NULL);
       plugin_error("simdevice: device %d failed to start %s: %s", dev->id,
                    server_path, dev->death_cause);
       return -1;
     }
     if (waited_ms >= 60000) {
-      kill(dev->pid, SIGKILL);
+      if (dev->pid > 0)
+        kill(dev->pid, SIGKILL);
       process_reap(dev, NULL);
       plugin_error("simdevice: device %d: %s did not start within 60 s",
                    dev->id, server_path);
       return -1;
+    }
+    if (ready != 0) { /* ready, but its pid is not published yet */
+      sleep_ms(1);
+      waited_ms -= 99;
+      continue;
     }
     struct timespec t = {.tv_sec = 0, .tv_nsec = 100 * 1000000L};
     syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAIT, 0, &t,
@@ -264,5 +355,63 @@ void process_stop(struct sim_device *dev) {
       sleep_ms(1);
   }
 out_forget:
+  close_liveness(dev);
   dev->pid = 0;
+}
+
+/* The one-letter state of the process in /proc/<pid>/stat, or '?'. */
+static char process_state(pid_t pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return '?';
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return '?';
+  buf[n] = '\0';
+  const char *paren = strrchr(buf, ')'); /* the name may hold spaces */
+  return paren != NULL && paren[1] == ' ' ? paren[2] : '?';
+}
+
+int process_watch(struct sim_device *dev, const char *kernel,
+                  int64_t waited_ns) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
+  if (dev->pid <= 0 || dev->dead)
+    return 0;
+  unsigned limit = plugin_settings()->timeout_s;
+  if (kernel != NULL && limit > 0 && waited_ns >= (int64_t)limit * 1000000000ll) {
+    snprintf(dev->kill_reason, sizeof dev->kill_reason,
+             "kernel `%.256s` did not finish within %u s (SIMDEVICE_TIMEOUT=%u): "
+             "device %d (pid %d) was ended and restarts on its next use",
+             kernel, limit, limit, dev->id, (int)dev->pid);
+    kill(dev->pid, SIGKILL);
+    process_reap(dev, kernel);
+    dev->kill_reason[0] = '\0';
+    return -1;
+  }
+  char state = process_state(dev->pid);
+  if (state == 'T' || state == 't') {
+    if (!dev->stop_reported)
+      fprintf(stderr,
+              "simdevice: device %d (pid %d) is stopped (SIGSTOP or a "
+              "debugger)%s%s%s; waiting for it to continue (kill -CONT %d)\n",
+              dev->id, (int)dev->pid, kernel ? " while kernel `" : "",
+              kernel ? kernel : "", kernel ? "` runs" : "", (int)dev->pid);
+    dev->stop_reported = 1;
+    return 1;
+  }
+  dev->stop_reported = 0;
+  return 0;
+}
+
+void process_forget_after_fork(struct sim_device *dev) {
+  /* The parent's process is not ours: never signal, wait for or talk to
+   * it. Our copies of its mappings and descriptors go at teardown. */
+  close_liveness(dev);
+  dev->pid = 0;
+  dev->reaped = 1;
+  dev->inherited = 1;
+  dev->owner_pid = getppid();
 }

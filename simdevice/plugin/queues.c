@@ -64,6 +64,8 @@ struct sim_queue {
   uint64_t epoch;               /* the device's death epoch at that post */
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE];
   int64_t last_alive_check_ns;
+  int64_t posted_ns;            /* when the running kernel was posted */
+  int device_stopped;           /* the last check found the process stopped */
   int failed;
   __tgt_rtl_error error; /* the first failure, re-reported on sync/query */
 };
@@ -213,7 +215,7 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
            k->name ? k->name : "?");
   q->epoch = atomic_load(&dev->death_epoch);
   q->slot = index;
-  q->last_alive_check_ns = now_ns();
+  q->last_alive_check_ns = q->posted_ns = now_ns();
   channel_queue_post(dev, index);
   pthread_mutex_unlock(&dev->channel_lock);
   return 0;
@@ -289,20 +291,31 @@ static int queue_advance(struct sim_queue *q, int block) {
     if (st == SIMDEV_SLOT_REQUEST && atomic_load(&dev->death_epoch) == q->epoch) {
       if (!block) {
         int64_t t = now_ns();
-        if (t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS)
+        if (!q->device_stopped &&
+            t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS)
           return 0;
         q->last_alive_check_ns = t;
-        if (channel_queue_check_alive(dev, q->epoch, q->kernel_name, 0) == 0)
+        int alive = channel_queue_check_alive(dev, q->epoch, q->kernel_name,
+                                              t - q->posted_ns, 0);
+        q->device_stopped = alive > 0;
+        if (alive > 0) {
+          /* Stopped: libomp polls again at once; do not make it spin. */
+          struct timespec pause = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
+          nanosleep(&pause, NULL);
+        }
+        if (alive >= 0)
           return 0;
       } else {
         channel_queue_sleep(dev, q->slot, WAIT_STEP_MS);
         if (channel_queue_state(dev, q->slot) != SIMDEV_SLOT_REQUEST ||
-            channel_queue_check_alive(dev, q->epoch, q->kernel_name, 1) == 0)
+            channel_queue_check_alive(dev, q->epoch, q->kernel_name,
+                                      now_ns() - q->posted_ns, 1) >= 0)
           continue;
       }
     } else {
       /* The process died (and may have restarted, clearing the slot). */
-      channel_queue_check_alive(dev, q->epoch, q->kernel_name, 1);
+      channel_queue_check_alive(dev, q->epoch, q->kernel_name,
+                                now_ns() - q->posted_ns, 1);
       if (atomic_load(&dev->death_epoch) == q->epoch)
         plugin_error("simdevice: device %d: queue slot %d is in state %u "
                      "while kernel `%s` runs",

@@ -54,9 +54,12 @@ static const char *read_var(const char *name) {
 }
 
 /* The same, as a copy kept in the settings: a later setenv must not change
- * (or free) what was read. */
-static const char *keep_var(const char *name) {
-  const char *v = read_var(name);
+ * (or free) what was read. `secure`: the value names a program or a file,
+ * so it is ignored in a setuid/setgid/setcap process (secure_getenv). */
+static const char *keep_var(const char *name, int secure) {
+  const char *v = secure ? secure_getenv(name) : getenv(name);
+  if (v != NULL && *v == '\0')
+    v = NULL;
   if (v == NULL)
     return NULL;
   const char *copy = strdup(v);
@@ -107,17 +110,30 @@ static void read_settings(void) {
     else
       settings.guard = v[0] == '1';
   }
+  settings.timeout_s = 0;
+  v = read_var("SIMDEVICE_TIMEOUT");
+  if (v != NULL) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < 0 || n > 86400)
+      rejected("SIMDEVICE_TIMEOUT", v, "a number of seconds from 0 to 86400",
+               "0 (no timeout)");
+    else
+      settings.timeout_s = (unsigned)n;
+  }
   /* Paths and commands: checked where they are used (process.c), since a
-   * missing server only matters when a device starts. */
-  settings.server = keep_var("SIMDEVICE_SERVER");
-  settings.wrapper = keep_var("SIMDEVICE_WRAPPER");
-  settings.search_path = keep_var("PATH");
+   * missing server only matters when a device starts. They name code or
+   * files, so a setuid or setcap program ignores them (secure_getenv). */
+  settings.server = keep_var("SIMDEVICE_SERVER", 1);
+  settings.wrapper = keep_var("SIMDEVICE_WRAPPER", 1);
+  settings.search_path = keep_var("PATH", 1);
   if (settings.search_path == NULL)
     settings.search_path = "/usr/bin:/bin";
   /* Rules are checked one by one by faults.c, which names a bad one. */
-  settings.faults_simtarget = keep_var("SIMTARGET_FAULTS");
-  settings.faults_simdevice = keep_var("SIMDEVICE_FAULTS");
-  settings.fault_counts = keep_var("SIMTARGET_FAULT_COUNTS");
+  settings.faults_simtarget = keep_var("SIMTARGET_FAULTS", 0);
+  settings.faults_simdevice = keep_var("SIMDEVICE_FAULTS", 0);
+  settings.fault_counts = keep_var("SIMTARGET_FAULT_COUNTS", 1);
 }
 
 const struct plugin_settings *plugin_settings(void) {

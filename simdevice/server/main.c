@@ -2,7 +2,8 @@
  * main.c - simdevice-server: one device, one process. Started by the plugin
  * with the control memfd on fd 3 and the device-memory memfd on fd 4; maps
  * device memory at its fixed address, loads the device runtime, then serves
- * the command slot until EXIT or until the host goes away.
+ * the command slot until EXIT or until the host goes away (a thread watches
+ * the liveness pipe on fd 5, so that happens even while a kernel runs).
  *
  * Threads and locks: the main thread serves the main slot (every command);
  * on START_QUEUES it starts one server thread per queue slot, which serves
@@ -16,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -67,7 +69,9 @@ static void fail_setup(const char *fmt, const char *detail) {
  * by the dlopen that uses it, which names it when it fails. The device
  * runtime reads its own (runtime.c, caps_init). */
 static const char *runtime_override(void) {
-  const char *path = getenv("SIMDEVICE_RUNTIME");
+  /* A library to load: ignored when the host is setuid or setcap (the
+   * kernel marks this exec secure too, as the credentials differ). */
+  const char *path = secure_getenv("SIMDEVICE_RUNTIME");
   return path != NULL && *path != '\0' ? path : NULL;
 }
 
@@ -393,9 +397,7 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
     futex_wait(&s->state, atomic_load(&s->state), &timeout);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
-      break;
-    if (getppid() != host_pid) /* the host died: nothing left to serve */
-      _exit(0);
+      break; /* (a dead host is noticed by host_watch_thread) */
   }
   atomic_store(sleeping, 0);
 }
@@ -413,8 +415,39 @@ static void *queue_slot_thread(void *arg) {
   return NULL;
 }
 
-int main(void) {
-  host_pid = getppid();
+/* Ends the process when the host is gone: the host holds the only write
+ * end of the pipe on SIMDEV_FD_HOST_ALIVE, so poll returns (EOF, POLLHUP)
+ * once the host exits or is killed, even while a kernel runs forever. A
+ * thread of its own, since kernels may hold every other. */
+static void *host_watch_thread(void *arg) {
+  (void)arg;
+  struct pollfd p = {.fd = SIMDEV_FD_HOST_ALIVE, .events = POLLIN};
+  for (;;) {
+    int n = poll(&p, 1, -1);
+    if (n > 0)
+      _exit(0);
+    if (n < 0 && errno != EINTR && errno != EAGAIN)
+      _exit(0); /* no way to watch: the fd is not there (started by hand) */
+  }
+  return NULL;
+}
+
+static void watch_host(void) {
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  int err = pthread_create(&t, &attr, host_watch_thread, NULL);
+  pthread_attr_destroy(&attr);
+  if (err != 0)
+    fail_setup("cannot start the thread that watches the host: %s",
+               strerror(err));
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
+    return supervise_main(argc - 2, argv + 2);
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
                        MAP_SHARED, SIMDEV_FD_CONTROL, 0);
   if (control == MAP_FAILED)
@@ -423,6 +456,7 @@ int main(void) {
   if (ctl->magic != SIMDEV_PROTO_MAGIC || ctl->version != SIMDEV_PROTO_VERSION)
     fail_setup("%s", "the control area has another protocol version");
   bounce = (unsigned char *)control + ctl->bounce_offset;
+  host_pid = ctl->host_pid; /* not our parent: that is the supervisor */
   void *mem = mmap((void *)ctl->dev_base, ctl->capacity,
                    ctl->guard ? PROT_NONE : PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED_NOREPLACE, SIMDEV_FD_MEMORY, 0);
@@ -434,6 +468,7 @@ int main(void) {
                      "without MAP_FIXED_NOREPLACE)");
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_CONTROL);
+  watch_host();
   indirect_guard_host_code(host_pid, ctl->device_id);
   load_runtime();
   char msg[SIMDEV_MESSAGE_SIZE];

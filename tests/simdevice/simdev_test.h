@@ -23,6 +23,7 @@
 
 #include "omptarget.h"
 #include "omptarget_plugin.h"
+#include "../../simdevice/protocol.h"
 
 /* Kernels and globals of the hand-written test image. Each is published
  * through its own `.omp_offloading.entry.<name>` object, like clang 13-16. */
@@ -140,14 +141,34 @@ static inline void use_runtime_or_system_libomp(void) {
     setenv("SIMDEVICE_RUNTIME", "/usr/lib/x86_64-linux-gnu/libomp.so.5", 0);
 }
 
-/* The pid of our simdevice-server child with the highest pid (the newest),
- * or -1. */
+/* 1 when /proc/self/fd holds the descriptor `link` names ("pipe:[N]"). */
+static inline int own_pipe(const char *link) {
+  DIR *d = opendir("/proc/self/fd");
+  int found = 0;
+  struct dirent *de;
+  while (d != NULL && !found && (de = readdir(d)) != NULL) {
+    char path[300], target[128];
+    snprintf(path, sizeof path, "/proc/self/fd/%s", de->d_name);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n > 0) {
+      target[n] = '\0';
+      found = strcmp(target, link) == 0;
+    }
+  }
+  if (d != NULL)
+    closedir(d);
+  return found;
+}
+
+/* The pid of one of our device processes, the newest (highest pid), or -1.
+ * They are not our children (an orphaned supervisor forks them): ours are
+ * those whose liveness pipe (fd 5, protocol.h) is a pipe we hold. */
 static inline pid_t find_server(void) {
   DIR *d = opendir("/proc");
   pid_t best = -1;
   struct dirent *de;
   while (d != NULL && (de = readdir(d)) != NULL) {
-    char path[300], buf[512];
+    char path[300], buf[512], link[128];
     snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
     FILE *f = fopen(path, "r");
     if (f == NULL)
@@ -155,11 +176,19 @@ static inline pid_t find_server(void) {
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    int pid = 0, ppid = 0;
+    int pid = 0;
     char comm[64] = "", state;
-    if (sscanf(buf, "%d (%63[^)]) %c %d", &pid, comm, &state, &ppid) == 4 &&
-        ppid == getpid() && strncmp(comm, "simdevice-serv", 14) == 0 &&
-        state != 'Z' && pid > best)
+    if (sscanf(buf, "%d (%63[^)]) %c", &pid, comm, &state) != 3 ||
+        strncmp(comm, "simdevice-serv", 14) != 0 || state == 'Z' ||
+        pid <= best)
+      continue;
+    snprintf(path, sizeof path, "/proc/%s/fd/%d", de->d_name,
+             SIMDEV_FD_HOST_ALIVE);
+    ssize_t len = readlink(path, link, sizeof link - 1);
+    if (len <= 0)
+      continue;
+    link[len] = '\0';
+    if (strncmp(link, "pipe:", 5) == 0 && own_pipe(link))
       best = pid;
   }
   if (d != NULL)

@@ -485,6 +485,28 @@ static void test_malformed_descriptors(void **state) {
   expect_desc_error(&t.desc, "image 0 has 2 offload entries but the host has 3");
 }
 
+/* Two host entries with one address but different names: launching by that
+ * address would run whichever the lookup finds first. */
+static void test_entries_sharing_a_host_address(void **state) {
+  (void)state;
+  static struct test_desc t;
+  build_test_desc(&t);
+  unsigned char *p = t.entries + 1;
+  put_legacy_entry(p + 32, &region_a, "__omp_offloading_fe00_1_other_l9", 0,
+                   0, 0);
+  expect_desc_error(&t.desc, "offload entries `__omp_offloading_fe00_1_main_l5` "
+                             "(entry 0) and `__omp_offloading_fe00_1_other_l9` "
+                             "(entry 1) have the same host address");
+  /* the same entry twice (same name) stays accepted */
+  put_legacy_entry(p + 32, &region_a, "__omp_offloading_fe00_1_main_l5", 0, 0,
+                   0);
+  char err[512] = "";
+  struct registered_lib *lib = registry_parse_descriptor(&t.desc, err,
+                                                         sizeof err);
+  assert_non_null(lib);
+  registry_free(lib);
+}
+
 /* ---- the list and the requires flags ------------------------------------ */
 
 static void test_list_of_two_descriptors(void **state) {
@@ -559,6 +581,7 @@ static void test_requires_flags_and_conflicts(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_raw_elf_is_used_as_is),
+      cmocka_unit_test(test_entries_sharing_a_host_address),
       cmocka_unit_test(test_container_is_unwrapped),
       cmocka_unit_test(test_elf_inside_container_as_clang19_points),
       cmocka_unit_test(test_malformed_images_are_rejected_with_reasons),

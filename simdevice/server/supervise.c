@@ -1,0 +1,63 @@
+/*
+ * supervise.c - `simdevice-server --supervise EXE ARGV...`: the parent of a
+ * device process. The plugin starts it as an orphan (so that the device is
+ * no child of the host program, which may reap "all its children" or count
+ * SIGCHLD), and it forks EXE (the server, or the SIMDEVICE_WRAPPER command
+ * in front of it) with the descriptors it got, publishes its pid in the
+ * control area, waits for it and records the wait status there, so the host
+ * can say how the device ended (protocol.h).
+ *
+ * Single-threaded; the control area's supervisor fields are written only
+ * here.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "server.h"
+
+extern char **environ;
+
+int supervise_main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "simdevice-server --supervise: no command\n");
+    return 2;
+  }
+  struct simdev_control *ctl =
+      mmap(NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED,
+           SIMDEV_FD_CONTROL, 0);
+  if (ctl == MAP_FAILED) {
+    perror("simdevice-server --supervise: cannot map the control area");
+    return 2;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    execve(argv[0], argv + 1, environ);
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0) {
+    status = 126 << 8; /* as if it exited with 126 */
+  } else {
+    /* The device's memory and liveness pipe are its own business. */
+    close(SIMDEV_FD_MEMORY);
+    close(SIMDEV_FD_HOST_ALIVE);
+    atomic_store(&ctl->server_pid, (int32_t)pid);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+      ;
+  }
+  ctl->exit_status = status;
+  atomic_store(&ctl->server_exited, 1);
+  /* Wake a host sleeping on the start handshake or the command slot. */
+  syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAKE, INT_MAX,
+          NULL, NULL, 0);
+  syscall(SYS_futex, (uint32_t *)&ctl->slot.state, FUTEX_WAKE, INT_MAX, NULL,
+          NULL, 0);
+  return 0;
+}
