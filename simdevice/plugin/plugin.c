@@ -453,6 +453,7 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
             "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
             "%d, thread_limit %d)\n",
             id, k->name, arg_num, num_teams, thread_limit);
+  output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
 out_leave:
   leave_device(dev);
@@ -495,6 +496,7 @@ int32_t __tgt_rtl_deinit_device(int32_t id) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
+  output_host_flush(); /* destructors of the images may print */
   pthread_mutex_lock(&dev->channel_lock);
   device_teardown(dev);
   indirect_forget(dev);

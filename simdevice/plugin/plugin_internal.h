@@ -220,4 +220,9 @@ HIDDEN int indirect_set(struct sim_device *dev, uint64_t size,
 HIDDEN int indirect_resync(struct sim_device *dev);
 HIDDEN void indirect_forget(struct sim_device *dev);
 
+/* --------------------------------------------------------------- output.c
+ * Any thread, no lock needed: the program's stdout goes first, before device
+ * code that may print starts. */
+HIDDEN void output_host_flush(void);
+
 #endif

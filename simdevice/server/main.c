@@ -364,6 +364,9 @@ static int serve(struct simdev_slot *s, int queue_slot) {
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
   }
+  if (s->command == SIMDEV_CMD_RUN || s->command == SIMDEV_CMD_LOAD ||
+      s->command == SIMDEV_CMD_UNLOAD)
+    output_flush(); /* device code ran: its output is written by now */
   s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
   atomic_store(&s->state, SIMDEV_SLOT_DONE);
   if (atomic_load(&s->host_sleeping))
@@ -394,8 +397,10 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     futex_wait(&s->state, atomic_load(&s->state), &timeout);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break;
-    if (getppid() != host_pid) /* the host died: nothing left to serve */
+    if (getppid() != host_pid) { /* the host died: nothing left to serve */
+      output_flush();
       _exit(0);
+    }
   }
   atomic_store(sleeping, 0);
 }
@@ -435,6 +440,7 @@ int main(void) {
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_CONTROL);
   indirect_guard_host_code(host_pid, ctl->device_id);
+  output_init();
   load_runtime();
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
@@ -448,5 +454,6 @@ int main(void) {
       break;
   }
   images_unload_all();
+  output_flush();
   _exit(0);
 }
