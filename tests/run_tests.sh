@@ -67,6 +67,7 @@ for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/te
   run_one "${t#build/tests/}" "$t"
 done
 run_suite runtime simdevice/runtime/tests/run.sh
+run_suite entry_points tests/simdevice/entry_points.sh
 run_suite programs tests/programs.sh
 run_suite faults tests/faults.sh
 run_suite coverage coverage/coverage.sh
