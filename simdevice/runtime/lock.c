@@ -214,51 +214,25 @@ EXPORT void omp_unset_nest_lock(omp_nest_lock_t *l)
 
 /* libomp's __kmpc_*_lock forms of the lock routines: the user lock is the
  * same pointer-sized storage as omp_lock_t / omp_nest_lock_t. */
-EXPORT void __kmpc_init_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_init_lock((omp_lock_t *)lock);
-}
-EXPORT void __kmpc_init_lock_with_hint(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock,
-                                       UNUSED uintptr_t hint)
-{
-  omp_init_lock((omp_lock_t *)lock);
-}
-EXPORT void __kmpc_destroy_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_destroy_lock((omp_lock_t *)lock);
-}
-EXPORT void __kmpc_set_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_set_lock((omp_lock_t *)lock);
-}
-EXPORT void __kmpc_unset_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_unset_lock((omp_lock_t *)lock);
-}
+#define KMPC_LOCK_FORM(NAME, OMP_NAME, TYPE, ...)                                    \
+  EXPORT void NAME(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock __VA_ARGS__) \
+  {                                                                                 \
+    OMP_NAME((TYPE *)lock);                                                         \
+  }
+KMPC_LOCK_FORM(__kmpc_init_lock, omp_init_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_init_lock_with_hint, omp_init_lock, omp_lock_t, , UNUSED uintptr_t hint)
+KMPC_LOCK_FORM(__kmpc_destroy_lock, omp_destroy_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_set_lock, omp_set_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_unset_lock, omp_unset_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_init_nest_lock, omp_init_nest_lock, omp_nest_lock_t)
+KMPC_LOCK_FORM(__kmpc_init_nest_lock_with_hint, omp_init_nest_lock, omp_nest_lock_t, ,
+               UNUSED uintptr_t hint)
+KMPC_LOCK_FORM(__kmpc_destroy_nest_lock, omp_destroy_nest_lock, omp_nest_lock_t)
+KMPC_LOCK_FORM(__kmpc_set_nest_lock, omp_set_nest_lock, omp_nest_lock_t)
+KMPC_LOCK_FORM(__kmpc_unset_nest_lock, omp_unset_nest_lock, omp_nest_lock_t)
 EXPORT int __kmpc_test_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
 {
   return omp_test_lock((omp_lock_t *)lock);
-}
-EXPORT void __kmpc_init_nest_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_init_nest_lock((omp_nest_lock_t *)lock);
-}
-EXPORT void __kmpc_init_nest_lock_with_hint(UNUSED ident_t *loc, UNUSED int32_t gtid,
-                                            void **lock, UNUSED uintptr_t hint)
-{
-  omp_init_nest_lock((omp_nest_lock_t *)lock);
-}
-EXPORT void __kmpc_destroy_nest_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_destroy_nest_lock((omp_nest_lock_t *)lock);
-}
-EXPORT void __kmpc_set_nest_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_set_nest_lock((omp_nest_lock_t *)lock);
-}
-EXPORT void __kmpc_unset_nest_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
-{
-  omp_unset_nest_lock((omp_nest_lock_t *)lock);
 }
 EXPORT int __kmpc_test_nest_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
 {

@@ -8,7 +8,9 @@
 #ifndef SIMTARGET_PROGRAM_CHILD_OUTPUT_H
 #define SIMTARGET_PROGRAM_CHILD_OUTPUT_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,6 +94,24 @@ static int child_output_through_file(const char *self, const char *mode,
   child_output_read_all(fd, out, out_size);
   close(fd);
   return status;
+}
+
+/* 1 when every line of `ordered` appears in `text` in that order;
+ * otherwise prints which one is missing or out of order (`how` says which
+ * run) and returns 0. */
+static int child_output_in_order(const char *how, const char *text,
+                                 const char *const *ordered, size_t count) {
+  const char *at = text;
+  for (size_t i = 0; i < count; i++) {
+    const char *found = strstr(at, ordered[i]);
+    if (found == NULL) {
+      printf("%s: line `%.*s` missing or out of order\n", how,
+             (int)strlen(ordered[i]) - 1, ordered[i]);
+      return 0;
+    }
+    at = found + strlen(ordered[i]);
+  }
+  return 1;
 }
 
 #endif

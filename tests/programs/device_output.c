@@ -55,17 +55,8 @@ static const char *const ordered[] = {
     "host 4\n", "host 5\n", "host last\n"};
 
 static void check_text(const char *how, const char *text) {
-  const char *at = text;
-  for (size_t i = 0; i < sizeof ordered / sizeof ordered[0]; i++) {
-    const char *found = strstr(at, ordered[i]);
-    if (found == NULL) {
-      printf("%s: line `%.*s` missing or out of order\n", how,
-             (int)strlen(ordered[i]) - 1, ordered[i]);
-      CHECK(found != NULL);
-      return;
-    }
-    at = found + strlen(ordered[i]);
-  }
+  int in_order = child_output_in_order(how, text, ordered, sizeof ordered / sizeof ordered[0]);
+  CHECK(in_order);
   /* The iterations lie between "host completes" and "host 3". */
   const char *from = strstr(text, "host completes\n");
   const char *to = strstr(text, "host 3\n");

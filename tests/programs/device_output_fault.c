@@ -46,17 +46,8 @@ static void kill_child(void) {
 
 static void check_text(const char *how, const char *text,
                        const char *const *ordered, size_t count) {
-  const char *at = text;
-  for (size_t i = 0; i < count; i++) {
-    const char *found = strstr(at, ordered[i]);
-    if (found == NULL) {
-      printf("%s: line `%.*s` missing or out of order\n", how,
-             (int)strlen(ordered[i]) - 1, ordered[i]);
-      CHECK(found != NULL);
-      return;
-    }
-    at = found + strlen(ordered[i]);
-  }
+  int in_order = child_output_in_order(how, text, ordered, count);
+  CHECK(in_order);
   CHECK(strstr(text, "host never") == NULL);
 }
 
