@@ -18,16 +18,25 @@
 
 #include "plugin_internal.h"
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 #define DEFAULT_DEVICES 1
-#define FALLBACK_MEMORY (1ull << 30) /* when the machine's size is unknown */
+#define FALLBACK_MEMORY (1ull << 30) /* size unknown, or under Valgrind */
 
 static struct plugin_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 
 /* Device memory by default: the machine's physical memory, as a GPU has
  * tens of GiB; it costs nothing until touched (a sparse memfd), and at most
- * one device stride (1T) of address space per device. */
+ * one device stride (1T) of address space per device. Under Valgrind, whose
+ * bookkeeping of a mapping that large takes minutes, the old 1 GiB. */
 static uint64_t default_memory(void) {
+  if (RUNNING_ON_VALGRIND)
+    return FALLBACK_MEMORY;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0)
     return FALLBACK_MEMORY;
