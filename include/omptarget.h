@@ -365,7 +365,8 @@ int omp_get_default_device(void);
 void *omp_target_alloc(size_t size, int device_num);
 void omp_target_free(void *device_ptr, int device_num);
 /* LLVM's extensions: memory of one kind (the plugin says whether it has
- * that kind; simdevice has device memory only). */
+ * that kind; simdevice's host and shared memory is mapped in both processes
+ * at the same address). */
 void *llvm_omp_target_alloc_device(size_t size, int device_num);
 void *llvm_omp_target_alloc_host(size_t size, int device_num);
 void *llvm_omp_target_alloc_shared(size_t size, int device_num);
@@ -388,6 +389,24 @@ int omp_target_associate_ptr(const void *host_ptr, const void *device_ptr,
 int omp_target_disassociate_ptr(const void *host_ptr, int device_num);
 void *omp_get_mapped_ptr(const void *ptr, int device_num);
 void *omp_target_memset(void *ptr, int value, size_t count, int device_num);
+/* OpenMP 5.1/6.0. depobj_list holds omp_depend_t values (void *). */
+int omp_target_is_accessible(const void *ptr, size_t size, int device_num);
+int omp_target_memcpy_async(void *dst, const void *src, size_t length,
+                            size_t dst_offset, size_t src_offset,
+                            int dst_device, int src_device, int depobj_count,
+                            void **depobj_list);
+int omp_target_memcpy_rect_async(void *dst, const void *src,
+                                 size_t element_size, int num_dims,
+                                 const size_t *volume,
+                                 const size_t *dst_offsets,
+                                 const size_t *src_offsets,
+                                 const size_t *dst_dimensions,
+                                 const size_t *src_dimensions, int dst_device,
+                                 int src_device, int depobj_count,
+                                 void **depobj_list);
+void *omp_target_memset_async(void *ptr, int value, size_t count,
+                              int device_num, int depobj_count,
+                              void **depobj_list);
 
 #ifdef __cplusplus
 }

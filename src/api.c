@@ -10,8 +10,12 @@
  * _shared) is the plugin's business: the kind goes to its data_alloc, which
  * allocates it or says why it cannot.
  *
+ * Host and shared memory that a plugin gave is remembered (device, range)
+ * so that omp_target_is_accessible can say the device reaches it.
+ *
  * Thread safety: the default device lives in device.c under its own lock;
- * mapping-table work takes dev->map.lock.
+ * mapping-table work takes dev->map.lock; `accessible_lock` guards the list
+ * of host and shared blocks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "device.h"
 #include "faults.h"
 #include "report.h"
@@ -40,8 +45,7 @@ EXPORT int omp_get_default_device(void) { return devices_own_default_id(); }
 
 /* Resolve a device_num argument of an API routine. Returns 1 for the host,
  * 0 with *dev set for a ready device, -1 after printing why not. */
-static int api_device(const char *routine, int device_num,
-                      struct device **dev) {
+int api_device(const char *routine, int device_num, struct device **dev) {
   *dev = NULL;
   int n = __tgt_get_num_devices();
   if (device_num == n)
@@ -72,6 +76,40 @@ static const char *alloc_kind_name(int32_t kind) {
   }
 }
 
+/* Host and shared memory handed out, which its device can access. */
+struct accessible_block {
+  struct accessible_block *next;
+  uintptr_t begin, end;
+  int device_num;
+};
+static pthread_mutex_t accessible_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct accessible_block *accessible_blocks;
+
+static void accessible_add(void *p, size_t size, int device_num) {
+  struct accessible_block *b = malloc(sizeof *b);
+  if (!b)
+    return; /* only omp_target_is_accessible's answer is lost */
+  b->begin = (uintptr_t)p;
+  b->end = (uintptr_t)p + size;
+  b->device_num = device_num;
+  pthread_mutex_lock(&accessible_lock);
+  b->next = accessible_blocks;
+  accessible_blocks = b;
+  pthread_mutex_unlock(&accessible_lock);
+}
+
+static void accessible_remove(void *p) {
+  pthread_mutex_lock(&accessible_lock);
+  struct accessible_block **link = &accessible_blocks;
+  while (*link && (*link)->begin != (uintptr_t)p)
+    link = &(*link)->next;
+  struct accessible_block *b = *link;
+  if (b)
+    *link = b->next;
+  pthread_mutex_unlock(&accessible_lock);
+  free(b);
+}
+
 /* `size` bytes of memory of `kind` for device_num (host memory from malloc
  * for the initial device), or NULL after saying why. */
 static void *api_alloc(const char *routine, size_t size, int device_num,
@@ -89,6 +127,8 @@ static void *api_alloc(const char *routine, size_t size, int device_num,
     return NULL;
   }
   void *p = device_alloc(dev, (int64_t)size, NULL, kind);
+  if (p && (kind == TARGET_ALLOC_HOST || kind == TARGET_ALLOC_SHARED))
+    accessible_add(p, size, device_num);
   if (!p) {
     report_error("%s(%zu bytes, device %d): plugin %s gives no %s memory: "
                  "%s",
@@ -111,6 +151,7 @@ static void api_free(const char *routine, void *ptr, int device_num) {
   }
   if (where < 0)
     return;
+  accessible_remove(ptr);
   if (device_delete(dev, ptr) != 0) {
     report_error("%s(%p, %d): %s", routine, ptr, device_num,
                  report_error_get());
@@ -136,6 +177,27 @@ EXPORT int omp_target_is_present(const void *ptr, int device_num) {
   struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)ptr);
   pthread_mutex_unlock(&dev->map.lock);
   return e != NULL;
+}
+
+/* OpenMP 5.1: can device_num's kernels access host memory [ptr, ptr+size)?
+ * The host can; a device only inside host or shared memory it gave out
+ * (simdevice's other memory is its own process's; the CUDA plugin's host
+ * and managed memory likewise). */
+EXPORT int omp_target_is_accessible(const void *ptr, size_t size,
+                                    int device_num) {
+  struct device *dev;
+  int where = api_device("omp_target_is_accessible", device_num, &dev);
+  if (where != 0)
+    return where == 1;
+  if (!ptr)
+    return 0;
+  uintptr_t begin = (uintptr_t)ptr, end = begin + (size ? size : 1);
+  int found = 0;
+  pthread_mutex_lock(&accessible_lock);
+  for (struct accessible_block *b = accessible_blocks; b && !found; b = b->next)
+    found = b->device_num == device_num && begin >= b->begin && end <= b->end;
+  pthread_mutex_unlock(&accessible_lock);
+  return found;
 }
 
 EXPORT void *omp_get_mapped_ptr(const void *ptr, int device_num) {
@@ -209,22 +271,30 @@ static int api_copy(const char *routine, char *dst, const char *src,
   return 0;
 }
 
-EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length,
-                             size_t dst_offset, size_t src_offset,
-                             int dst_device, int src_device) {
+int api_memcpy(const char *routine, void *dst, const void *src,
+               size_t length, size_t dst_offset, size_t src_offset,
+               int dst_device, int src_device) {
   if (!dst || !src) {
-    report_error("omp_target_memcpy: %s is NULL", !dst ? "dst" : "src");
+    report_error("%s: %s is NULL", routine, !dst ? "dst" : "src");
     return EINVAL;
   }
-  return api_copy("omp_target_memcpy", (char *)dst + dst_offset,
+  return api_copy(routine, (char *)dst + dst_offset,
                   (const char *)src + src_offset, length, dst_device,
                   src_device);
 }
 
-static int rect_copy(char *dst, const char *src, size_t elem, int ndims,
-                     const size_t *volume, const size_t *dst_off,
-                     const size_t *src_off, const size_t *dst_dims,
-                     const size_t *src_dims, int dst_device, int src_device) {
+EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length,
+                             size_t dst_offset, size_t src_offset,
+                             int dst_device, int src_device) {
+  return api_memcpy("omp_target_memcpy", dst, src, length, dst_offset,
+                    src_offset, dst_device, src_device);
+}
+
+static int rect_copy(const char *routine, char *dst, const char *src,
+                     size_t elem, int ndims, const size_t *volume,
+                     const size_t *dst_off, const size_t *src_off,
+                     const size_t *dst_dims, const size_t *src_dims,
+                     int dst_device, int src_device) {
   /* size in bytes of one step along dimension 0 */
   size_t dst_stride = elem, src_stride = elem;
   for (int d = 1; d < ndims; d++) {
@@ -232,11 +302,11 @@ static int rect_copy(char *dst, const char *src, size_t elem, int ndims,
     src_stride *= src_dims[d];
   }
   if (ndims == 1)
-    return api_copy("omp_target_memcpy_rect", dst + dst_off[0] * elem,
+    return api_copy(routine, dst + dst_off[0] * elem,
                     src + src_off[0] * elem, volume[0] * elem, dst_device,
                     src_device);
   for (size_t i = 0; i < volume[0]; i++) {
-    int rc = rect_copy(dst + (dst_off[0] + i) * dst_stride,
+    int rc = rect_copy(routine, dst + (dst_off[0] + i) * dst_stride,
                        src + (src_off[0] + i) * src_stride, elem, ndims - 1,
                        volume + 1, dst_off + 1, src_off + 1, dst_dims + 1,
                        src_dims + 1, dst_device, src_device);
@@ -244,6 +314,49 @@ static int rect_copy(char *dst, const char *src, size_t elem, int ndims,
       return rc;
   }
   return 0;
+}
+
+int api_memcpy_rect_check(const char *routine, void *dst, const void *src,
+                          size_t element_size, int num_dims,
+                          const size_t *volume, const size_t *dst_offsets,
+                          const size_t *src_offsets,
+                          const size_t *dst_dimensions,
+                          const size_t *src_dimensions) {
+  if (!dst || !src || num_dims < 1 || element_size == 0 || !volume ||
+      !dst_offsets || !src_offsets || !dst_dimensions || !src_dimensions) {
+    report_error("%s: invalid argument (%s)", routine,
+                 !dst || !src            ? "dst or src is NULL"
+                 : num_dims < 1          ? "num_dims < 1"
+                 : element_size == 0     ? "element_size is 0"
+                                         : "a NULL offsets, volume or "
+                                           "dimensions array");
+    return EINVAL;
+  }
+  for (int d = 0; d < num_dims; d++)
+    if (dst_offsets[d] + volume[d] > dst_dimensions[d] ||
+        src_offsets[d] + volume[d] > src_dimensions[d]) {
+      report_error("%s: dimension %d: offset + volume exceeds the array's "
+                   "dimension",
+                   routine, d);
+      return EINVAL;
+    }
+  return 0;
+}
+
+int api_memcpy_rect(const char *routine, void *dst, const void *src,
+                    size_t element_size, int num_dims, const size_t *volume,
+                    const size_t *dst_offsets, const size_t *src_offsets,
+                    const size_t *dst_dimensions,
+                    const size_t *src_dimensions, int dst_device,
+                    int src_device) {
+  int rc = api_memcpy_rect_check(routine, dst, src, element_size, num_dims,
+                                 volume, dst_offsets, src_offsets,
+                                 dst_dimensions, src_dimensions);
+  if (rc)
+    return rc;
+  return rect_copy(routine, dst, src, element_size, num_dims, volume,
+                   dst_offsets, src_offsets, dst_dimensions, src_dimensions,
+                   dst_device, src_device);
 }
 
 EXPORT int omp_target_memcpy_rect(void *dst, const void *src,
@@ -256,27 +369,10 @@ EXPORT int omp_target_memcpy_rect(void *dst, const void *src,
                                   int dst_device, int src_device) {
   if (!dst && !src)
     return INT_MAX; /* OpenMP: the number of dimensions supported */
-  if (!dst || !src || num_dims < 1 || element_size == 0 || !volume ||
-      !dst_offsets || !src_offsets || !dst_dimensions || !src_dimensions) {
-    report_error("omp_target_memcpy_rect: invalid argument (%s)",
-                 !dst || !src            ? "dst or src is NULL"
-                 : num_dims < 1          ? "num_dims < 1"
-                 : element_size == 0     ? "element_size is 0"
-                                         : "a NULL offsets, volume or "
-                                           "dimensions array");
-    return EINVAL;
-  }
-  for (int d = 0; d < num_dims; d++)
-    if (dst_offsets[d] + volume[d] > dst_dimensions[d] ||
-        src_offsets[d] + volume[d] > src_dimensions[d]) {
-      report_error("omp_target_memcpy_rect: dimension %d: offset + volume "
-                   "exceeds the array's dimension",
-                   d);
-      return EINVAL;
-    }
-  return rect_copy(dst, src, element_size, num_dims, volume, dst_offsets,
-                   src_offsets, dst_dimensions, src_dimensions, dst_device,
-                   src_device);
+  return api_memcpy_rect("omp_target_memcpy_rect", dst, src, element_size,
+                         num_dims, volume, dst_offsets, src_offsets,
+                         dst_dimensions, src_dimensions, dst_device,
+                         src_device);
 }
 
 EXPORT int omp_target_associate_ptr(const void *host_ptr,
@@ -354,34 +450,44 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
   return rc;
 }
 
-EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
-                               int device_num) {
+int api_memset(const char *routine, void *ptr, int value, size_t count,
+               int device_num) {
   struct device *dev;
   if (!ptr || count == 0)
-    return ptr;
-  int where = api_device("omp_target_memset", device_num, &dev);
-  if (where == 1)
-    return memset(ptr, value, count);
+    return 0;
+  int where = api_device(routine, device_num, &dev);
+  if (where == 1) {
+    memset(ptr, value, count);
+    return 0;
+  }
   if (where < 0)
-    return ptr;
+    return EINVAL;
   /* Through a bounded host buffer: the plugin interface has no memset. */
   size_t chunk = count < (1u << 20) ? count : (1u << 20);
   char *buf = malloc(chunk);
   if (!buf) {
-    report_error("omp_target_memset: out of host memory");
-    return ptr;
+    report_error("%s: out of host memory", routine);
+    return ENOMEM;
   }
   memset(buf, value, chunk);
+  int rc = 0;
   for (size_t done = 0; done < count; done += chunk) {
     size_t n = count - done < chunk ? count - done : chunk;
     if (device_submit(dev, (char *)ptr + done, buf, (int64_t)n) != 0) {
-      report_error("omp_target_memset(%p, %d, %zu, %d): %s", ptr, value,
-                   count, device_num, report_error_get());
+      report_error("%s(%p, %d, %zu, %d): %s", routine, ptr, value, count,
+                   device_num, report_error_get());
       report_error_clear();
+      rc = EINVAL;
       break;
     }
   }
   free(buf);
+  return rc;
+}
+
+EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
+                               int device_num) {
+  api_memset("omp_target_memset", ptr, value, count, device_num);
   return ptr;
 }
 

@@ -6,8 +6,8 @@
  * `plugins_loaded` and `total_devices` while they are built and torn down;
  * once plugins_load_all() has returned, the list is read-only until
  * plugins_unload_all(), so readers do not lock. `rejections_mutex` guards
- * the rejection text (append-only, zero-filled, so a reader always sees a
- * NUL-terminated prefix).
+ * the rejection text and the text of plugins without devices (append-only,
+ * zero-filled, so a reader always sees a NUL-terminated prefix).
  */
 #include "plugins.h"
 #include "array.h"
@@ -37,29 +37,50 @@ static int plugin_count;
 static int total_devices;
 
 static pthread_mutex_t rejections_mutex = PTHREAD_MUTEX_INITIALIZER;
-static char rejections[8192];
-static size_t rejections_len;
+struct line_log {
+  char text[8192];
+  size_t len;
+};
+static struct line_log rejections, idle_plugins;
 
-void plugins_add_rejection(const char *fmt, ...) {
+/* Appends one line to a log, said under the LIBOMPTARGET_INFO bits given. */
+static void log_line(struct line_log *log, uint32_t info_bits, const char *fmt,
+                     va_list ap) {
   char line[1024];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  report_info(~0u, "%s", line);
+  report_info(info_bits, "%s", line);
   report_debug("%s", line);
   pthread_mutex_lock(&rejections_mutex);
-  size_t room = sizeof rejections - rejections_len;
+  size_t room = sizeof log->text - log->len;
   size_t need = strlen(line) + 1;
   if (need < room) {
-    memcpy(rejections + rejections_len, line, need - 1);
-    rejections[rejections_len + need - 1] = '\n';
-    rejections_len += need;
+    memcpy(log->text + log->len, line, need - 1);
+    log->text[log->len + need - 1] = '\n';
+    log->len += need;
   }
   pthread_mutex_unlock(&rejections_mutex);
 }
 
-const char *plugins_rejections(void) { return rejections; }
+void plugins_add_rejection(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  log_line(&rejections, ~0u, fmt, ap);
+  va_end(ap);
+}
+
+/* A plugin that works but finds no device (no driver, no GPU) is not an
+ * error: its reason is plugin information (0x10), said once. */
+static void plugins_add_idle(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static void plugins_add_idle(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  log_line(&idle_plugins, INFO_PLUGIN_KERNEL, fmt, ap);
+  va_end(ap);
+}
+
+const char *plugins_rejections(void) { return rejections.text; }
+const char *plugins_without_devices(void) { return idle_plugins.text; }
 
 /* Generated from the interface table: one check per required row. */
 int plugins_check_compliance(const struct plugin_ops *ops, char *why,
@@ -109,6 +130,7 @@ static char *plugin_name_from_path(const char *path) {
 
 int plugins_open(const char *path, struct plugin *out, char *why,
                  size_t why_len) {
+  int failure = -1;
   memset(out, 0, sizeof *out);
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -152,6 +174,7 @@ int plugins_open(const char *path, struct plugin *out, char *why,
     } else {
       snprintf(why, why_len, "has no devices");
     }
+    failure = -2;
     goto out_deinit;
   }
   out->name = plugin_name_from_path(path);
@@ -176,7 +199,7 @@ out_deinit:
 out_close:
   dlclose(handle);
   memset(out, 0, sizeof *out);
-  return -1;
+  return failure;
 }
 
 /* Discovery order: simdevice, cuda, then the rest by name. */
@@ -310,7 +333,12 @@ static void try_plugin(const char *dir, const char *item) {
     return;
   }
   struct plugin p;
-  if (plugins_open(path, &p, why, sizeof why) < 0) {
+  int opened = plugins_open(path, &p, why, sizeof why);
+  if (opened == -2) {
+    plugins_add_idle("%s: %s", path, why);
+    return;
+  }
+  if (opened < 0) {
     plugins_add_rejection("%s: %s", path, why);
     return;
   }
@@ -432,7 +460,7 @@ void plugins_unload_all(void) {
 
 void plugins_reset_rejections_for_test(void) {
   pthread_mutex_lock(&rejections_mutex);
-  memset(rejections, 0, sizeof rejections);
-  rejections_len = 0;
+  memset(&rejections, 0, sizeof rejections);
+  memset(&idle_plugins, 0, sizeof idle_plugins);
   pthread_mutex_unlock(&rejections_mutex);
 }

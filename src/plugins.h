@@ -51,6 +51,10 @@ HIDDEN struct plugin *plugins_for_device(int32_t device_id);
 /* Every rejection so far ("libomptarget.rtl.x.so: missing __tgt_rtl_..."),
  * one per line; "" when none. Also images rejected by every plugin. */
 HIDDEN const char *plugins_rejections(void);
+/* Plugins that loaded but offer no device, with the plugin's reason ("...:
+ * has no devices: cuda: no CUDA devices: ..."), one per line; "" when none.
+ * Said under LIBOMPTARGET_INFO 0x10 only, once, as they are found. */
+HIDDEN const char *plugins_without_devices(void);
 HIDDEN void plugins_add_rejection(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 /* Check an already-opened table of functions against the interface (used by
@@ -63,7 +67,8 @@ HIDDEN void plugins_unload_all(void);
 
 /* The steps of discovery, for the loader and unit tests. */
 /* dlopen `path`, resolve every row, check compliance, init_plugin, count
- * devices. 0 and *out filled (first_device left 0), or -1 with `why`. */
+ * devices. 0 and *out filled (first_device left 0), or -1 with `why`; -2
+ * when the plugin works but has no device (`why` holds its reason). */
 HIDDEN int plugins_open(const char *path, struct plugin *out, char *why,
                         size_t why_len);
 /* Plugin names (`x` of libomptarget.rtl.x.so) in `dir`, in discovery order.

@@ -70,6 +70,7 @@ done
 # the seed corpus (every rejection path) runs clean under AddressSanitizer.
 run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000
 run_suite runtime simdevice/runtime/tests/run.sh
+run_suite entry_points tests/simdevice/entry_points.sh
 run_suite programs tests/programs.sh
 run_suite faults tests/faults.sh
 run_suite coverage coverage/coverage.sh

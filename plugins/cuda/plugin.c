@@ -103,13 +103,12 @@ out_close:
   driver_close(&driver);
 }
 
+/* With no device, the plugin says nothing itself: libomptarget asks
+ * get_last_error and says the reason once, under LIBOMPTARGET_INFO 0x10. */
 static void state_init(void) {
   pthread_mutex_lock(&plugin_state_lock);
-  int first = !state_ready;
   state_init_locked();
   pthread_mutex_unlock(&plugin_state_lock);
-  if (first && device_count == 0)
-    cuda_info(~0u, "no CUDA devices: %s", no_device_reason);
 }
 
 static void device_release_locked(struct cuda_device *dev) {

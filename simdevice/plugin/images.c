@@ -66,6 +66,7 @@ static int send_image(struct sim_device *dev, const struct plugin_image *img,
                  dev->id);
     return -1;
   }
+  output_host_flush(); /* constructors of the image may print */
   if (channel_send(dev, SIMDEV_CMD_LOAD, NULL) != 0)
     return -1;
   memcpy(addrs, dev->bounce, img->count * sizeof *addrs);
@@ -223,6 +224,7 @@ int images_unload(struct sim_device *dev, __tgt_device_image *image) {
   int rc = 0;
   if (!dev->dead && dev->pid > 0) {
     dev->ctl->slot.a[0] = img->server_id;
+    output_host_flush(); /* destructors of the image may print */
     rc = channel_send(dev, SIMDEV_CMD_UNLOAD, NULL);
   }
   *link = img->next;

@@ -172,6 +172,7 @@ void device_teardown(struct sim_device *dev) {
     return;
   process_stop(dev);
   images_forget_all(dev);
+  shared_forget(dev);
   munmap(dev->reservation, dev->capacity);
   munmap(dev->host_view, dev->capacity);
   munmap(dev->ctl, SIMDEV_CONTROL_BYTES);
@@ -310,23 +311,8 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
                  (long long)size, id);
     return NULL;
   }
-  /* libomptarget hands every kind over; only this plugin knows it has no
-   * memory that both processes address. */
-  if (kind == TARGET_ALLOC_HOST) {
-    plugin_error("simdevice: host memory (data_alloc kind %d) is not "
-                 "supported: a simdevice device is another process, which "
-                 "cannot address the host's memory",
-                 kind);
-    return NULL;
-  }
-  if (kind == TARGET_ALLOC_SHARED) {
-    plugin_error("simdevice: shared memory (data_alloc kind %d) is not "
-                 "supported: host and device memory are separate address "
-                 "spaces",
-                 kind);
-    return NULL;
-  }
-  if (kind != TARGET_ALLOC_DEVICE && kind != TARGET_ALLOC_DEFAULT) {
+  if (kind != TARGET_ALLOC_DEVICE && kind != TARGET_ALLOC_DEFAULT &&
+      kind != TARGET_ALLOC_HOST && kind != TARGET_ALLOC_SHARED) {
     plugin_error("simdevice: data_alloc kind %d is not supported: it is "
                  "none of device %d, default %d, host %d, shared %d",
                  kind, TARGET_ALLOC_DEVICE, TARGET_ALLOC_DEFAULT,
@@ -335,6 +321,9 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
   }
   if (!atomic_load(&dev->initialized) && __tgt_rtl_init_device(id) != 0)
     return NULL;
+  /* Host and shared memory: both processes map it at the same address. */
+  if (kind == TARGET_ALLOC_HOST || kind == TARGET_ALLOC_SHARED)
+    return shared_alloc(dev, size, kind == TARGET_ALLOC_HOST ? "host" : "shared");
   uint64_t offset;
   if (allocator_alloc(&dev->alloc, (uint64_t)size, &offset) != 0)
     return NULL;
@@ -353,6 +342,9 @@ int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
                  (unsigned long long)(dev->dev_base + dev->capacity));
     return OFFLOAD_FAIL;
   }
+  int shared = shared_free(dev, addr);
+  if (shared != 0)
+    return shared > 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
   return allocator_free(&dev->alloc, addr - dev->dev_base) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
@@ -510,6 +502,7 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
             "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
             "%d, thread_limit %d)\n",
             id, k->name, arg_num, num_teams, thread_limit);
+  output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
 out_leave:
   leave_device(dev);
@@ -554,6 +547,7 @@ int32_t __tgt_rtl_deinit_device(int32_t id) {
   struct sim_device *dev = device_slot(id);
   if (dev == NULL || lock_for_exit(dev, "deinit_device") != 0)
     return OFFLOAD_FAIL;
+  output_host_flush(); /* destructors of the images may print */
   device_teardown(dev);
   indirect_forget(dev);
   pthread_mutex_unlock(&dev->channel_lock);

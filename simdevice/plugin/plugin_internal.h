@@ -141,6 +141,7 @@ struct sim_device {
   struct simdev_control *ctl;
   unsigned char *bounce;
   struct device_allocator alloc;
+  struct shared_block *shared_blocks; /* host/shared memory (shared_memory.c) */
   /* process */
   pid_t pid;                /* 0 when none runs */
   int host_alive_fd;        /* write end of the process's liveness pipe
@@ -241,5 +242,22 @@ HIDDEN int indirect_set(struct sim_device *dev, uint64_t size,
                         const __tgt_fptr_map *table);
 HIDDEN int indirect_resync(struct sim_device *dev);
 HIDDEN void indirect_forget(struct sim_device *dev);
+
+/* -------------------------------------------------------- shared_memory.c
+ * Host and shared memory: device memory mapped in the host at the same
+ * address. shared_alloc: the pointer, or NULL with plugin_error; `kind`
+ * names it in messages. shared_free: 1 when addr was such a block (freed),
+ * 0 when it was not, -1 on failure. shared_forget: drop the records at
+ * teardown (the mappings go with the reservation). Any thread. */
+struct shared_block;
+HIDDEN void *shared_alloc(struct sim_device *dev, int64_t size,
+                          const char *kind);
+HIDDEN int shared_free(struct sim_device *dev, uint64_t addr);
+HIDDEN void shared_forget(struct sim_device *dev);
+
+/* --------------------------------------------------------------- output.c
+ * Any thread, no lock needed: the program's stdout goes first, before device
+ * code that may print starts. */
+HIDDEN void output_host_flush(void);
 
 #endif

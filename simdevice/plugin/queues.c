@@ -425,6 +425,7 @@ int32_t __tgt_rtl_run_target_team_region_async(
     int32_t arg_num, int32_t num_teams, int32_t thread_limit,
     uint64_t loop_tripcount, __tgt_async_info *info) {
   (void)loop_tripcount;
+  output_host_flush();
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
     plugin_error("simdevice: an asynchronous kernel launch on device %d with "

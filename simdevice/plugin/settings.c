@@ -14,14 +14,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin_internal.h"
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 #define DEFAULT_DEVICES 1
-#define DEFAULT_MEMORY (1ull << 30)
+#define FALLBACK_MEMORY (1ull << 30) /* size unknown, or under Valgrind */
 
 static struct plugin_settings settings;
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+
+/* Device memory by default: the machine's physical memory, as a GPU has
+ * tens of GiB; it costs nothing until touched (a sparse memfd), and at most
+ * one device stride (1T) of address space per device. Under Valgrind, whose
+ * bookkeeping of a mapping that large takes minutes, the old 1 GiB. */
+static uint64_t default_memory(void) {
+  if (RUNNING_ON_VALGRIND)
+    return FALLBACK_MEMORY;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return FALLBACK_MEMORY;
+  uint64_t bytes = (uint64_t)pages * (uint64_t)page;
+  return bytes > SIMDEV_DEVICE_STRIDE ? SIMDEV_DEVICE_STRIDE : bytes;
+}
 
 /* "123", "64K", "512M", "2G" (powers of 1024). Returns 0 or -1. */
 static int parse_bytes(const char *text, uint64_t *out) {
@@ -91,14 +112,15 @@ static void read_settings(void) {
       settings.num_devices = (int)n;
     }
   }
-  settings.memory = DEFAULT_MEMORY;
+  settings.memory = default_memory();
   v = read_var("SIMDEVICE_MEMORY");
   uint64_t bytes = 0;
   if (v != NULL) {
     if (parse_bytes(v, &bytes) != 0 || bytes == 0 ||
         bytes > SIMDEV_DEVICE_STRIDE)
       rejected("SIMDEVICE_MEMORY", v,
-               "a size from 1 byte to 1T (K, M, G or T suffix)", "1G");
+               "a size from 1 byte to 1T (K, M, G or T suffix)",
+               "the machine's physical memory");
     else
       settings.memory = bytes;
   }

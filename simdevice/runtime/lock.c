@@ -211,3 +211,30 @@ EXPORT void omp_unset_nest_lock(omp_nest_lock_t *l)
     rt_word_unlock(&n->word);
   }
 }
+
+/* libomp's __kmpc_*_lock forms of the lock routines: the user lock is the
+ * same pointer-sized storage as omp_lock_t / omp_nest_lock_t. */
+#define KMPC_LOCK_FORM(NAME, OMP_NAME, TYPE, ...)                                    \
+  EXPORT void NAME(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock __VA_ARGS__) \
+  {                                                                                 \
+    OMP_NAME((TYPE *)lock);                                                         \
+  }
+KMPC_LOCK_FORM(__kmpc_init_lock, omp_init_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_init_lock_with_hint, omp_init_lock, omp_lock_t, , UNUSED uintptr_t hint)
+KMPC_LOCK_FORM(__kmpc_destroy_lock, omp_destroy_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_set_lock, omp_set_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_unset_lock, omp_unset_lock, omp_lock_t)
+KMPC_LOCK_FORM(__kmpc_init_nest_lock, omp_init_nest_lock, omp_nest_lock_t)
+KMPC_LOCK_FORM(__kmpc_init_nest_lock_with_hint, omp_init_nest_lock, omp_nest_lock_t, ,
+               UNUSED uintptr_t hint)
+KMPC_LOCK_FORM(__kmpc_destroy_nest_lock, omp_destroy_nest_lock, omp_nest_lock_t)
+KMPC_LOCK_FORM(__kmpc_set_nest_lock, omp_set_nest_lock, omp_nest_lock_t)
+KMPC_LOCK_FORM(__kmpc_unset_nest_lock, omp_unset_nest_lock, omp_nest_lock_t)
+EXPORT int __kmpc_test_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
+{
+  return omp_test_lock((omp_lock_t *)lock);
+}
+EXPORT int __kmpc_test_nest_lock(UNUSED ident_t *loc, UNUSED int32_t gtid, void **lock)
+{
+  return omp_test_nest_lock((omp_nest_lock_t *)lock);
+}

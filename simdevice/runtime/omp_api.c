@@ -10,6 +10,10 @@
 
 #include "rt_internal.h"
 
+/* nteams-var / teams-thread-limit-var of this device (omp_set_num_teams,
+ * omp_set_teams_thread_limit); 0: not set, the caps apply. */
+static _Atomic int32_t nteams_var, teams_thread_limit_var;
+
 EXPORT int omp_get_num_teams(void)
 {
   const struct rt_league *l = rt_current()->team->league;
@@ -29,8 +33,26 @@ EXPORT int omp_get_thread_limit(void)
   return t->league ? t->league->thread_limit : t->thread_limit;
 }
 
-EXPORT int omp_get_teams_thread_limit(void) { return omp_get_thread_limit(); }
-EXPORT int omp_get_max_teams(void) { return rt_caps()->max_teams; }
+EXPORT int omp_get_teams_thread_limit(void)
+{
+  int32_t set = atomic_load(&teams_thread_limit_var);
+  return set > 0 && set < omp_get_thread_limit() ? set : omp_get_thread_limit();
+}
+EXPORT int omp_get_max_teams(void)
+{
+  int32_t set = atomic_load(&nteams_var);
+  return set > 0 && set < rt_caps()->max_teams ? set : rt_caps()->max_teams;
+}
+EXPORT void omp_set_num_teams(int n)
+{
+  if (n > 0)
+    atomic_store(&nteams_var, n);
+}
+EXPORT void omp_set_teams_thread_limit(int n)
+{
+  if (n > 0)
+    atomic_store(&teams_thread_limit_var, n);
+}
 
 /* The number of threads a parallel region without num_threads would get. */
 EXPORT int omp_get_max_threads(void)
@@ -59,6 +81,46 @@ EXPORT void omp_set_nested(UNUSED int on) {}
 EXPORT int omp_get_max_active_levels(void) { return 1; }
 EXPORT void omp_set_max_active_levels(UNUSED int n) {}
 EXPORT int omp_get_cancellation(void) { return 0; }
+EXPORT int omp_get_supported_active_levels(void) { return 1; } /* nested regions: one thread */
+EXPORT int omp_get_max_task_priority(void) { return 0; }
+
+/* run-sched-var: schedule(runtime) loops here run as static whatever it
+ * says (conforming: the choice is the implementation's), but the value set
+ * is the value read back, per thread as the ICV is per task. */
+static _Thread_local int run_sched_kind = 1 /* omp_sched_static */, run_sched_chunk;
+EXPORT void omp_set_schedule(int kind, int chunk)
+{
+  run_sched_kind = kind;
+  run_sched_chunk = chunk;
+}
+EXPORT void omp_get_schedule(int *kind, int *chunk)
+{
+  if (kind)
+    *kind = run_sched_kind;
+  if (chunk)
+    *chunk = run_sched_chunk;
+}
+
+/* No places: threads are not bound (proc-bind-var false, an empty place
+ * partition), as the specification defines for that case. */
+EXPORT int omp_get_proc_bind(void) { return 0; /* omp_proc_bind_false */ }
+EXPORT int omp_get_num_places(void) { return 0; }
+EXPORT int omp_get_place_num_procs(UNUSED int place) { return 0; }
+EXPORT void omp_get_place_proc_ids(UNUSED int place, UNUSED int *ids) {}
+EXPORT int omp_get_place_num(void) { return -1; }
+EXPORT int omp_get_partition_num_places(void) { return 0; }
+EXPORT void omp_get_partition_place_nums(UNUSED int *place_nums) {}
+
+/* Resources cannot be released while the device process serves kernels:
+ * nonzero means "not paused", which the routines allow. */
+EXPORT int omp_pause_resource(UNUSED int kind, UNUSED int device_num) { return -1; }
+EXPORT int omp_pause_resource_all(UNUSED int kind) { return -1; }
+
+/* No OMPT tool is ever attached in the device process. */
+EXPORT int omp_control_tool(UNUSED int command, UNUSED int modifier, UNUSED void *arg)
+{
+  return -2; /* omp_control_tool_notool */
+}
 
 static const struct rt_team *team_at_level(int level)
 {

@@ -15,6 +15,7 @@
  * reported done under that lock.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,50 @@ EXPORT void __kmpc_end(UNUSED ident_t *loc) {}
 EXPORT void __kmpc_push_num_threads(UNUSED ident_t *loc, UNUSED int32_t gtid, int32_t n)
 {
   rt_current()->push_num_threads = n;
+}
+
+/* num_threads(strict: n) (6.0): n threads or the error the user chose. */
+static void push_strict(ident_t *loc, int32_t n, int32_t severity, const char *message)
+{
+  rt_current()->push_num_threads = n;
+  int32_t most = rt_caps()->max_threads;
+  if (n > most) {
+    char where[256];
+    fprintf(stderr, "OMP: %s at %s: num_threads(strict: %d) cannot be met, a team has at most %d "
+            "threads here (SIMDEVICE_MAX_THREADS): %s\n",
+            severity == 2 ? "Error" : "Warning", rt_loc(loc, where, sizeof(where)), n, most,
+            message ? message : "");
+    if (severity == 2)
+      abort();
+  }
+}
+
+EXPORT void __kmpc_push_num_threads_strict(ident_t *loc, UNUSED int32_t gtid, int32_t n,
+                                           int32_t severity, const char *message)
+{
+  push_strict(loc, n, severity, message);
+}
+
+/* num_threads(n1, n2, ...): nested regions here run on one thread, so the
+ * first level's number is what matters. */
+EXPORT void __kmpc_push_num_threads_list(UNUSED ident_t *loc, UNUSED int32_t gtid,
+                                         uint32_t length, const uint32_t *list)
+{
+  if (length > 0 && list)
+    rt_current()->push_num_threads = (int32_t)list[0];
+}
+
+EXPORT void __kmpc_push_num_threads_list_strict(ident_t *loc, UNUSED int32_t gtid,
+                                                uint32_t length, const uint32_t *list,
+                                                int32_t severity, const char *message)
+{
+  if (length > 0 && list)
+    push_strict(loc, (int32_t)list[0], severity, message);
+}
+
+EXPORT void __kmpc_pop_num_threads(UNUSED ident_t *loc, UNUSED int32_t gtid)
+{
+  rt_current()->push_num_threads = 0;
 }
 
 /* proc_bind has no meaning for pool threads; accepted and ignored. */

@@ -119,6 +119,11 @@ struct rt_team {
   void *copyprivate_data;
   /* worksharing */
   struct rt_dispatch_slot dispatch[RT_DISPATCH_SLOTS];
+  /* reductions with the task modifier: the data all threads share (slot 0
+   * parallel, 1 worksharing; 1 is "being made") and how many threads have
+   * finished theirs (taskred.c) */
+  void *_Atomic task_reduction[2];
+  _Atomic int32_t task_reduction_done[2];
   /* fork/join */
   int32_t workers_running;
   _Atomic int32_t next_tid;
@@ -147,6 +152,17 @@ struct rt_task {
   int32_t flags;                 /* kmp_tasking_flags */
   int32_t is_final;
   int32_t is_explicit;
+  size_t alloc_size;             /* header + kmp_task_t + shareds (taskloop copies) */
+};
+
+/* A taskgroup a task has open; its reduction (task_reduction clause, or a
+ * parallel/worksharing reduction with the task modifier) is combined into
+ * the original variables when the group ends. */
+struct rt_taskred;
+struct rt_taskgroup {
+  struct rt_taskgroup *outer;
+  int64_t count; /* incomplete tasks counted in this group (team lock) */
+  struct rt_taskred *reduction; /* NULL when it has none */
 };
 
 struct rt_member {
@@ -183,6 +199,21 @@ HIDDEN void rt_team_barrier(struct rt_team *t);
 
 /* Tasks (task.c) */
 HIDDEN void rt_task_run_one_locked(struct rt_team *t);  /* lock held on entry and exit */
+/* A new task, not yet submitted, that copies the kmp_task_t `pattern`
+ * (privates and shareds included, its shareds pointer moved to the copy's
+ * own block); NULL with the reason reported. */
+HIDDEN void *rt_task_clone(ident_t *loc, void *pattern);
+/* Ends a task that was allocated but never submitted: its destructors run
+ * (as libomp does for taskloop's pattern task) and its memory is freed. */
+HIDDEN void rt_task_discard(void *task);
+/* Runs a task allocated by __kmpc_omp_task_alloc at once on the calling
+ * thread, as `if(0)` does. */
+HIDDEN void rt_task_run_undeferred(ident_t *loc, int32_t gtid, void *task);
+
+/* Task reductions (taskred.c): combine the group's private copies into the
+ * original variables and free them; called by the thread ending the group,
+ * after the group's tasks have completed. */
+HIDDEN void rt_taskred_finish(struct rt_taskgroup *g);
 
 /* Thread pool (pool.c). */
 struct rt_worker;

@@ -33,6 +33,10 @@ struct simdev_rt_fptr_row {
   uint64_t device;
 };
 int simdev_rt_set_fptr_map(const struct simdev_rt_fptr_row *rows, uint64_t count);
+/* What the libomp entry point `symbol`, which this runtime deliberately
+ * does not define, is needed for (unsupported.def), or NULL when it is not
+ * one of those. */
+const char *simdev_rt_unsupported(const char *symbol);
 /* The device address of host function `fn`, or fn itself (seed 003). */
 void *__kmpc_target_translate_fptr(uint64_t fn);
 

@@ -7,6 +7,9 @@
  * signalled when tasks are queued or complete, because a waiting thread
  * runs the team's queued tasks. `single_count` is atomic.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "rt_internal.h"
 
 HIDDEN void rt_team_barrier(struct rt_team *t)
@@ -96,4 +99,18 @@ EXPORT void __kmpc_copyprivate(UNUSED ident_t *loc, UNUSED int32_t gtid, UNUSED 
   if (!didit && cpy_func && t->copyprivate_data)
     cpy_func(cpy_data, t->copyprivate_data);
   rt_team_barrier(t);
+}
+
+/* scope (5.1): its clauses are compiled inline; the calls mark the region. */
+EXPORT void __kmpc_scope(UNUSED ident_t *loc, UNUSED int32_t gtid, UNUSED void *reserved) {}
+EXPORT void __kmpc_end_scope(UNUSED ident_t *loc, UNUSED int32_t gtid, UNUSED void *reserved) {}
+
+/* error at(execution) severity(warning|fatal) message(...) (5.1). */
+EXPORT void __kmpc_error(ident_t *loc, int severity, const char *message)
+{
+  char where[256];
+  fprintf(stderr, "OMP: %s at %s: %s\n", severity == 2 ? "Error" : "Warning",
+          rt_loc(loc, where, sizeof(where)), message ? message : "(no message)");
+  if (severity == 2) /* fatal: the device process ends, the host says so */
+    abort();
 }

@@ -31,11 +31,6 @@ typedef struct {
 /* kmp_tasking_flags_t bits. */
 enum { TASK_TIED = 1 << 0, TASK_FINAL = 1 << 1, TASK_MERGED_IF0 = 1 << 2, TASK_DESTRUCTORS = 1 << 3 };
 
-struct rt_taskgroup {
-  struct rt_taskgroup *outer;
-  int64_t count; /* incomplete tasks counted in this group */
-};
-
 /* rt_task header, then kmp_task_t (sizeof_kmp_task_t bytes, privates
  * included), then the shareds block. */
 #define HDR_SIZE ((sizeof(struct rt_task) + 15) & ~(size_t)15)
@@ -70,10 +65,51 @@ EXPORT void *__kmpc_omp_task_alloc(ident_t *loc, UNUSED int32_t gtid, int32_t fl
   t->is_explicit = 1;
   t->is_final = (flags & TASK_FINAL) || creator->is_final;
   t->refs = 1;
+  t->alloc_size = HDR_SIZE + task_size + sizeof_shareds;
   kmp_task_t *kt = task_payload(t);
   kt->shareds = sizeof_shareds ? (char *)kt + task_size : NULL;
   kt->routine = task_entry;
   return kt;
+}
+
+HIDDEN void *rt_task_clone(ident_t *loc, void *pattern)
+{
+  struct rt_task *from = task_header(pattern);
+  struct rt_task *t = malloc(from->alloc_size);
+  if (!t) {
+    char where[256];
+    rt_error("taskloop at %s: out of memory for a task of %zu bytes", rt_loc(loc, where, sizeof(where)),
+             from->alloc_size);
+    return NULL;
+  }
+  memcpy(t, from, from->alloc_size);
+  t->parent = NULL;
+  t->group = NULL;
+  t->tg_top = NULL;
+  t->next = NULL;
+  t->children = 0;
+  t->refs = 1;
+  kmp_task_t *kt = task_payload(t), *from_kt = task_payload(from);
+  if (from_kt->shareds)
+    kt->shareds = (char *)t + ((char *)from_kt->shareds - (char *)from);
+  return kt;
+}
+
+HIDDEN void rt_task_discard(void *task)
+{
+  struct rt_task *t = task_header(task);
+  kmp_task_t *kt = task;
+  if ((t->flags & TASK_DESTRUCTORS) && kt->destructors)
+    kt->destructors(rt_gtid(), kt);
+  free(t);
+}
+
+HIDDEN void rt_task_run_undeferred(ident_t *loc, int32_t gtid, void *task)
+{
+  __kmpc_omp_task_begin_if0(loc, gtid, task);
+  kmp_task_t *kt = task;
+  kt->routine(gtid, kt);
+  __kmpc_omp_task_complete_if0(loc, gtid, task);
 }
 
 /* Links a new task to its creator and taskgroup; team lock held. */
@@ -300,7 +336,30 @@ EXPORT void __kmpc_end_taskgroup(UNUSED ident_t *loc, UNUSED int32_t gtid)
   }
   wait_until_zero(m->team, &g->count, 1);
   m->task->tg_top = g->outer;
+  if (g->reduction)
+    rt_taskred_finish(g);
   free(g);
 }
 
 EXPORT int omp_in_final(void) { return rt_current()->task->is_final; }
+
+/* task affinity(...): a placement hint; one heap, no places: nothing to do. */
+EXPORT int32_t __kmpc_omp_reg_task_with_affinity(UNUSED ident_t *loc, UNUSED int32_t gtid,
+                                                 UNUSED void *new_task, UNUSED int32_t naffins,
+                                                 UNUSED void *affin_list)
+{
+  return 0;
+}
+
+/* taskwait depend(...) (5.1): dependences are honoured conservatively, by
+ * waiting for every child, with or without nowait. */
+EXPORT void __kmpc_omp_taskwait_deps_51(UNUSED ident_t *loc, UNUSED int32_t gtid,
+                                        UNUSED int32_t ndeps, UNUSED void *dep_list,
+                                        UNUSED int32_t ndeps_noalias,
+                                        UNUSED void *noalias_dep_list,
+                                        UNUSED int32_t has_no_wait)
+{
+  wait_children(rt_current());
+}
+
+EXPORT int omp_in_explicit_task(void) { return rt_current()->task->is_explicit; }

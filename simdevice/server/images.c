@@ -172,6 +172,37 @@ static void release_image(struct loaded_image *img) {
   img->fd = -1;
 }
 
+/* The reason an image did not load; an entry point of libomp that the
+ * device runtime deliberately lacks is named with the construct needing it. */
+static void describe_load_failure(const char *why, char *msg, size_t msg_len) {
+  const char *undefined = strstr(why, "undefined symbol: ");
+  if (undefined != NULL) {
+    char symbol[128];
+    const char *name = undefined + strlen("undefined symbol: ");
+    size_t n = strcspn(name, ", \n");
+    snprintf(symbol, sizeof symbol, "%.*s", (int)(n < 127 ? n : 127), name);
+    const char *(*unsupported)(const char *) =
+        (const char *(*)(const char *))dlsym(RTLD_DEFAULT, "simdev_rt_unsupported");
+    const char *construct = unsupported ? unsupported(symbol) : NULL;
+    if (construct != NULL) {
+      snprintf(msg, msg_len,
+               "the image calls `%s`, for %s: simtarget's device runtime does "
+               "not support it",
+               symbol, construct);
+      return;
+    }
+    if (strncmp(symbol, "__kmpc_", 7) == 0 || strncmp(symbol, "omp_", 4) == 0) {
+      snprintf(msg, msg_len,
+               "the image calls the OpenMP runtime entry point `%s`, which "
+               "simtarget's device runtime does not know (a newer compiler's "
+               "ABI?): %s",
+               symbol, why);
+      return;
+    }
+  }
+  snprintf(msg, msg_len, "dlopen of the image failed: %s", why);
+}
+
 int images_load(const char *names, uint64_t name_count, size_t names_len,
                 uint64_t *addrs_out, uint64_t *image_id_out, char *msg,
                 size_t msg_len) {
@@ -206,8 +237,7 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
   img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (img->handle == NULL) {
     const char *why = dlerror();
-    snprintf(msg, msg_len, "dlopen of the image failed: %s",
-             why ? why : "unknown reason");
+    describe_load_failure(why ? why : "unknown reason", msg, msg_len);
     goto out_release;
   }
   const char *p = names, *end = names + names_len;

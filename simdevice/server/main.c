@@ -368,6 +368,9 @@ static int serve(struct simdev_slot *s, int queue_slot) {
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
   }
+  if (s->command == SIMDEV_CMD_RUN || s->command == SIMDEV_CMD_LOAD ||
+      s->command == SIMDEV_CMD_UNLOAD)
+    output_flush(); /* device code ran: its output is written by now */
   s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
   atomic_store(&s->state, SIMDEV_SLOT_DONE);
   if (atomic_load(&s->host_sleeping))
@@ -470,6 +473,7 @@ int main(int argc, char **argv) {
   close(SIMDEV_FD_CONTROL);
   watch_host();
   indirect_guard_host_code(host_pid, ctl->device_id);
+  output_init();
   load_runtime();
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
@@ -483,5 +487,6 @@ int main(int argc, char **argv) {
       break;
   }
   images_unload_all();
+  output_flush();
   _exit(0);
 }

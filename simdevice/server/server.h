@@ -80,6 +80,12 @@ HIDDEN const void *snapshot_enter(struct snapshot *s, unsigned *ticket);
 HIDDEN void snapshot_leave(struct snapshot *s, unsigned ticket);
 HIDDEN void *snapshot_replace(struct snapshot *s, void *next);
 
+/* output.c: device stdout line-buffered (output_init, once at start) and
+ * flushed when a command that ran device code completes (output_flush, any
+ * thread), so device output is written by the end of its construct. */
+HIDDEN void output_init(void);
+HIDDEN void output_flush(void);
+
 /* futex helpers on shared (not process-private) words. */
 HIDDEN void server_futex_wake(_Atomic uint32_t *word);
 

@@ -86,8 +86,17 @@ static void test_bad_arguments(void **state) {
   assert_int_equal(omp_target_memcpy(NULL, buf, 1, 0, 0, host, host), EINVAL);
   assert_int_equal(omp_target_memcpy(buf, buf, 1, 0, 0, 9, host), EINVAL);
   omp_target_free(buf, 9); /* refused with a message, not freed */
-  assert_null(llvm_omp_target_alloc_host(64, 0));
-  assert_null(llvm_omp_target_alloc_shared(64, 0));
+  /* simdevice's host and shared memory: one address for host and device */
+  char *both = llvm_omp_target_alloc_shared(64, 0);
+  assert_non_null(both);
+  memset(both, 5, 64);
+  char back = 0;
+  assert_int_equal(omp_target_memcpy(&back, both, 1, 0, 63, host, 0), 0);
+  assert_int_equal(back, 5);
+  assert_int_equal(omp_target_is_accessible(both, 64, 0), 1);
+  assert_int_equal(omp_target_is_accessible(buf, 1, 0), 0);
+  llvm_omp_target_free_shared(both, 0);
+  assert_null(llvm_omp_target_alloc_host(64, 7));
 }
 
 static void test_memcpy_rect(void **state) {

@@ -2,14 +2,16 @@
 # test_cuda_fallback (installed as build/tests/cuda/test_cuda_fallback):
 # the CUDA plugin in a real run, with no GPU. A program compiled by every
 # usable clang runs with LIBOMPTARGET_PLUGINS=cuda and must
-#   - see zero devices, with the plugin's reason under LIBOMPTARGET_INFO,
+#   - see zero devices, with the plugin's reason said once under the
+#     plugin-info bit of LIBOMPTARGET_INFO (0x10) and not under the others,
 #     and run its host version (default policy);
 #   - fail clearly under OMP_TARGET_OFFLOAD=mandatory;
 #   - carry a driver failure in the driver's words (driver test double,
 #     SIMTARGET_CUDA_DRIVER, cuInit forced to fail);
 #   - with a (test double) GPU present, be refused because its image is
 #     x86-64, with the plugin saying so;
-# and the plugin lying beside simdevice must not disturb simdevice.
+# and the plugin lying beside simdevice must not disturb simdevice, nor
+# add lines about itself to a mandatory failure there.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -56,6 +58,26 @@ expect() {
   rm -f "$out" "$err"
 }
 
+# expect_lines NAME REGEX COUNT -- env... program: stderr has exactly COUNT
+# lines matching REGEX (the exit status is not checked).
+expect_lines() {
+  local name=$1 re=$2 count=$3
+  shift 4
+  checks=$((checks + 1))
+  local err got
+  err=$(mktemp)
+  env "$@" >/dev/null 2>"$err"
+  got=$(grep -Ec -- "$re" "$err")
+  if [ "$got" = "$count" ]; then
+    echo "ok    $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL  $name: $got lines match /$re/, expected $count"
+    sed 's/^/      err: /' "$err" | tail -n 12
+  fi
+  rm -f "$err"
+}
+
 for n in $TOOLCHAINS_USABLE; do
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n hostlib=\$TC_HOSTLIB_$n"
   bin=$HERE/fallback-$n
@@ -69,14 +91,18 @@ for n in $TOOLCHAINS_USABLE; do
   fi
   lib="LD_LIBRARY_PATH=$ROOT/build/lib:$hostlib"
   expect "clang-$n: no driver -> zero devices, reason, host fallback" 0 \
-    '^devices=0 on_host=1 sum=2016$' "omptarget info: cuda: no CUDA devices: .*$driver_words" -- \
-    "$lib" LIBOMPTARGET_PLUGINS=cuda LIBOMPTARGET_INFO=1 "${no_driver[@]}" "$bin"
+    '^devices=0 on_host=1 sum=2016$' "omptarget info: .*cuda.so: has no devices: cuda: no CUDA devices: .*$driver_words" -- \
+    "$lib" LIBOMPTARGET_PLUGINS=cuda LIBOMPTARGET_INFO=0x10 "${no_driver[@]}" "$bin"
+  expect_lines "clang-$n: no driver, LIBOMPTARGET_INFO=-1 -> the reason said once" \
+    'no CUDA devices' 1 -- "$lib" LIBOMPTARGET_INFO=-1 "${no_driver[@]}" "$bin"
+  expect_lines "clang-$n: no driver, LIBOMPTARGET_INFO=1 (no plugin bit) -> nothing about CUDA" \
+    'cuda' 0 -- "$lib" LIBOMPTARGET_INFO=1 "${no_driver[@]}" "$bin"
   expect "clang-$n: no driver, mandatory -> clear failure" 1 \
     '' 'libomptarget\.rtl\.cuda\.so: has no devices' -- \
     "$lib" LIBOMPTARGET_PLUGINS=cuda OMP_TARGET_OFFLOAD=mandatory "${no_driver[@]}" "$bin"
   expect "clang-$n: cuInit failure in the driver's words" 0 \
     '^devices=0 on_host=1 sum=2016$' 'cuInit failed in .*CUDA_ERROR_NO_DEVICE: test double: no CUDA-capable device here' -- \
-    "$lib" LIBOMPTARGET_PLUGINS=cuda LIBOMPTARGET_INFO=1 SIMTARGET_CUDA_DRIVER="$DOUBLE" \
+    "$lib" LIBOMPTARGET_PLUGINS=cuda LIBOMPTARGET_INFO=0x10 SIMTARGET_CUDA_DRIVER="$DOUBLE" \
     CUDA_TESTDOUBLE_FAIL=cuInit=100 "$bin"
   expect "clang-$n: a GPU present refuses the x86-64 image, saying why" 1 \
     '' 'not accepted by plugin cuda.*machine 62 \(x86-64\), not EM_CUDA \(190\)' -- \

@@ -253,7 +253,20 @@ static void test_offload_binary_container(void **state) {
 
 static void test_alloc_kinds_and_sizes(void **state) {
   (void)state;
-  assert_null(__tgt_rtl_data_alloc(0, 8, NULL, TARGET_ALLOC_SHARED));
+  /* Host and shared memory: one address that the host can use too. */
+  for (int32_t kind = TARGET_ALLOC_HOST; kind <= TARGET_ALLOC_SHARED; kind++) {
+    char *both = __tgt_rtl_data_alloc(0, 5000, NULL, kind);
+    assert_non_null(both);
+    both[0] = 'h';
+    both[4999] = 's';
+    char back[2];
+    assert_int_equal(__tgt_rtl_data_retrieve(0, &back[0], both, 1), OFFLOAD_SUCCESS);
+    assert_int_equal(__tgt_rtl_data_retrieve(0, &back[1], both + 4999, 1), OFFLOAD_SUCCESS);
+    assert_int_equal(back[0], 'h');
+    assert_int_equal(back[1], 's');
+    assert_int_equal(__tgt_rtl_data_delete(0, both), OFFLOAD_SUCCESS);
+  }
+  assert_null(__tgt_rtl_data_alloc(0, 8, NULL, 7));
   assert_non_null(strstr(last_error(0).message, "not supported"));
   assert_null(__tgt_rtl_data_alloc(0, -1, NULL, TARGET_ALLOC_DEVICE));
   void *z = __tgt_rtl_data_alloc(0, 0, NULL, TARGET_ALLOC_DEVICE);

@@ -304,7 +304,15 @@ static void test_alloc_kind_reaches_the_plugin(void **state) {
   void *host = llvm_omp_target_alloc_host(64, 0);
   assert_non_null(host); /* this plugin has host memory: libomptarget asks */
   assert_int_equal(*kind, TARGET_ALLOC_HOST);
+  /* the device reaches its host memory, not other host memory; the host
+   * (device 1 here) reaches everything */
+  int local = 0;
+  assert_int_equal(omp_target_is_accessible((char *)host + 8, 56, 0), 1);
+  assert_int_equal(omp_target_is_accessible(host, 65, 0), 0);
+  assert_int_equal(omp_target_is_accessible(&local, sizeof local, 0), 0);
+  assert_int_equal(omp_target_is_accessible(&local, sizeof local, 1), 1);
   llvm_omp_target_free_host(host, 0);
+  assert_int_equal(omp_target_is_accessible(host, 8, 0), 0);
   void *dflt = omp_target_alloc(16, 0);
   assert_non_null(dflt);
   assert_int_equal(*kind, TARGET_ALLOC_DEFAULT);
