@@ -158,28 +158,32 @@ static void test_kernel_exit_is_reported(void **state) {
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
 }
 
-static void test_killed_device_fails_fast_then_restarts(void **state) {
+/* A device killed while idle is found before the next command is sent:
+ * that command is not blamed, the device restarts at once and the command
+ * runs (issue 15, item 8; the message is on stderr). The test waits until
+ * the process is gone, so the outcome does not depend on timing. */
+static void test_killed_idle_device_restarts(void **state) {
   (void)state;
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
   pid_t pid = find_server();
   assert_true(pid > 0);
   assert_int_equal(kill(pid, SIGKILL), 0);
+  for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
+    usleep(10000);
+  assert_int_not_equal(kill(pid, 0), 0);
   double t0 = now();
-  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_FAIL);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
   double waited = now() - t0;
   assert_true(waited < 1.0);
-  __tgt_rtl_error err = last_error(0);
-  char want[96];
-  snprintf(want, sizeof want, "(pid %d) was killed by signal 9", (int)pid);
-  assert_non_null(strstr(err.message, want));
-  assert_int_equal(err.device_lost, 1);
+  pid_t restarted = find_server();
+  assert_true(restarted > 0 && restarted != pid);
   /* Globals come back with the image (reset to their initial values). */
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
   int g[4] = {0};
   assert_int_equal(__tgt_rtl_data_retrieve(0, g, entry(E_GVEC), sizeof g),
                    OFFLOAD_SUCCESS);
   assert_int_equal(g[1], 2);
-  printf("kill -9 detected after %.3f s\n", waited);
+  printf("restarted after kill -9 in %.3f s\n", waited);
 }
 
 static void test_no_fd_leak_across_restarts(void **state) {
@@ -208,7 +212,7 @@ int main(void) {
       cmocka_unit_test(test_guard_page_catches_one_element_short),
       cmocka_unit_test(test_freed_memory_faults),
       cmocka_unit_test(test_kernel_exit_is_reported),
-      cmocka_unit_test(test_killed_device_fails_fast_then_restarts),
+      cmocka_unit_test(test_killed_idle_device_restarts),
       cmocka_unit_test(test_no_fd_leak_across_restarts),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
