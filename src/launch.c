@@ -17,6 +17,7 @@
 
 #include "hostsyms.h"
 #include "report.h"
+#include "trace.h"
 
 /* ---- device-id resolution --------------------------------------------- */
 
@@ -74,24 +75,6 @@ uint64_t launch_pop_tripcount(int64_t device_id) {
 /* ---- map-type decoding ------------------------------------------------- */
 
 const char *launch_map_type_string(int64_t type, char *buf, size_t len) {
-  static const struct {
-    int64_t bit;
-    const char *name;
-  } bits[] = {
-      {OMP_TGT_MAPTYPE_ALWAYS, "always"},
-      {OMP_TGT_MAPTYPE_DELETE, "delete"},
-      {OMP_TGT_MAPTYPE_PTR_AND_OBJ, "ptr_and_obj"},
-      {OMP_TGT_MAPTYPE_TARGET_PARAM, "target_param"},
-      {OMP_TGT_MAPTYPE_RETURN_PARAM, "return_param"},
-      {OMP_TGT_MAPTYPE_PRIVATE, "private"},
-      {OMP_TGT_MAPTYPE_LITERAL, "literal"},
-      {OMP_TGT_MAPTYPE_IMPLICIT, "implicit"},
-      {OMP_TGT_MAPTYPE_CLOSE, "close"},
-      {OMP_TGT_MAPTYPE_PRESENT, "present"},
-      {OMP_TGT_MAPTYPE_OMPX_HOLD, "ompx_hold"},
-      {OMP_TGT_MAPTYPE_ATTACH, "attach"},
-      {OMP_TGT_MAPTYPE_NON_CONTIG, "non_contig"},
-  };
   const char *motion = "alloc";
   switch (type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)) {
   case OMP_TGT_MAPTYPE_TO: motion = "to"; break;
@@ -99,9 +82,13 @@ const char *launch_map_type_string(int64_t type, char *buf, size_t len) {
   case OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM: motion = "tofrom"; break;
   }
   size_t used = (size_t)snprintf(buf, len, "%s", motion);
-  for (size_t i = 0; i < sizeof bits / sizeof bits[0] && used < len; i++)
-    if (type & bits[i].bit)
-      used += (size_t)snprintf(buf + used, len - used, "|%s", bits[i].name);
+  /* the bit names the JSON trace uses too (trace.c) */
+  int64_t bit;
+  const char *bit_name;
+  for (size_t i = 0; (bit_name = map_type_bit_name(i, &bit)) && used < len;
+       i++)
+    if ((type & bit) && !(bit & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+      used += (size_t)snprintf(buf + used, len - used, "|%s", bit_name);
   uint64_t member = (uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
   if (member && used < len)
     used += (size_t)snprintf(buf + used, len - used, "|member_of(%" PRIu64 ")",
@@ -362,6 +349,17 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
     }
   }
 
+  if (trace_enabled()) {
+    int32_t *param_arg = calloc((size_t)n + 1, sizeof *param_arg);
+    if (param_arg) { /* the trace is best effort: no failure for it */
+      param_arg[0] = -1; /* the dyn_ptr, when there is one */
+      for (int32_t i = 0; i < a->num; i++)
+        if (param_of[i] >= 0)
+          param_arg[param_of[i]] = i;
+      trace_kernel(kernel.name, n, params, param_arg, a);
+      free(param_arg);
+    }
+  }
   if (REPORT_INFO_ON(INFO_KERNEL_ARGS)) {
     report_info(INFO_KERNEL_ARGS,
                 "Launching kernel %s on device %d with %d parameters, "
