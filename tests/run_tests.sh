@@ -71,6 +71,7 @@ done
 run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite programs tests/programs.sh
+run_suite traces tests/traces.sh
 run_suite faults tests/faults.sh
 run_suite coverage coverage/coverage.sh
 

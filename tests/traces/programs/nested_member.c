@@ -1,0 +1,20 @@
+// A member of a nested struct and a pointer section in the nested struct.
+// clang 13-22 size the combined entry of `o` as o.in.k alone (4 bytes), so
+// o.in.q and its pointer lie outside their parent: a codegen bug that
+// `simtarget-maps check` reports, and the kernel faults reading o.in.q.
+// check: member-inside
+// expect-exit: 1
+#include <stdio.h>
+#include <stdlib.h>
+struct In { int k; int *q; };
+struct Out { double d; struct In in; int tail; };
+int main(void) {
+  struct Out o = {1.0, {3, malloc(8 * sizeof(int))}, 5};
+  for (int i = 0; i < 8; i++) o.in.q[i] = i;
+#pragma omp target map(tofrom : o.in.k, o.in.q[0:8])
+  { o.in.k *= 2; for (int i = 0; i < 8; i++) o.in.q[i] += o.in.k; }
+  int ok = o.in.k == 6 && o.in.q[7] == 13;
+  free(o.in.q);
+  puts(ok ? "PASS" : "FAIL");
+  return !ok;
+}
