@@ -9,6 +9,7 @@
 #include "launch.h"
 #include "async.h"
 #include "faults.h"
+#include "lock_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -145,6 +146,65 @@ static bool explain_host_call(struct device *dev,
   return true;
 }
 
+/* The argument of the construct whose host range holds host address h,
+ * preferring one the compiler named (a struct's combined entry has no
+ * name; its members do). */
+static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
+  int32_t found = -1;
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t b = (uintptr_t)a->begin[i];
+    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 1;
+    char name[16];
+    if ((a->types[i] & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)) ||
+        h < b || h >= b + s)
+      continue;
+    maps_var_name(a, i, name, sizeof name);
+    if (name[0] && strcmp(name, "unknown")) /* clang's name for none */
+      return i;
+    if (found < 0)
+      found = i;
+  }
+  return found;
+}
+
+/* A device address the kernel faulted at, named by the mapped object it
+ * hit or ran past (simdevice puts a guard page after each allocation), and
+ * the construct's argument that mapped it. The caller holds dev->map.lock. */
+static bool explain_device_fault(struct device *dev,
+                                 const struct launch_request *req,
+                                 uintptr_t addr) {
+  LOCK_ASSERT_HELD(&dev->map.lock);
+  const uintptr_t guard = 4096;
+  struct mapping_entry *e = NULL;
+  uintptr_t past = 0; /* bytes past the end of e */
+  for (uintptr_t off = 0; off <= guard && !e; off++)
+    if ((e = mapping_find_device(&dev->map, addr - off)) && off)
+      past = addr - (e->tgt_begin + (e->hst_end - e->hst_begin));
+  if (!e)
+    return false;
+  char name[128] = "";
+  int32_t i = argument_holding(&req->args, e->hst_begin);
+  if (i >= 0)
+    maps_var_name(&req->args, i, name, sizeof name);
+  if (!name[0])
+    snprintf(name, sizeof name, "%s", e->name[0] ? e->name : "unknown");
+  char arg[48] = "";
+  if (i >= 0)
+    snprintf(arg, sizeof arg, "argument %d, ", i);
+  uintptr_t size = e->hst_end - e->hst_begin;
+  if (past)
+    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
+                     "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
+                     "0x%" PRIxPTR ")",
+                     addr, past, past == 1 ? "" : "s", name, arg, size,
+                     e->hst_begin);
+  else
+    report_error_set("device 0x%" PRIxPTR " is inside `%s` (%s%" PRIuPTR
+                     " bytes mapped from host 0x%" PRIxPTR ")",
+                     addr, name, arg, size, e->hst_begin);
+  return true;
+}
+
 /* Explain a kernel fault in host terms: which host object the address lies
  * in, and whether it is mapped (the plugin only knows device addresses). */
 static void launch_explain_fault(struct device *dev,
@@ -169,6 +229,10 @@ static void launch_explain_fault(struct device *dev,
                      "device copy)",
                      addr, e->name[0] ? e->name : "?", e->hst_begin,
                      e->hst_end - e->hst_begin, e->tgt_begin);
+    pthread_mutex_unlock(&dev->map.lock);
+    return;
+  }
+  if (explain_device_fault(dev, req, addr)) {
     pthread_mutex_unlock(&dev->map.lock);
     return;
   }

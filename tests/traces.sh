@@ -3,7 +3,8 @@
 # in tests/traces/programs/, per clang (issue 16). For each program and each
 # usable clang: compile it once (-g -O1; cached in build/traces/<N>/), run it
 # on simtarget with the trace on, and check that
-#   - it prints PASS and exits 0 (or exits with its "expect-exit:" status),
+#   - it prints PASS and exits 0 (or exits with its "expect-exit:" status,
+#     its stderr matching the extended regex of "expect-stderr:"),
 #   - every line of the trace is valid against
 #     tools/simtarget-maps/trace.schema.json (python3-jsonschema),
 #   - `simtarget-maps check` finds what the program's "check:" header says
@@ -97,6 +98,10 @@ for n in $versions; do
     want_exit=$(sed -n -E 's@^// expect-exit: *([0-9]+).*@\1@p' "$src" | head -1)
     if [ "$rc" != "${want_exit:-0}" ] || { [ -z "$want_exit" ] && ! grep -qx PASS "$bin.out"; }; then
       fail "$what: exit $rc, $(head -c 300 "$bin.err")"; continue
+    fi
+    want_err=$(sed -n -E 's@^// expect-stderr: *(.*)$@\1@p' "$src" | head -1)
+    if [ -n "$want_err" ] && ! grep -qE "$want_err" "$bin.err"; then
+      fail "$what: stderr does not match /$want_err/: $(head -c 600 "$bin.err")"; continue
     fi
     if [ $have_jsonschema = 1 ]; then
       bad=$(python3 - "$SCHEMA" "$trace" <<'PY'

@@ -4,6 +4,7 @@
 // `simtarget-maps check` reports, and the kernel faults reading o.in.q.
 // check: member-inside
 // expect-exit: 1
+// expect-stderr: 4 bytes past the end of `o.in.k` \(argument 1, 4 bytes
 #include <stdio.h>
 #include <stdlib.h>
 struct In { int k; int *q; };
