@@ -71,7 +71,7 @@ compile() {
   local n=$1 src=$2 name cc flags bin cmd
   name=$(basename "$src" .c); bin=$OUT/$n/$name
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
-  cmd="$cc $flags -g -O1 $name.c -o $bin"
+  cmd="$cc $flags -g -O1 $(sed -n -E 's@^// cflags: *(.*)$@\1@p' "$src" | head -1) $name.c -o $bin"
   if [ -x "$bin" ] && [ "$bin" -nt "$src" ] && [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
     return 0
   fi
@@ -115,6 +115,9 @@ PY
       [ -z "$bad" ] || { fail "$what: trace does not match the schema: $bad"; continue; }
     fi
     want=$(sed -n -E 's@^// check: *([a-z-]+).*@\1@p' "$src" | head -1)
+    # "check-versions:": the clangs whose codegen breaks that rule
+    wantv=$(sed -n -E 's@^// check-versions: *(.*)$@\1@p' "$src" | head -1)
+    [ -n "$wantv" ] && ! grep -qw "$n" <<<"$wantv" && want=
     check=$("$TOOL" check "$trace"); crc=$?
     if [ -z "$want" ] && [ $crc != 0 ]; then
       fail "$what: check found violations: $(grep '\[' <<<"$check" | head -3)"; continue

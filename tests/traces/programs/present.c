@@ -1,4 +1,5 @@
 // map(present, tofrom:) of a mapped array.
+// cflags: -fopenmp-version=51
 #include <stdio.h>
 int main(void) {
   int a[4] = {1, 2, 3, 4};
