@@ -2,7 +2,8 @@
  * normalize.c - `simtarget-maps normalize TRACE`: the trace without what
  * changes from run to run (raw addresses, directories of file names), so
  * that two runs, or one program built by two compilers, compare as text.
- * Objects keep their symbolic references (object n + offset, class).
+ * Objects keep their symbolic references (object n + offset, class); a
+ * failed construct keeps its status, not its cause.
  */
 #include "tool.h"
 
@@ -21,6 +22,8 @@ static void strip(json_object *o) {
    * only when it is small enough not to be one */
   if (cls && field(o, "addr") && strcmp(json_object_get_string(cls), "null"))
     json_object_object_del(o, "addr");
+  /* a failure's cause names addresses and process ids */
+  json_object_object_del(o, "cause");
   json_object *file = field(o, "file");
   if (file && json_object_is_type(file, json_type_string)) {
     const char *s = json_object_get_string(file), *slash = strrchr(s, '/');
