@@ -40,7 +40,11 @@ DEVRT    := $(B)/lib/simdevice/libomp.so.5
 # 15+ device images list as NEEDED (they import nothing from it).
 DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so)
 
-ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS)
+# The compiler teams' tool over SIMTARGET_TRACE files (json-c).
+MAPS_TOOL := $(B)/bin/simtarget-maps
+MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
+
+ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL)
 
 .PHONY: all check demo install clean testbins deps bench
 all: $(ALL)
@@ -117,6 +121,10 @@ $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
 	$(CC) -shared -Wl,-soname,libomp.so.5 -Wl,--version-script=simdevice/runtime/exports.map \
 	  -Wl,--no-undefined -o $@ $(RT_OBJ) -lpthread
 
+$(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
+
 $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
@@ -182,6 +190,9 @@ install: all
 	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
 	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
+	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
 
 clean:
 	rm -rf $(B)

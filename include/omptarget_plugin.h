@@ -54,6 +54,7 @@ enum tgt_info_bits {
   INFO_PLUGIN_KERNEL = 0x10,    /* plugin-specific kernel information */
   INFO_DATA_TRANSFER = 0x20,    /* every copy to or from the device */
   INFO_EMPTY_MAPPING = 0x40,    /* zero-size or unmapped pointers kept as is */
+  INFO_REFCOUNT = 0x80,         /* simtarget: every reference-count change */
 };
 
 /* One row of the declare-target-indirect table (seed 003), sorted by host. */

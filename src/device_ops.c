@@ -10,6 +10,7 @@
  */
 #include "device.h"
 #include "faults.h"
+#include "trace.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -76,6 +77,9 @@ int device_delete(struct device *dev, void *tgt_ptr) {
 
 void device_trace_copy(enum device_copy kind, void *hst_ptr, void *tgt_ptr,
                        int64_t size, const char *name) {
+  trace_copy(kind == COPY_TO_DEVICE || kind == QUEUE_TO_DEVICE,
+             kind == QUEUE_TO_DEVICE || kind == QUEUE_FROM_DEVICE, hst_ptr,
+             tgt_ptr, size, name);
   if (!REPORT_INFO_ON(INFO_DATA_TRANSFER))
     return;
   const char *what = kind == QUEUE_TO_DEVICE || kind == QUEUE_FROM_DEVICE

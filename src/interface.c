@@ -31,6 +31,7 @@
 #include "plugins.h"
 #include "registry.h"
 #include "report.h"
+#include "trace.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -268,10 +269,15 @@ static int data_op_nowait(const ident_t *loc, struct device *dev,
   return finish_nowait(rec);
 }
 
-static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
-                           int32_t num, void **base, void **begin,
-                           int64_t *sizes, int64_t *types, void **names,
-                           void **mappers, bool nowait) {
+/* The construct kinds of the JSON trace (trace.h): which construct the
+ * entry point serves, not the entry point's name. */
+static const char *const data_op_trace_kinds[] = {
+    [DATA_BEGIN] = "enter", [DATA_END] = "exit", [DATA_UPDATE] = "update"};
+
+static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
+                           enum data_op op, int32_t num, void **base,
+                           void **begin, int64_t *sizes, int64_t *types,
+                           void **names, void **mappers, bool nowait) {
   const char *what = data_op_names[op];
   struct map_args a = {num, base, begin, sizes, types, names, mappers};
   struct device *dev = NULL;
@@ -279,25 +285,35 @@ static void data_construct(ident_t *loc, int64_t device_id, enum data_op op,
   report_error_clear();
   if (settings_get()->offload == POLICY_DISABLED)
     return;
+  struct trace_call_info info = {.entry = entry,
+                                 .construct = data_op_trace_kinds[op],
+                                 .loc = loc,
+                                 .device_id = device_id,
+                                 .nowait = nowait};
+  trace_call(&info, &a);
   if (maps_check_args(&a, what) != 0)
     goto fail;
   launch_print_args(what, loc, &a);
   if (names_many_devices(device_id)) {
     struct data_op_call call = {op, &a};
     if (on_each_device(device_id, data_op_on_each, &call, &dev) == 0)
-      return;
+      goto done;
     goto fail;
   }
   switch (target_resolve(device_id, &dev)) {
-  case TARGET_ON_HOST: return;
+  case TARGET_ON_HOST: trace_result("host", NULL); return;
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
   if ((nowait ? data_op_nowait(loc, dev, op, &a)
               : data_op_on_device(dev, op, &a, NULL)) == 0)
-    return;
+    goto done;
 fail:
+  trace_result("failed", report_error_get());
   failure_apply_policy(loc, what, dev);
+  return;
+done:
+  trace_result(nowait ? "queued" : "ok", NULL);
 }
 
 EXPORT void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
@@ -306,7 +322,7 @@ EXPORT void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
                                            int64_t *arg_types,
                                            void **arg_names,
                                            void **arg_mappers) {
-  data_construct(loc, device_id, DATA_BEGIN, arg_num, args_base, args,
+  data_construct(__func__, loc, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
 
@@ -315,7 +331,7 @@ EXPORT void __tgt_target_data_end_mapper(ident_t *loc, int64_t device_id,
                                          void **args, int64_t *arg_sizes,
                                          int64_t *arg_types, void **arg_names,
                                          void **arg_mappers) {
-  data_construct(loc, device_id, DATA_END, arg_num, args_base, args,
+  data_construct(__func__, loc, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
 
@@ -325,7 +341,7 @@ EXPORT void __tgt_target_data_update_mapper(ident_t *loc, int64_t device_id,
                                             int64_t *arg_types,
                                             void **arg_names,
                                             void **arg_mappers) {
-  data_construct(loc, device_id, DATA_UPDATE, arg_num, args_base, args,
+  data_construct(__func__, loc, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
 
@@ -346,7 +362,7 @@ EXPORT void __tgt_target_data_begin_nowait_mapper(
     void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  data_construct(loc, device_id, DATA_BEGIN, arg_num, args_base, args,
+  data_construct(__func__, loc, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, true);
   KEEP_FRAME();
 }
@@ -357,7 +373,7 @@ EXPORT void __tgt_target_data_end_nowait_mapper(
     void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  data_construct(loc, device_id, DATA_END, arg_num, args_base, args,
+  data_construct(__func__, loc, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, true);
   KEEP_FRAME();
 }
@@ -368,7 +384,7 @@ EXPORT void __tgt_target_data_update_nowait_mapper(
     void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  data_construct(loc, device_id, DATA_UPDATE, arg_num, args_base, args,
+  data_construct(__func__, loc, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, true);
   KEEP_FRAME();
 }
@@ -377,21 +393,21 @@ EXPORT void __tgt_target_data_update_nowait_mapper(
 EXPORT void __tgt_target_data_begin(int64_t device_id, int32_t arg_num,
                                     void **args_base, void **args,
                                     int64_t *arg_sizes, int64_t *arg_types) {
-  data_construct(NULL, device_id, DATA_BEGIN, arg_num, args_base, args,
+  data_construct(__func__, NULL, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, NULL, NULL, false);
 }
 
 EXPORT void __tgt_target_data_end(int64_t device_id, int32_t arg_num,
                                   void **args_base, void **args,
                                   int64_t *arg_sizes, int64_t *arg_types) {
-  data_construct(NULL, device_id, DATA_END, arg_num, args_base, args,
+  data_construct(__func__, NULL, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, NULL, NULL, false);
 }
 
 EXPORT void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
                                      void **args_base, void **args,
                                      int64_t *arg_sizes, int64_t *arg_types) {
-  data_construct(NULL, device_id, DATA_UPDATE, arg_num, args_base, args,
+  data_construct(__func__, NULL, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, NULL, NULL, false);
 }
 
@@ -404,14 +420,53 @@ static int launch_on_each(struct device *dev, void *req) {
 
 /* Returns 0 when the region ran on a device, non-zero when the compiler's
  * host version must run (clang-abi.md 2: `icmp ne i32 %r, 0`). */
-static int32_t target_construct(ident_t *loc, int64_t device_id,
-                                struct launch_request *req, bool nowait) {
+/* The region's host version runs, without an error (target_resolve). */
+#define TARGET_RAN_ON_HOST 1
+static int32_t target_construct_run(ident_t *loc, int64_t device_id,
+                                    struct launch_request *req, bool nowait,
+                                    struct device **failed_dev);
+
+static int32_t target_construct(const char *entry, ident_t *loc,
+                                int64_t device_id, struct launch_request *req,
+                                bool nowait, uint32_t kargs_version) {
   const char *what = nowait ? "target nowait" : "target";
   struct device *dev = NULL;
   report_init();
   report_error_clear();
   if (settings_get()->offload == POLICY_DISABLED)
     return OFFLOAD_FAIL;
+  struct trace_call_info info = {.entry = entry,
+                                 .construct = "target",
+                                 .loc = loc,
+                                 .device_id = device_id,
+                                 .nowait = nowait,
+                                 .is_region = true,
+                                 .kargs_version = kargs_version,
+                                 .num_teams = req->num_teams,
+                                 .thread_limit = req->thread_limit,
+                                 .tripcount = req->tripcount};
+  trace_call(&info, &req->args);
+  int32_t rc = target_construct_run(loc, device_id, req, nowait, &dev);
+  if (rc == OFFLOAD_SUCCESS) {
+    trace_result(nowait ? "queued" : "ok", NULL);
+    return OFFLOAD_SUCCESS;
+  }
+  if (rc == TARGET_RAN_ON_HOST) {
+    trace_result("host", NULL);
+    return OFFLOAD_FAIL;
+  }
+  trace_result("failed", report_error_get());
+  failure_apply_policy(loc, what, dev);
+  return OFFLOAD_FAIL;
+}
+
+/* target_construct's work: OFFLOAD_SUCCESS, TARGET_RAN_ON_HOST, or
+ * OFFLOAD_FAIL with the cause recorded and *failed_dev set. */
+static int32_t target_construct_run(ident_t *loc, int64_t device_id,
+                                    struct launch_request *req, bool nowait,
+                                    struct device **failed_dev) {
+  const char *what = nowait ? "target nowait" : "target";
+  struct device *dev = NULL;
   if (maps_check_args(&req->args, what) != 0)
     goto fail;
   launch_print_args("Entering OpenMP kernel", loc, &req->args);
@@ -421,7 +476,7 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
     goto fail;
   }
   switch (target_resolve(device_id, &dev)) {
-  case TARGET_ON_HOST: return OFFLOAD_FAIL;
+  case TARGET_ON_HOST: return TARGET_RAN_ON_HOST;
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
@@ -440,11 +495,11 @@ static int32_t target_construct(ident_t *loc, int64_t device_id,
   if (finish_nowait(rec) == 0)
     return OFFLOAD_SUCCESS;
 fail:
-  failure_apply_policy(loc, what, dev);
+  *failed_dev = dev;
   return OFFLOAD_FAIL;
 }
 
-static int32_t target_teams_common(ident_t *loc, int64_t device_id,
+static int32_t target_teams_common(const char *entry, ident_t *loc, int64_t device_id,
                                    void *host_ptr, int32_t arg_num,
                                    void **args_base, void **args,
                                    int64_t *arg_sizes, int64_t *arg_types,
@@ -460,13 +515,13 @@ static int32_t target_teams_common(ident_t *loc, int64_t device_id,
       .tripcount = launch_pop_tripcount(device_id),
       .dyn_ptr = false,
   };
-  return target_construct(loc, device_id, &req, nowait);
+  return target_construct(entry, loc, device_id, &req, nowait, 0);
 }
 
 EXPORT int32_t __tgt_target(int64_t device_id, void *host_ptr,
                             int32_t arg_num, void **args_base, void **args,
                             int64_t *arg_sizes, int64_t *arg_types) {
-  return target_teams_common(NULL, device_id, host_ptr, arg_num, args_base,
+  return target_teams_common(__func__, NULL, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, NULL, NULL, -1, 0, false);
 }
 
@@ -475,7 +530,7 @@ EXPORT int32_t __tgt_target_teams(int64_t device_id, void *host_ptr,
                                   void **args, int64_t *arg_sizes,
                                   int64_t *arg_types, int32_t num_teams,
                                   int32_t thread_limit) {
-  return target_teams_common(NULL, device_id, host_ptr, arg_num, args_base,
+  return target_teams_common(__func__, NULL, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, NULL, NULL,
                              num_teams, thread_limit, false);
 }
@@ -485,7 +540,7 @@ EXPORT int32_t __tgt_target_mapper(ident_t *loc, int64_t device_id,
                                    void **args_base, void **args,
                                    int64_t *arg_sizes, int64_t *arg_types,
                                    void **arg_names, void **arg_mappers) {
-  return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
+  return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
                              arg_mappers, -1, 0, false);
 }
@@ -496,7 +551,7 @@ EXPORT int32_t __tgt_target_nowait_mapper(
     void **arg_names, void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
+  return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
                              arg_mappers, -1, 0, true);
 }
@@ -508,7 +563,7 @@ EXPORT int32_t __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
                                          int64_t *arg_types, void **arg_names,
                                          void **arg_mappers, int32_t num_teams,
                                          int32_t thread_limit) {
-  return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
+  return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
                              arg_mappers, num_teams, thread_limit, false);
 }
@@ -520,7 +575,7 @@ EXPORT int32_t __tgt_target_teams_nowait_mapper(
     int32_t thread_limit, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  return target_teams_common(loc, device_id, host_ptr, arg_num, args_base,
+  return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
                              arg_mappers, num_teams, thread_limit, true);
 }
@@ -538,7 +593,7 @@ EXPORT void __kmpc_push_target_tripcount(int64_t device_id,
 }
 
 /* clang 15+: KernelArgs version 1 (15), 2 (16), 3 (19, 22). */
-static int32_t target_kernel(ident_t *loc, int64_t device_id,
+static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
                              int32_t num_teams, int32_t thread_limit,
                              void *host_ptr, __tgt_kernel_arguments *kargs,
                              bool kernel_nowait_call) {
@@ -576,14 +631,15 @@ static int32_t target_kernel(ident_t *loc, int64_t device_id,
   };
   /* Flags bit 0 (version 2+): nowait. */
   bool nowait = kargs->Version >= 2 && (kargs->Flags & 1);
-  return target_construct(loc, device_id, &req, nowait || kernel_nowait_call);
+  return target_construct(entry, loc, device_id, &req,
+                          nowait || kernel_nowait_call, kargs->Version);
 }
 
 EXPORT int32_t __tgt_target_kernel(ident_t *loc, int64_t device_id,
                                    int32_t num_teams, int32_t thread_limit,
                                    void *host_ptr,
                                    __tgt_kernel_arguments *kargs) {
-  return target_kernel(loc, device_id, num_teams, thread_limit, host_ptr,
+  return target_kernel(__func__, loc, device_id, num_teams, thread_limit, host_ptr,
                        kargs, false);
 }
 
@@ -593,7 +649,7 @@ EXPORT int32_t __tgt_target_kernel_nowait(
     void *host_ptr, __tgt_kernel_arguments *args, int32_t dep_num,
     void *dep_list, int32_t noalias_dep_num, void *noalias_dep_list) {
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
-  int32_t rc = target_kernel(loc, device_id, num_teams, thread_limit, host_ptr,
+  int32_t rc = target_kernel(__func__, loc, device_id, num_teams, thread_limit, host_ptr,
                              args, true);
   KEEP_FRAME();
   return rc;

@@ -9,6 +9,7 @@
 #include "launch.h"
 #include "async.h"
 #include "faults.h"
+#include "lock_check.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "hostsyms.h"
 #include "report.h"
+#include "trace.h"
 
 /* ---- device-id resolution --------------------------------------------- */
 
@@ -74,24 +76,6 @@ uint64_t launch_pop_tripcount(int64_t device_id) {
 /* ---- map-type decoding ------------------------------------------------- */
 
 const char *launch_map_type_string(int64_t type, char *buf, size_t len) {
-  static const struct {
-    int64_t bit;
-    const char *name;
-  } bits[] = {
-      {OMP_TGT_MAPTYPE_ALWAYS, "always"},
-      {OMP_TGT_MAPTYPE_DELETE, "delete"},
-      {OMP_TGT_MAPTYPE_PTR_AND_OBJ, "ptr_and_obj"},
-      {OMP_TGT_MAPTYPE_TARGET_PARAM, "target_param"},
-      {OMP_TGT_MAPTYPE_RETURN_PARAM, "return_param"},
-      {OMP_TGT_MAPTYPE_PRIVATE, "private"},
-      {OMP_TGT_MAPTYPE_LITERAL, "literal"},
-      {OMP_TGT_MAPTYPE_IMPLICIT, "implicit"},
-      {OMP_TGT_MAPTYPE_CLOSE, "close"},
-      {OMP_TGT_MAPTYPE_PRESENT, "present"},
-      {OMP_TGT_MAPTYPE_OMPX_HOLD, "ompx_hold"},
-      {OMP_TGT_MAPTYPE_ATTACH, "attach"},
-      {OMP_TGT_MAPTYPE_NON_CONTIG, "non_contig"},
-  };
   const char *motion = "alloc";
   switch (type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)) {
   case OMP_TGT_MAPTYPE_TO: motion = "to"; break;
@@ -99,9 +83,13 @@ const char *launch_map_type_string(int64_t type, char *buf, size_t len) {
   case OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM: motion = "tofrom"; break;
   }
   size_t used = (size_t)snprintf(buf, len, "%s", motion);
-  for (size_t i = 0; i < sizeof bits / sizeof bits[0] && used < len; i++)
-    if (type & bits[i].bit)
-      used += (size_t)snprintf(buf + used, len - used, "|%s", bits[i].name);
+  /* the bit names the JSON trace uses too (trace.c) */
+  int64_t bit;
+  const char *bit_name;
+  for (size_t i = 0; (bit_name = map_type_bit_name(i, &bit)) && used < len;
+       i++)
+    if ((type & bit) && !(bit & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+      used += (size_t)snprintf(buf + used, len - used, "|%s", bit_name);
   uint64_t member = (uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
   if (member && used < len)
     used += (size_t)snprintf(buf + used, len - used, "|member_of(%" PRIu64 ")",
@@ -158,6 +146,65 @@ static bool explain_host_call(struct device *dev,
   return true;
 }
 
+/* The argument of the construct whose host range holds host address h,
+ * preferring one the compiler named (a struct's combined entry has no
+ * name; its members do). */
+static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
+  int32_t found = -1;
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t b = (uintptr_t)a->begin[i];
+    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 1;
+    char name[16];
+    if ((a->types[i] & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)) ||
+        h < b || h >= b + s)
+      continue;
+    maps_var_name(a, i, name, sizeof name);
+    if (name[0] && strcmp(name, "unknown")) /* clang's name for none */
+      return i;
+    if (found < 0)
+      found = i;
+  }
+  return found;
+}
+
+/* A device address the kernel faulted at, named by the mapped object it
+ * hit or ran past (simdevice puts a guard page after each allocation), and
+ * the construct's argument that mapped it. The caller holds dev->map.lock. */
+static bool explain_device_fault(struct device *dev,
+                                 const struct launch_request *req,
+                                 uintptr_t addr) {
+  LOCK_ASSERT_HELD(&dev->map.lock);
+  const uintptr_t guard = 4096;
+  struct mapping_entry *e = NULL;
+  uintptr_t past = 0; /* bytes past the end of e */
+  for (uintptr_t off = 0; off <= guard && !e; off++)
+    if ((e = mapping_find_device(&dev->map, addr - off)) && off)
+      past = addr - (e->tgt_begin + (e->hst_end - e->hst_begin));
+  if (!e)
+    return false;
+  char name[128] = "";
+  int32_t i = argument_holding(&req->args, e->hst_begin);
+  if (i >= 0)
+    maps_var_name(&req->args, i, name, sizeof name);
+  if (!name[0])
+    snprintf(name, sizeof name, "%s", e->name[0] ? e->name : "unknown");
+  char arg[48] = "";
+  if (i >= 0)
+    snprintf(arg, sizeof arg, "argument %d, ", i);
+  uintptr_t size = e->hst_end - e->hst_begin;
+  if (past)
+    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
+                     "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
+                     "0x%" PRIxPTR ")",
+                     addr, past, past == 1 ? "" : "s", name, arg, size,
+                     e->hst_begin);
+  else
+    report_error_set("device 0x%" PRIxPTR " is inside `%s` (%s%" PRIuPTR
+                     " bytes mapped from host 0x%" PRIxPTR ")",
+                     addr, name, arg, size, e->hst_begin);
+  return true;
+}
+
 /* Explain a kernel fault in host terms: which host object the address lies
  * in, and whether it is mapped (the plugin only knows device addresses). */
 static void launch_explain_fault(struct device *dev,
@@ -182,6 +229,10 @@ static void launch_explain_fault(struct device *dev,
                      "device copy)",
                      addr, e->name[0] ? e->name : "?", e->hst_begin,
                      e->hst_end - e->hst_begin, e->tgt_begin);
+    pthread_mutex_unlock(&dev->map.lock);
+    return;
+  }
+  if (explain_device_fault(dev, req, addr)) {
     pthread_mutex_unlock(&dev->map.lock);
     return;
   }
@@ -362,6 +413,17 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
     }
   }
 
+  if (trace_enabled()) {
+    int32_t *param_arg = calloc((size_t)n + 1, sizeof *param_arg);
+    if (param_arg) { /* the trace is best effort: no failure for it */
+      param_arg[0] = -1; /* the dyn_ptr, when there is one */
+      for (int32_t i = 0; i < a->num; i++)
+        if (param_of[i] >= 0)
+          param_arg[param_of[i]] = i;
+      trace_kernel(kernel.name, n, params, param_arg, a);
+      free(param_arg);
+    }
+  }
   if (REPORT_INFO_ON(INFO_KERNEL_ARGS)) {
     report_info(INFO_KERNEL_ARGS,
                 "Launching kernel %s on device %d with %d parameters, "

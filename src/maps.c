@@ -34,6 +34,7 @@
 #include "array.h"
 #include "async.h"
 #include "lock_check.h"
+#include "trace.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -131,6 +132,15 @@ static void format_count(uint64_t n, char *buf, size_t len) {
     snprintf(buf, len, "INF");
   else
     snprintf(buf, len, "%" PRIu64, n);
+}
+
+/* One reference-count event of entry e (trace.h: the JSON trace and the
+ * LIBOMPTARGET_INFO=0x80 text line share it). */
+static void count_event(const struct mapping_entry *e, enum trace_count which,
+                        enum trace_change change, uint64_t before) {
+  trace_refcount(change, which, e->hst_begin, before,
+                 which == TRACE_HOLD ? e->hold_refcount : e->dyn_refcount,
+                 e->name);
 }
 
 /* ----------------------------------------------------- argument check */
@@ -348,6 +358,7 @@ static enum find_result find_for_map(struct maps_construct *c,
   item_name(it, name, sizeof name);
   bool implicit = (it->type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
   if (implicit) {
+    trace_lookup("implicit_extends", begin, it->size);
     report_info(INFO_MAPPING_EXISTS,
                 "Implicit map of %s host 0x%" PRIxPTR " [0:%" PRId64
                 "] overlaps mapped host 0x%" PRIxPTR " [0:%" PRIuPTR
@@ -355,6 +366,7 @@ static enum find_result find_for_map(struct maps_construct *c,
                 name, begin, it->size, e->hst_begin, e->hst_end - e->hst_begin);
     return FIND_OK;
   }
+  trace_lookup(c->exiting ? "partial_skipped" : "extends", begin, it->size);
   if (c->exiting)
     return FIND_PARTIAL;
   report_error_set("%s: %s extension of a mapped object: new map of %s host "
@@ -369,6 +381,7 @@ static enum find_result find_for_map(struct maps_construct *c,
 static int report_absent_present(struct maps_construct *c,
                                  const struct map_item *it) {
   char name[96];
+  trace_lookup("absent_present", (uintptr_t)it->begin, it->size);
   report_error_set("%s: map(present) of an absent object: %s host 0x%" PRIxPTR
                    "[0:%" PRId64 "]",
                    c->what, item_name(it, name, sizeof name),
@@ -425,6 +438,7 @@ static int attach_pointer(struct maps_construct *c, struct mapping_entry *pe,
     s->next = pe->shadows;
     pe->shadows = s;
   }
+  trace_attach(ptr_addr, host_value, value);
   report_debug("attached host pointer 0x%" PRIxPTR " (value 0x%" PRIxPTR
                "): device copy 0x%" PRIxPTR " = 0x%" PRIxPTR,
                ptr_addr, host_value, tgt_addr, value);
@@ -451,13 +465,19 @@ static int add_reference(struct maps_construct *c, struct mapping_entry *e,
   /* An infinite dynamic count (declare target, omp_target_associate_ptr)
    * still counts ompx_hold references: omp_target_disassociate_ptr must
    * fail while they are held. */
+  enum trace_count which = hold ? TRACE_HOLD : TRACE_DYNAMIC;
+  uint64_t before = hold ? e->hold_refcount : e->dyn_refcount;
   if (hold && !t->hold_changed) {
     e->hold_refcount++;
     t->hold_changed = true;
+    count_event(e, which, TRACE_INCREMENTED, before);
   } else if (!hold && !t->dyn_changed &&
              e->dyn_refcount != MAPPING_REFCOUNT_INFINITE) {
     e->dyn_refcount++;
     t->dyn_changed = true;
+    count_event(e, which, TRACE_INCREMENTED, before);
+  } else {
+    count_event(e, which, TRACE_SUPPRESSED, before);
   }
   return 0;
 }
@@ -491,6 +511,9 @@ static struct mapping_entry *create_entry(struct maps_construct *c,
     e->dyn_refcount = 1;
     t->dyn_changed = true;
   }
+  trace_entry("created", e->hst_begin, e->hst_end, e->tgt_begin,
+              e->dyn_refcount, e->hold_refcount, name);
+  count_event(e, hold ? TRACE_HOLD : TRACE_DYNAMIC, TRACE_INCREMENTED, 0);
   report_info(INFO_MAPPING_CHANGED,
               "Creating new map entry with HstPtrBase=0x%" PRIxPTR
               ", HstPtrBegin=0x%" PRIxPTR ", TgtPtrBegin=%p, Size=%" PRId64
@@ -569,6 +592,8 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
       return -1;
     break;
   case FIND_OK:
+    trace_entry("reused", e->hst_begin, e->hst_end, e->tgt_begin,
+                e->dyn_refcount, e->hold_refcount, e->name);
     if (add_reference(c, e, hold) != 0)
       return -1;
     if (REPORT_INFO_ON(INFO_MAPPING_EXISTS)) {
@@ -755,25 +780,38 @@ static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
   struct touched *t = touch(c, e);
   if (!t)
     return -1;
+  bool hold = (type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  enum trace_count which = hold ? TRACE_HOLD : TRACE_DYNAMIC;
+  uint64_t before = hold ? e->hold_refcount : e->dyn_refcount;
   if (e->dyn_refcount == MAPPING_REFCOUNT_INFINITE) {
-    if ((type & OMP_TGT_MAPTYPE_OMPX_HOLD) && !t->hold_changed &&
-        e->hold_refcount > 0)
+    bool drop = hold && !t->hold_changed && e->hold_refcount > 0;
+    if (drop)
       e->hold_refcount--;
-    t->hold_changed = t->hold_changed || (type & OMP_TGT_MAPTYPE_OMPX_HOLD);
+    t->hold_changed = t->hold_changed || hold;
+    count_event(e, which, drop ? TRACE_DECREMENTED : TRACE_SUPPRESSED, before);
     return 0;
   }
+  enum trace_change change = TRACE_SUPPRESSED;
   if (type & OMP_TGT_MAPTYPE_DELETE) {
+    which = TRACE_DYNAMIC;
+    before = e->dyn_refcount;
     e->dyn_refcount = 0;
     t->dyn_changed = true;
-  } else if (type & OMP_TGT_MAPTYPE_OMPX_HOLD) {
-    if (!t->hold_changed && e->hold_refcount > 0)
+    change = TRACE_RESET;
+  } else if (hold) {
+    if (!t->hold_changed && e->hold_refcount > 0) {
       e->hold_refcount--;
+      change = TRACE_DECREMENTED;
+    }
     t->hold_changed = true;
   } else {
-    if (!t->dyn_changed && e->dyn_refcount > 0)
+    if (!t->dyn_changed && e->dyn_refcount > 0) {
       e->dyn_refcount--;
+      change = TRACE_DECREMENTED;
+    }
     t->dyn_changed = true;
   }
+  count_event(e, which, change, before);
   if (e->dyn_refcount == 0 && e->hold_refcount == 0)
     t->remove = true;
   return 0;
@@ -855,10 +893,13 @@ static int remove_released(struct maps_construct *c) {
     struct mapping_entry *e = t->entry;
     if (c->rec) {
       /* Removed when the queued copies have landed (async.c). */
+      count_event(e, TRACE_DYNAMIC, TRACE_DEFERRED_DELETE, e->dyn_refcount);
       if (async_defer_entry(c->rec, e, true) != 0)
         rc = -1;
       continue;
     }
+    trace_entry("removed", e->hst_begin, e->hst_end, e->tgt_begin,
+                e->dyn_refcount, e->hold_refcount, e->name);
     report_info(INFO_MAPPING_CHANGED,
                 "Removing map entry with HstPtrBegin=0x%" PRIxPTR
                 ", TgtPtrBegin=0x%" PRIxPTR ", Size=%" PRIuPTR ", Name=%s",
@@ -908,17 +949,6 @@ static int update_range(struct maps_construct *c, const struct map_item *it,
     return -1;
   return 0;
 }
-
-/* LLVM's __tgt_target_non_contig: one descriptor per dimension, outermost
- * first, the last one the element (offset 0, count 1, stride = element
- * size); counts in elements, strides in bytes (including the section's
- * stride). clang 22 emits the offset as the section's lower bound, in
- * elements of the dimension. */
-struct non_contig_dim {
-  int64_t offset;
-  int64_t count;
-  int64_t stride;
-};
 
 static int update_non_contig(struct maps_construct *c,
                              const struct map_item *it,
@@ -1026,6 +1056,8 @@ static int build_items(const struct map_args *a, const char *what,
         report_error_set("%s: map entry %d: its mapper failed", what, i);
         goto out_free;
       }
+      trace_mapper(i, comp->num, comp->base, comp->begin, comp->sizes,
+                   comp->types, comp->names);
       for (int32_t k = 0; k < comp->num; k++) {
         struct map_item it = {.base = comp->base[k],
                               .begin = comp->begin[k],
@@ -1127,6 +1159,7 @@ static int finish_begin(struct maps_construct *c, int rc) {
   LOCK_ASSERT_HELD(&c->dev->map.lock);
   for (size_t i = 0; i < c->items.num && rc == 0; i++) {
     const struct map_item *it = &c->items.items[i];
+    trace_set_arg(it->index, it->component);
     if ((it->type & OMP_TGT_MAPTYPE_ATTACH) && !not_mapped_at_all(it->type) &&
         attach_deferred(c, it) != 0) {
       report_error_set("%s: attach of map entry %d failed", c->what,
@@ -1195,12 +1228,14 @@ static int run_pass(struct maps_construct *c, enum pass_kind kind) {
   wait_for_busy_entries(c);
   for (size_t k = 0; k < n && rc == 0; k++) {
     const struct map_item *it = &c->items.items[p->reverse ? n - 1 - k : k];
+    trace_set_arg(it->index, it->component);
     if (p->step(c, it) != 0) {
       report_error_set("%s: map entry %d%s failed", c->what, it->index,
                        it->component >= 0 ? " (mapper component)" : "");
       rc = -1;
     }
   }
+  trace_set_arg(-1, -1);
   if (p->finish)
     rc = p->finish(c, rc);
   if (rc != 0)

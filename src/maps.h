@@ -31,6 +31,17 @@ struct map_args {
   void **mappers;   /* may be NULL; mappers[i] may be NULL */
 };
 
+/* LLVM's __tgt_target_non_contig: one descriptor per dimension, outermost
+ * first, the last one the element (offset 0, count 1, stride = element
+ * size); counts in elements, strides in bytes (including the section's
+ * stride). clang 22 emits the offset as the section's lower bound, in
+ * elements of the dimension. */
+struct non_contig_dim {
+  int64_t offset;
+  int64_t count;
+  int64_t stride;
+};
+
 /* Check the arrays (NULL arrays with num > 0, negative sizes, unknown bits,
  * MEMBER_OF pointing forward or out of range). */
 HIDDEN int maps_check_args(const struct map_args *a, const char *construct);

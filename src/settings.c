@@ -24,7 +24,7 @@
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 static struct settings current;
 /* Copies of the list values, so a later setenv cannot free them under us. */
-static char *plugins_copy, *faults_copy, *fault_counts_copy;
+static char *plugins_copy, *faults_copy, *fault_counts_copy, *trace_copy;
 
 /* The value of `name`, or NULL when it is unset or empty. */
 static const char *env_value(const char *name) {
@@ -132,6 +132,8 @@ static void read_environment(void) {
   free(plugins_copy);
   free(faults_copy);
   free(fault_counts_copy);
+  free(trace_copy);
+  trace_copy = list_setting("SIMTARGET_TRACE", true); /* names a file */
   plugins_copy = list_setting("LIBOMPTARGET_PLUGINS", true);
   faults_copy = list_setting("SIMTARGET_FAULTS", false);
   fault_counts_copy = list_setting("SIMTARGET_FAULT_COUNTS", true);
@@ -153,6 +155,11 @@ static void read_environment(void) {
       .plugins = plugins_copy,
       .faults = faults_copy,
       .fault_counts = fault_counts_copy,
+      /* compiler teams (issue 16): the JSON trace, and constructs that
+       * fail reported and run on the host instead of ending the program */
+      .trace = trace_copy,
+      .keep_going = integer_setting("SIMTARGET_KEEP_GOING", 0, 1,
+                                    "0 or 1", 0) == 1,
   };
 }
 

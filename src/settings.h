@@ -35,6 +35,8 @@ struct settings {
   const char *plugins;         /* LIBOMPTARGET_PLUGINS (plugins.c) */
   const char *faults;          /* SIMTARGET_FAULTS (faults.c) */
   const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS: a file name */
+  const char *trace;           /* SIMTARGET_TRACE: the JSON trace's file */
+  bool keep_going;             /* SIMTARGET_KEEP_GOING=1 (failure.c) */
 };
 
 /* The settings, read from the environment on the first call. */

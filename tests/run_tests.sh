@@ -72,6 +72,7 @@ run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUN
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 run_suite programs tests/programs.sh
+run_suite traces tests/traces.sh
 run_suite faults tests/faults.sh
 run_suite coverage coverage/coverage.sh
 

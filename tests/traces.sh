@@ -1,0 +1,143 @@
+#!/bin/bash
+# tests/traces.sh - golden SIMTARGET_TRACE files of the map-codegen programs
+# in tests/traces/programs/, per clang (issue 16). For each program and each
+# usable clang: compile it once (-g -O1; cached in build/traces/<N>/), run it
+# on simtarget with the trace on, and check that
+#   - it prints PASS and exits 0 (or exits with its "expect-exit:" status,
+#     its stderr matching the extended regex of "expect-stderr:"),
+#   - every line of the trace is valid against
+#     tools/simtarget-maps/trace.schema.json (python3-jsonschema),
+#   - `simtarget-maps check` finds what the program's "check:" header says
+#     (a rule name; none: no violation),
+#   - the normalised trace (simtarget-maps normalize) equals
+#     tests/traces/golden/<N>/<program>.jsonl.
+# Then the checker's own tests: tests/traces/rules/<rule>.jsonl are
+# hand-built traces that each break one rule (and only it).
+#
+# Usage: tests/traces.sh [--update] [--versions "19 22"] [PROGRAM.c ...]
+#   --update   rewrite the golden files from this run (review the diff)
+# Prints one line per test and "N passed, N failed, N skipped".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TOOL=$ROOT/build/bin/simtarget-maps
+SCHEMA=$ROOT/tools/simtarget-maps/trace.schema.json
+PROGDIR=$ROOT/tests/traces/programs
+GOLDEN=$ROOT/tests/traces/golden
+OUT=$ROOT/build/traces
+update=0 versions="" progs=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --update) update=1 ;;
+    --versions) versions=$2; shift ;;
+    *) progs+=("$1") ;;
+  esac
+  shift
+done
+[ ${#progs[@]} -gt 0 ] || progs=("$PROGDIR"/*.c)
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+
+[ -x "$TOOL" ] || { echo "no $TOOL (run make)"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+# ---- the checker's rules, one hand-built trace each
+for t in "$ROOT"/tests/traces/rules/*.jsonl; do
+  [ -f "$t" ] || continue
+  rule=$(basename "$t" .jsonl)
+  out=$("$TOOL" check "$t" 2>&1); rc=$?
+  if [ "$rule" = correct ]; then
+    [ $rc = 0 ] && ok "check rule: correct trace, no violation" || fail "check: correct trace: $out"
+  elif [ $rc = 1 ] && grep -q "\[$rule\]" <<<"$out" && [ "$(grep -c '\[' <<<"$out")" = "$(grep -c "\[$rule\]" <<<"$out")" ]; then
+    ok "check rule: $rule"
+  else
+    fail "check rule $rule (exit $rc): $out"
+  fi
+done
+
+ENV_SH=$ROOT/build/toolchains/env.sh
+if [ ! -f "$ENV_SH" ]; then
+  echo "skip  golden traces (no $ENV_SH: run tests/toolchains.sh)"
+  echo "$passed passed, $failed failed, $((skipped + 1)) skipped"
+  exit $((failed > 0))
+fi
+# shellcheck disable=SC1090
+. "$ENV_SH"
+[ -n "$versions" ] || versions=$TOOLCHAINS_USABLE
+have_jsonschema=1
+python3 -c 'import jsonschema' 2>/dev/null || have_jsonschema=0
+
+# compile N SRC: build/traces/N/<name>, rebuilt when the source or flags change
+compile() {
+  local n=$1 src=$2 name cc flags bin cmd
+  name=$(basename "$src" .c); bin=$OUT/$n/$name
+  eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
+  cmd="$cc $flags -g -O1 $(sed -n -E 's@^// cflags: *(.*)$@\1@p' "$src" | head -1) $name.c -o $bin"
+  if [ -x "$bin" ] && [ "$bin" -nt "$src" ] && [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
+    return 0
+  fi
+  mkdir -p "$OUT/$n"; rm -f "$bin"
+  (cd "$PROGDIR" && $cmd >"$bin.log" 2>&1) && echo "$cmd" >"$bin.cmd"
+}
+export -f compile
+export OUT PROGDIR
+for n in $versions; do
+  for src in "${progs[@]}"; do echo "$n $src"; done
+done | xargs -P 2 -n 2 bash -c ". \"$ENV_SH\"; compile \"\$0\" \"\$1\""
+
+for n in $versions; do
+  eval "hostlib=\$TC_HOSTLIB_$n"
+  for src in "${progs[@]}"; do
+    name=$(basename "$src" .c); bin=$OUT/$n/$name; what="$name clang-$n"
+    if [ ! -x "$bin" ]; then
+      fail "$what: does not compile ($(grep -m1 error "$bin.log" | cut -c1-160))"; continue
+    fi
+    trace=$bin.jsonl
+    (cd "$OUT/$n" && SIMTARGET_TRACE=$trace LD_LIBRARY_PATH=$ROOT/build/lib:$hostlib \
+      OMP_TARGET_OFFLOAD=mandatory timeout 60 "$bin" >"$bin.out" 2>"$bin.err")
+    rc=$?
+    want_exit=$(sed -n -E 's@^// expect-exit: *([0-9]+).*@\1@p' "$src" | head -1)
+    if [ "$rc" != "${want_exit:-0}" ] || { [ -z "$want_exit" ] && ! grep -qx PASS "$bin.out"; }; then
+      fail "$what: exit $rc, $(head -c 300 "$bin.err")"; continue
+    fi
+    want_err=$(sed -n -E 's@^// expect-stderr: *(.*)$@\1@p' "$src" | head -1)
+    if [ -n "$want_err" ] && ! grep -qE "$want_err" "$bin.err"; then
+      fail "$what: stderr does not match /$want_err/: $(head -c 600 "$bin.err")"; continue
+    fi
+    if [ $have_jsonschema = 1 ]; then
+      bad=$(python3 - "$SCHEMA" "$trace" <<'PY'
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+for no, line in enumerate(open(sys.argv[2]), 1):
+    for e in v.iter_errors(json.loads(line)):
+        print(f"line {no}: {e.json_path}: {e.message}"); sys.exit(0)
+PY
+)
+      [ -z "$bad" ] || { fail "$what: trace does not match the schema: $bad"; continue; }
+    fi
+    want=$(sed -n -E 's@^// check: *([a-z-]+).*@\1@p' "$src" | head -1)
+    # "check-versions:": the clangs whose codegen breaks that rule
+    wantv=$(sed -n -E 's@^// check-versions: *(.*)$@\1@p' "$src" | head -1)
+    [ -n "$wantv" ] && ! grep -qw "$n" <<<"$wantv" && want=
+    check=$("$TOOL" check "$trace"); crc=$?
+    if [ -z "$want" ] && [ $crc != 0 ]; then
+      fail "$what: check found violations: $(grep '\[' <<<"$check" | head -3)"; continue
+    fi
+    if [ -n "$want" ] && ! grep -q "\[$want\]" <<<"$check"; then
+      fail "$what: check should report [$want]: $check"; continue
+    fi
+    golden=$GOLDEN/$n/$name.jsonl
+    "$TOOL" normalize "$trace" >"$bin.norm"
+    if [ $update = 1 ]; then
+      mkdir -p "$GOLDEN/$n"; cp "$bin.norm" "$golden"
+      ok "$what (golden written)"
+    elif [ ! -f "$golden" ]; then
+      fail "$what: no golden trace $golden (tests/traces.sh --update)"
+    elif ! cmp -s "$bin.norm" "$golden"; then
+      fail "$what: trace differs from $golden: $(diff "$golden" "$bin.norm" | head -4 | cut -c1-300)"
+    else
+      ok "$what"
+    fi
+  done
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]

@@ -1,0 +1,68 @@
+/*
+ * tool.h - simtarget-maps, the compiler teams' tool over SIMTARGET_TRACE
+ * files (src/trace.h, schema in trace.schema.json): decode a map type,
+ * check a trace against the map rules, diff two traces, run a program with
+ * the trace on. One concern per file: trace_load.c (reading traces into
+ * constructs), decode.c, check.c, diff.c, main.c (commands, run).
+ *
+ * Single-threaded: no locks.
+ */
+#ifndef SIMTARGET_MAPS_TOOL_H
+#define SIMTARGET_MAPS_TOOL_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One construct of a trace: its call event, the events it caused, its
+ * result (NULL when the program ended inside it). */
+struct construct {
+  json_object *call;
+  json_object **events;
+  size_t num_events, cap_events;
+  json_object *result;
+};
+
+struct trace {
+  const char *path;
+  json_object **lines; /* every event, owned */
+  size_t num_lines;
+  struct construct *constructs; /* in call order */
+  size_t num_constructs;
+};
+
+/* Read a trace; 0, or -1 after saying why on stderr (file, line). */
+int trace_load(const char *path, struct trace *t);
+void trace_free(struct trace *t);
+
+/* Field helpers: a missing field reads as 0 / "" / false. */
+int64_t field_int(json_object *o, const char *key);
+const char *field_str(json_object *o, const char *key);
+json_object *field(json_object *o, const char *key);
+/* The raw address of a reference object {"addr": "0x..", ...}. */
+uint64_t ref_addr(json_object *o, const char *key);
+/* An argument's map type. */
+int64_t arg_type(json_object *arg);
+/* "file:line:col" of a construct's call, or "unknown location". */
+const char *call_location(json_object *call, char *buf, size_t len);
+
+/* The map-type bits, with their meaning. */
+struct map_bit {
+  int64_t bit;
+  const char *name;
+  const char *meaning;
+};
+extern const struct map_bit map_bits[];
+extern const size_t num_map_bits;
+#define MAP_MEMBER_OF_SHIFT 48
+int64_t map_bit_value(const char *name);
+
+int cmd_decode(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_normalize(int argc, char **argv);
+/* Check a loaded trace; prints violations to `out`, returns their number. */
+int check_trace(const struct trace *t, FILE *out);
+
+#endif
