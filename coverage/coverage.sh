@@ -36,6 +36,10 @@ count "faults.sh (log: $COV.faults.log)" $?
 # ones again with each construct waiting in its task.
 PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 >"$COV.programs.log" 2>&1
 count "programs.sh (log: $COV.programs.log)" $?
+# The golden traces on clang 19: the trace writer runs only under
+# SIMTARGET_TRACE.
+TRACES_LIBDIR=$ROOT/$COV/lib tests/traces.sh --versions 19 >"$COV.traces.log" 2>&1
+count "traces.sh (log: $COV.traces.log)" $?
 SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
 count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $?

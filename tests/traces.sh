@@ -24,6 +24,8 @@ SCHEMA=$ROOT/tools/simtarget-maps/trace.schema.json
 PROGDIR=$ROOT/tests/traces/programs
 GOLDEN=$ROOT/tests/traces/golden
 OUT=$ROOT/build/traces
+# TRACES_LIBDIR replaces build/lib as the simtarget under test (coverage.sh).
+LIBDIR=${TRACES_LIBDIR:-$ROOT/build/lib}
 update=0 versions="" progs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -92,7 +94,7 @@ for n in $versions; do
       fail "$what: does not compile ($(grep -m1 error "$bin.log" | cut -c1-160))"; continue
     fi
     trace=$bin.jsonl
-    (cd "$OUT/$n" && SIMTARGET_TRACE=$trace LD_LIBRARY_PATH=$ROOT/build/lib:$hostlib \
+    (cd "$OUT/$n" && SIMTARGET_TRACE=$trace LD_LIBRARY_PATH=$LIBDIR:$hostlib \
       OMP_TARGET_OFFLOAD=mandatory timeout 60 "$bin" >"$bin.out" 2>"$bin.err")
     rc=$?
     want_exit=$(sed -n -E 's@^// expect-exit: *([0-9]+).*@\1@p' "$src" | head -1)

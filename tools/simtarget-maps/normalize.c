@@ -1,13 +1,39 @@
 /*
  * normalize.c - `simtarget-maps normalize TRACE`: the trace without what
- * changes from run to run (raw addresses, directories of file names), so
- * that two runs, or one program built by two compilers, compare as text.
+ * changes from run to run (raw addresses, directories of file names, the
+ * file's device and inode numbers clang puts in kernel names), so that two
+ * runs, two checkouts, or one program built by two compilers, compare as
+ * text.
  * Objects keep their symbolic references (object n + offset, class); a
  * failed construct keeps its status, not its cause.
  */
 #include "tool.h"
 
 #include <string.h>
+
+/* clang names a kernel __omp_offloading_<device>_<inode>_<function>_l<line>
+ * (hex device and inode of the source file, clang-abi.md): the two numbers
+ * change with every checkout, so they become "<file>". Other names are
+ * kept. */
+static void strip_kernel_name(json_object *o, const char *key) {
+  json_object *name = field(o, key);
+  if (!name || !json_object_is_type(name, json_type_string))
+    return;
+  static const char prefix[] = "__omp_offloading_";
+  const char *s = json_object_get_string(name);
+  if (strncmp(s, prefix, sizeof prefix - 1) != 0)
+    return;
+  const char *p = s + sizeof prefix - 1;
+  for (int field_no = 0; field_no < 2; field_no++) {
+    size_t hex = strspn(p, "0123456789abcdef");
+    if (hex == 0 || p[hex] != '_')
+      return;
+    p += hex + 1;
+  }
+  char normal[512];
+  snprintf(normal, sizeof normal, "%s<file>_%s", prefix, p);
+  json_object_object_add(o, key, json_object_new_string(normal));
+}
 
 static void strip(json_object *o) {
   if (json_object_is_type(o, json_type_array)) {
@@ -22,6 +48,7 @@ static void strip(json_object *o) {
    * only when it is small enough not to be one */
   if (cls && field(o, "addr") && strcmp(json_object_get_string(cls), "null"))
     json_object_object_del(o, "addr");
+  strip_kernel_name(o, "kernel");
   /* a failure's cause names addresses and process ids */
   json_object_object_del(o, "cause");
   json_object *file = field(o, "file");
