@@ -1,0 +1,20 @@
+// capture_this.cpp - a lambda capturing `this`, called on the device (item 3).
+#include "check.h"
+
+class Grid {
+ public:
+  int cells[32] = {};
+  int offset = 4;
+  void run() {
+    auto set = [this](int i) { cells[i] = i + offset; };
+#pragma omp target map(tofrom : this[0:1])
+    for (int i = 0; i < 32; i++) set(i);
+  }
+};
+
+int main() {
+  Grid g;
+  g.run();
+  for (int i = 0; i < 32; i++) CHECK_EQ(g.cells[i], i + 4);
+  return check_finish();
+}
