@@ -9,7 +9,8 @@
 # folders named). Each (program, clang) runs on that clang's own LLVM runtime
 # (none exists for 22) and on simtarget, and the rule is: what LLVM's runtime
 # runs correctly, simtarget runs correctly. A program LLVM fails is reported
-# as "llvm-fail" (skipped, not a simtarget failure). A negative program
+# as "llvm-fail" (skipped, not a simtarget failure; but simtarget crashing
+# the host process on it is a failure). A negative program
 # (simtarget-only, expect-exit not 0) must fail on simtarget with its message;
 # LLVM's result is only shown for it. LLVM's verdict is cached per binary
 # (build/diff/<N>/<family>/<prog>.llvm, keyed by the binary's hash).
@@ -217,7 +218,15 @@ diff_one() {
     else
       llvm=$(llvm_verdict "$src" "$n" "$bin")
       if [ "$llvm" != pass ]; then
-        echo "llvm-fail $name clang-$n: LLVM's runtime fails it: $llvm"
+        # Not held against simtarget, whose result is shown for comparison;
+        # except that simtarget never lets the host process crash.
+        run_judged "$bin" "$(libpath_for "$n" simtarget)" "$bin"
+        xfail=$(xfail_for "$src" "$n")
+        if [[ $reason == *"(signal "* ]] && [ -z "$xfail" ]; then
+          echo "FAIL $name clang-$n: simtarget crashed the host process: $reason (LLVM fails it too: $llvm)"
+        else
+          echo "llvm-fail $name clang-$n: LLVM's runtime fails it: $llvm (simtarget: ${reason:-passes}${xfail:+; xfail: $xfail})"
+        fi
         return
       fi
     fi

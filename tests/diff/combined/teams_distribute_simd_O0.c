@@ -14,7 +14,7 @@ int main(void) {
   long s = 0;
 #pragma omp target teams distribute simd map(to : v[0:n]) reduction(+ : s)
   for (int i = 0; i < n; i++) s += v[i];
-  CHECK_EQ(s, 9216);
+  CHECK_EQ(s, 9208);
   free(vals);
   return check_finish();
 }

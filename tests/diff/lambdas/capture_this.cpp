@@ -1,4 +1,5 @@
 // capture_this.cpp - a lambda capturing `this`, called on the device (item 3).
+// xfail: 22: issue 13 item 3 (`this` captured by a lambda is not attached; LLVM 13-19 fail this program too)
 #include "check.h"
 
 class Grid {

@@ -1,5 +1,6 @@
 /* present_missing.c - map(present:) of data that is not present must fail
  * (OpenMP 5.1 2.21.7.1): every runtime stops the program.
+ * cflags: -fopenmp-version=51
  * expect-exit: 1
  * expect-stderr: present */
 #include "check.h"

@@ -1,4 +1,5 @@
-/* present_ok.c - map(present, tofrom:) on data that is present. */
+/* present_ok.c - map(present, tofrom:) on data that is present.
+ * cflags: -fopenmp-version=51 */
 #include "check.h"
 
 int main(void) {

@@ -1,6 +1,7 @@
 /* host_ptr_in_struct.c - a host pointer smuggled in a firstprivate struct
  * is dereferenced on the device.
  * simtarget-only
+ * cflags: -g
  * expect-exit: 1
  * expect-stderr: (read|wrote) (host )?address|not device memory */
 #include <stdlib.h>

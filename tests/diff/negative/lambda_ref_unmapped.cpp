@@ -1,6 +1,7 @@
 // lambda_ref_unmapped.cpp - a [&] lambda captures a heap pointer by reference
 // and the kernel writes through it, the pointee never mapped.
 // simtarget-only
+// cflags: -g
 // expect-exit: 1
 // expect-stderr: data|not device memory
 #include <cstdlib>
@@ -11,7 +12,7 @@ int main() {
   auto put = [&](int i) { data[i] = i; };
 #pragma omp target map(to : put)
   put(7);
-  std::printf("wrote through an unmapped pointer\n");
+  printf("wrote through an unmapped pointer\n");
   std::free(data);
   return 3;
 }

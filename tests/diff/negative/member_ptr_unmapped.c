@@ -1,6 +1,7 @@
 /* member_ptr_unmapped.c - the struct is mapped but not what its member
  * pointer points to.
  * simtarget-only
+ * cflags: -g
  * expect-exit: 1
  * expect-stderr: s */
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* unmapped_heap.c - a heap pointer used in a kernel with no map of its
  * data: works only where host and device share memory.
  * simtarget-only
+ * cflags: -g
  * expect-exit: 1
  * expect-stderr: buf */
 #include <stdlib.h>

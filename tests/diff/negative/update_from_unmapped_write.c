@@ -1,6 +1,7 @@
 /* update_from_unmapped_write.c - a kernel writes through a pointer whose
  * data was mapped only with a length of 1.
  * simtarget-only
+ * cflags: -g
  * expect-exit: 1
  * expect-stderr: w|past the end|out of bounds */
 #include <stdlib.h>
