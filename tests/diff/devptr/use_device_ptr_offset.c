@@ -1,21 +1,20 @@
-/* use_device_ptr_offset.c - p points into the middle of a mapped section:
- * use_device_ptr(p) translates it (issue item 9 when the section starts
- * past p's target). */
+/* use_device_ptr_offset.c - p points into the middle of an array mapped
+ * whole: use_device_ptr(p) translates it by its offset, and a combined
+ * construct writes through the translated pointer. */
 #include "check.h"
 
 int main(void) {
   int a[100];
   for (int i = 0; i < 100; i++) a[i] = i;
   int *p = &a[40];
-  int got = -1;
-#pragma omp target data map(tofrom : a[0:100])
+#pragma omp target data map(tofrom : a)
   {
-    int *dp = 0;
+    int *mid = 0;
 #pragma omp target data use_device_ptr(p)
-    dp = p;
-#pragma omp target is_device_ptr(dp) map(from : got)
-    got = dp[2];
+    mid = p;
+#pragma omp target teams distribute parallel for is_device_ptr(mid)
+    for (int i = 0; i < 10; i++) mid[i] = -mid[i];
   }
-  CHECK_EQ(got, 42);
+  for (int i = 0; i < 100; i++) CHECK_EQ(a[i], (i >= 40 && i < 50) ? -i : i);
   return check_finish();
 }
