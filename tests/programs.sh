@@ -357,7 +357,7 @@ if [ $MODE = diff ]; then
   done < <(sort -k2,2 -k3,3V <<<"$results")
   end=$(date +%s)
   echo "$passed passed, $failed failed, $skipped skipped" \
-    "($xfailed xfail, $llvm_failed failed on LLVM's runtime; compile $((compiled - start))s, run $((end - compiled))s, runtime: LLVM and simtarget)"
+    "($xfailed xfail, $llvm_failed llvm-fail; compile $((compiled - start))s, run $((end - compiled))s, runtime: LLVM and simtarget)"
   [ $failed = 0 ]
   exit
 fi
