@@ -3,7 +3,17 @@
 # usable clang and run it against simtarget (or, with --llvm, against that
 # clang's own LLVM runtime, to check the programs themselves).
 #
-# Usage: tests/programs.sh [--llvm] [--versions "13 19"] [-j N] [PROGRAM.c ...]
+# Usage: tests/programs.sh [--llvm | --diff] [--versions "13 19"] [-j N] [PROGRAM.c | DIR ...]
+#
+# --diff: the differential corpus (tests/diff/<family>/, or the programs and
+# folders named). Each (program, clang) runs on that clang's own LLVM runtime
+# (none exists for 22) and on simtarget, and the rule is: what LLVM's runtime
+# runs correctly, simtarget runs correctly. A program LLVM fails is reported
+# as "llvm-fail" (skipped, not a simtarget failure; but simtarget crashing
+# the host process on it is a failure). A negative program
+# (simtarget-only, expect-exit not 0) must fail on simtarget with its message;
+# LLVM's result is only shown for it. LLVM's verdict is cached per binary
+# (build/diff/<N>/<family>/<prog>.llvm, keyed by the binary's hash).
 #
 # Each program states what it expects in comment lines near its top:
 #   versions: 19 22        compile only with these clang versions
@@ -19,12 +29,16 @@
 #                          show in some runs only)
 #   env: VAR=VALUE ...     environment of the run (simtarget's own settings,
 #                          e.g. SIMDEVICE_NUM_DEVICES=2; split at spaces)
+#   xfail: [13 14:] CAUSE  (--diff) a known simtarget bug, for the clangs
+#                          listed (all without a list); several lines allowed.
+#                          Failing is reported as xfail (skipped); passing as
+#                          XPASS, a failure, so the mark goes when the fix lands
 #
 # PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
 # (LLVM 14) instead of each clang's own libomp. PROGRAMS_LIBDIR replaces
 # build/lib as the simtarget under test (coverage.sh: the instrumented one).
 #
-# Binaries are cached in build/programs/<N>/ and rebuilt only when the
+# Binaries are cached in build/programs/<N>/ (--diff: build/diff/<N>/<family>/) and rebuilt only when the
 # program, check.h or the flags change; compile logs sit next to them
 # (.log), and the last run's output too (.out, .err).
 # Prints one line per (program, version) and "N passed, N failed, N skipped";
@@ -33,7 +47,9 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROGDIR="$ROOT/tests/programs"
+DIFFDIR="$ROOT/tests/diff"
 OUT="$ROOT/build/programs"
+DIFFOUT="$ROOT/build/diff"
 LIBDIR=${PROGRAMS_LIBDIR:-$ROOT/build/lib}
 ENV_SH="$ROOT/build/toolchains/env.sh"
 RUN_TIMEOUT=${PROGRAMS_TIMEOUT:-60}
@@ -45,24 +61,52 @@ header_field() {
 }
 has_marker() { grep -qE "^[[:space:]/*]*$2[[:space:]*/]*\$" "$1"; }
 
+# xfail_for SRC N: the cause of the first "xfail:" line that covers clang-N
+# ("xfail: 13 14: cause" covers those two, "xfail: cause" every clang).
+xfail_for() {
+  local line
+  while IFS= read -r line; do
+    if [[ $line =~ ^([0-9][0-9 ]*):[[:space:]]*(.*)$ ]]; then
+      [[ " ${BASH_REMATCH[1]} " == *" $2 "* ]] && { echo "${BASH_REMATCH[2]}"; return; }
+    else
+      echo "$line"; return
+    fi
+  done < <(sed -n -E "s@^[[:space:]/*]*xfail:[[:space:]]*(.*[^[:space:]*/])[[:space:]*/]*\$@\\1@p" "$1")
+}
+
+# bin_path SRC N: where clang-N's binary of SRC is cached.
+bin_path() {
+  local src=$1 name
+  name=$(basename "$src")
+  case $src in
+    "$DIFFDIR"/*) echo "$DIFFOUT/$2/$(basename "$(dirname "$src")")/${name%.*}" ;;
+    *) echo "$OUT/$2/${name%.*}" ;;
+  esac
+}
+
 # ---------------------------------------------------------------- compile
 # compile_one SRC N: build build/programs/N/<name> if it is out of date.
 # Prints nothing; the log tells what happened. Exit status = compiler's.
 compile_one() {
-  local src=$1 n=$2 name cc flags extra bin
+  local src=$1 n=$2 cc flags extra bin
   # shellcheck disable=SC1090
   . "$ENV_SH"
-  name=$(basename "$src")
-  bin="$OUT/$n/${name%.*}"
+  bin=$(bin_path "$src" "$n")
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
   extra=$(header_field "$src" cflags)
   case $src in *.cpp) cc=${cc/clang-/clang++-}; extra="$extra -lstdc++" ;; esac
   local cmd="$cc $flags -O1 -I$PROGDIR $extra $src -o $bin"
-  if [ -x "$bin" ] && [ "$bin" -nt "$src" ] && [ "$bin" -nt "$PROGDIR/check.h" ] &&
-     [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
+  # A program may #include another of its folder (the same program at
+  # another -O level): that file is a dependency too.
+  local dep fresh=1
+  for dep in "$src" "$PROGDIR/check.h" $(sed -n -E 's/^#include "([^"]+)"/\1/p' "$src"); do
+    case $dep in /*) ;; *) dep="$(dirname "$src")/$dep" ;; esac
+    [ -e "$dep" ] && ! [ "$bin" -nt "$dep" ] && fresh=0
+  done
+  if [ -x "$bin" ] && [ $fresh = 1 ] && [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
     return 0
   fi
-  mkdir -p "$OUT/$n"
+  mkdir -p "$(dirname "$bin")"
   rm -f "$bin" "$bin.cmd"
   echo "$cmd" >"$bin.log"
   if $cmd >>"$bin.log" 2>&1; then
@@ -72,10 +116,142 @@ compile_one() {
   return 1
 }
 
-if [ "${1:-}" = "--compile-one" ]; then
-  compile_one "$2" "$3"
-  exit $?
-fi
+# ---------------------------------------------------------------- run
+# load_expectations SRC: the program's header fields, into want_exit,
+# want_err, want_err_not, want_out, repeat and run_env.
+load_expectations() {
+  want_exit=$(header_field "$1" expect-exit)
+  want_exit=${want_exit:-0}
+  want_err=$(header_field "$1" expect-stderr)
+  want_err_not=$(header_field "$1" expect-stderr-not)
+  want_out=$(header_field "$1" expect-stdout)
+  [ -z "$want_out" ] && [ "$want_exit" = 0 ] && want_out='^PASS$'
+  repeat=$(header_field "$1" repeat)
+  repeat=${repeat:-1}
+  read -r -a run_env <<<"$(header_field "$1" env)"
+}
+
+# last_line FILE: the last non-empty line, for failure reasons.
+last_line() { grep -v '^[[:space:]]*$' "$1" | tail -1 | cut -c1-200; }
+
+# run_judged BIN LIBPATH LOG: run BIN (repeat times, under the expectations
+# load_expectations set) with LD_LIBRARY_PATH=LIBPATH, output in LOG.out and
+# LOG.err. Sets reason (empty when everything was as expected) and, on a
+# failure, detail: the runtime's "cause:" line, else the last words printed.
+run_judged() {
+  local bin=$1 libpath=$2 log=$3 run rc
+  reason="" detail=""
+  for ((run = 1; run <= repeat; run++)); do
+    (cd "$(dirname "$bin")" && env ${run_env[@]+"${run_env[@]}"} LD_LIBRARY_PATH=$libpath OMP_TARGET_OFFLOAD=mandatory \
+      timeout -k 5 "$RUN_TIMEOUT" stdbuf -o0 "$bin" >"$log.out" 2>"$log.err") 2>/dev/null
+    rc=$?
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+      reason="timed out after ${RUN_TIMEOUT}s"
+    elif [ "$rc" != "$want_exit" ]; then
+      reason="exit $rc, expected $want_exit"
+      [ $rc -gt 128 ] && reason="$reason (signal $((rc - 128)))"
+    elif [ -n "$want_err" ] && ! grep -Eiq -- "$want_err" "$log.err"; then
+      reason="stderr does not match /$want_err/"
+    elif [ -n "$want_err_not" ] && grep -Eiq -- "$want_err_not" "$log.err"; then
+      reason="stderr matches /$want_err_not/: ...$(grep -Eio -m1 -- ".{0,80}($want_err_not).{0,40}" "$log.err" | head -1)..."
+      return
+    elif [ -n "$want_out" ] && ! grep -Eq -- "$want_out" "$log.out"; then
+      reason="stdout does not match /$want_out/"
+    fi
+    [ -z "$reason" ] || break
+  done
+  [ -z "$reason" ] && return
+  [ "$repeat" -gt 1 ] && reason="run $run of $repeat: $reason"
+  detail=$(grep -m1 -o 'cause: .*' "$log.err" | cut -c1-300)
+  [ -z "$detail" ] && detail=$(last_line "$log.err")
+  [ -z "$detail" ] && detail=$(last_line "$log.out")
+  reason="$reason; last output: ${detail:-none}"
+}
+
+# libpath_for N MODE: LD_LIBRARY_PATH for a clang-N binary on MODE's runtime.
+libpath_for() {
+  local hostlib rtdir
+  eval "hostlib=\$TC_HOSTLIB_$1 rtdir=\$TC_RTDIR_$1"
+  if [ "$2" = simtarget ]; then
+    # Host code of clang-N calls libomp N (19/22 need >= 19); the device
+    # side is simtarget's own runtime in the device process.
+    if [ "${PROGRAMS_HOST_LIBOMP:-}" = system ]; then echo "$LIBDIR"; else echo "$LIBDIR:$hostlib"; fi
+  else
+    echo "$rtdir"
+  fi
+}
+
+# llvm_verdict SRC N BIN: "pass" or the reason LLVM's runtime fails the
+# program, cached in BIN.llvm under the binary's hash and the expectations.
+llvm_verdict() {
+  local bin=$3 key libpath
+  libpath=$(libpath_for "$2" llvm)
+  key="$(sha1sum <"$bin" | cut -d' ' -f1) $libpath $want_exit $want_out $want_err $repeat ${run_env[*]+${run_env[*]}}"
+  if [ -f "$bin.llvm" ] && [ "$(head -1 "$bin.llvm")" = "$key" ]; then
+    tail -n +2 "$bin.llvm"
+    return
+  fi
+  run_judged "$bin" "$libpath" "$bin.llvm"
+  printf '%s\n%s\n' "$key" "${reason:-pass}" >"$bin.llvm"
+  echo "${reason:-pass}"
+}
+
+# diff_one SRC N: one (program, clang) of the differential corpus; prints
+# one line "KIND NAME clang-N[: why]", KIND = ok FAIL skip xfail llvm-fail.
+diff_one() {
+  local src=$1 n=$2 bin name llvm xfail negative=0
+  # shellcheck disable=SC1090
+  . "$ENV_SH"
+  name="$(basename "$(dirname "$src")")/$(basename "$src")"
+  bin=$(bin_path "$src" "$n")
+  if [ ! -x "$bin" ]; then
+    echo "FAIL $name clang-$n: does not compile: $(grep -m1 -E 'error' "$bin.log" | cut -c1-200)"
+    return
+  fi
+  load_expectations "$src"
+  has_marker "$src" simtarget-only && [ "$want_exit" != 0 ] && negative=1
+  llvm="no LLVM $n runtime"
+  if [ "$n" != 22 ] && { [ $negative = 1 ] || ! has_marker "$src" simtarget-only; }; then
+    if [ $negative = 1 ]; then
+      # A mapping bug LLVM's shared address space hides: shown, not judged.
+      llvm=$(want_exit=0 want_out='^PASS$' want_err='' llvm_verdict "$src" "$n" "$bin")
+    else
+      llvm=$(llvm_verdict "$src" "$n" "$bin")
+      if [ "$llvm" != pass ]; then
+        # Not held against simtarget, whose result is shown for comparison;
+        # except that simtarget never lets the host process crash.
+        run_judged "$bin" "$(libpath_for "$n" simtarget)" "$bin"
+        xfail=$(xfail_for "$src" "$n")
+        if [[ $reason == *"(signal "* ]] && [ -z "$xfail" ]; then
+          echo "FAIL $name clang-$n: simtarget crashed the host process: $reason (LLVM fails it too: $llvm)"
+        else
+          echo "llvm-fail $name clang-$n: LLVM's runtime fails it: $llvm (simtarget: ${reason:-passes}${xfail:+; xfail: $xfail})"
+        fi
+        return
+      fi
+    fi
+  fi
+  run_judged "$bin" "$(libpath_for "$n" simtarget)" "$bin"
+  xfail=$(xfail_for "$src" "$n")
+  if [ -n "$xfail" ]; then
+    if [ -z "$reason" ]; then
+      echo "FAIL $name clang-$n: XPASS: passes now, remove its mark 'xfail: $xfail'"
+    else
+      echo "xfail $name clang-$n: $xfail; simtarget: $reason"
+    fi
+  elif [ -n "$reason" ]; then
+    echo "FAIL $name clang-$n: $reason (LLVM: $llvm)"
+  elif [ $negative = 1 ]; then
+    echo "ok $name clang-$n (negative; LLVM: $llvm)"
+  else
+    echo "ok $name clang-$n"
+  fi
+}
+
+case "${1:-}" in
+  --compile-one) compile_one "$2" "$3"; exit $? ;;
+  --diff-one) diff_one "$2" "$3"; exit 0 ;;
+esac
 
 # ---------------------------------------------------------------- options
 MODE=simtarget
@@ -85,15 +261,22 @@ PROGRAMS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --llvm) MODE=llvm ;;
+    --diff) MODE=diff; export PROGRAMS_TIMEOUT=${PROGRAMS_TIMEOUT:-30} ;;
     --versions) VERSIONS=$2; shift ;;
     -j) JOBS=$2; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     -*) echo "programs.sh: unknown option $1" >&2; exit 2 ;;
-    *) PROGRAMS+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")") ;;
+    *) if [ -d "$1" ]; then
+         while IFS= read -r f; do PROGRAMS+=("$f"); done < <(find "$(cd "$1" && pwd)" -name '*.c' -o -name '*.cpp' | sort)
+       else
+         PROGRAMS+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")")
+       fi ;;
   esac
   shift
 done
-if [ ${#PROGRAMS[@]} -eq 0 ]; then
+if [ ${#PROGRAMS[@]} -eq 0 ] && [ $MODE = diff ]; then
+  while IFS= read -r f; do PROGRAMS+=("$f"); done < <(find "$DIFFDIR" -name '*.c' -o -name '*.cpp' | sort)
+elif [ ${#PROGRAMS[@]} -eq 0 ]; then
   PROGRAMS=("$PROGDIR"/*.c "$PROGDIR"/*.cpp)
 fi
 
@@ -106,7 +289,7 @@ fi
 . "$ENV_SH"
 [ -n "$VERSIONS" ] || VERSIONS=$TOOLCHAINS_USABLE
 
-if [ $MODE = simtarget ]; then
+if [ $MODE != llvm ]; then
   for f in libomptarget.so libomptarget.rtl.simdevice.so; do
     if [ ! -e "$LIBDIR/$f" ]; then
       echo "programs.sh: $LIBDIR/$f is missing: run 'make all' first" >&2
@@ -145,8 +328,40 @@ for src in "${PROGRAMS[@]}"; do
 done | xargs -0 -n2 -P"$JOBS" "$0" --compile-one
 compiled=$(date +%s)
 
-# ---------------------------------------------------------------- run
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 xfailed=0 llvm_failed=0
+if [ $MODE = diff ]; then
+  # Every (program, clang) in its own process, JOBS at a time; each prints
+  # one line (short enough to be written atomically), sorted afterwards.
+  results=$(for src in "${PROGRAMS[@]}"; do
+    for n in $VERSIONS; do
+      if why=$(wanted "$src" "$n"); then
+        printf '%s\0%s\0' "$src" "$n"
+      else
+        echo "skip $(basename "$(dirname "$src")")/$(basename "$src") clang-$n: $why" >&2
+      fi
+    done
+  done 2>&1 >/dev/null; for src in "${PROGRAMS[@]}"; do
+    for n in $VERSIONS; do
+      wanted "$src" "$n" >/dev/null && printf '%s\0%s\0' "$src" "$n"
+    done
+  done | xargs -0 -n2 -P"$JOBS" "$0" --diff-one)
+  while read -r kind name rest; do
+    case $kind in
+      ok) passed=$((passed + 1)) ;;
+      FAIL) failed=$((failed + 1)) ;;
+      skip) skipped=$((skipped + 1)) ;;
+      xfail) skipped=$((skipped + 1)); xfailed=$((xfailed + 1)) ;;
+      llvm-fail) skipped=$((skipped + 1)); llvm_failed=$((llvm_failed + 1)) ;;
+    esac
+    printf '%-9s %-40s %s\n' "$kind" "$name" "$rest"
+  done < <(sort -k2,2 -k3,3V <<<"$results")
+  end=$(date +%s)
+  echo "$passed passed, $failed failed, $skipped skipped" \
+    "($xfailed xfail, $llvm_failed llvm-fail; compile $((compiled - start))s, run $((end - compiled))s, runtime: LLVM and simtarget)"
+  [ $failed = 0 ]
+  exit
+fi
+
 # verdict KIND NAME N REASON: print and count one result line.
 verdict() {
   case $1 in
@@ -156,70 +371,24 @@ verdict() {
   esac
 }
 
-# last_line FILE: the last non-empty line, for failure reasons.
-last_line() { grep -v '^[[:space:]]*$' "$1" | tail -1 | cut -c1-200; }
-
 for src in "${PROGRAMS[@]}"; do
   name=$(basename "$src")
-  want_exit=$(header_field "$src" expect-exit)
-  want_exit=${want_exit:-0}
-  want_err=$(header_field "$src" expect-stderr)
-  want_err_not=$(header_field "$src" expect-stderr-not)
-  want_out=$(header_field "$src" expect-stdout)
-  [ -z "$want_out" ] && [ "$want_exit" = 0 ] && want_out='^PASS$'
-  repeat=$(header_field "$src" repeat)
-  repeat=${repeat:-1}
-  read -r -a run_env <<<"$(header_field "$src" env)"
+  load_expectations "$src"
   for n in $VERSIONS; do
     if ! why=$(wanted "$src" "$n"); then
       verdict skip "$name" "$n" "$why"
       continue
     fi
-    bin="$OUT/$n/${name%.*}"
+    bin=$(bin_path "$src" "$n")
     if [ ! -x "$bin" ]; then
       verdict FAIL "$name" "$n" "does not compile: $(grep -m1 -E 'error' "$bin.log" | cut -c1-200)"
       continue
     fi
-    eval "hostlib=\$TC_HOSTLIB_$n rtdir=\$TC_RTDIR_$n"
-    if [ $MODE = simtarget ]; then
-      # Host code of clang-N calls libomp N (19/22 need >= 19); the device
-      # side is simtarget's own runtime in the device process.
-      libpath="$LIBDIR:$hostlib"
-      [ "${PROGRAMS_HOST_LIBOMP:-}" = system ] && libpath="$LIBDIR"
-    else
-      libpath="$rtdir"
-    fi
-    for ((run = 1; run <= repeat; run++)); do
-    (cd "$OUT/$n" && env ${run_env[@]+"${run_env[@]}"} LD_LIBRARY_PATH=$libpath OMP_TARGET_OFFLOAD=mandatory \
-      timeout -k 5 "$RUN_TIMEOUT" stdbuf -o0 "$bin" >"$bin.out" 2>"$bin.err") 2>/dev/null
-    rc=$?
-    reason=""
-    if [ $rc = 124 ] || [ $rc = 137 ]; then
-      reason="timed out after ${RUN_TIMEOUT}s"
-    elif [ "$rc" != "$want_exit" ]; then
-      reason="exit $rc, expected $want_exit"
-      [ $rc -gt 128 ] && reason="$reason (signal $((rc - 128)))"
-    elif [ -n "$want_err" ] && ! grep -Eiq -- "$want_err" "$bin.err"; then
-      reason="stderr does not match /$want_err/"
-    elif [ -n "$want_err_not" ] && grep -Eiq -- "$want_err_not" "$bin.err"; then
-      reason="stderr matches /$want_err_not/: ...$(grep -Eio -m1 -- ".{0,80}($want_err_not).{0,40}" "$bin.err" | head -1)..."
-    elif [ -n "$want_out" ] && ! grep -Eq -- "$want_out" "$bin.out"; then
-      reason="stdout does not match /$want_out/"
-    fi
-    [ -z "$reason" ] || break
-    done
-    [ -n "$reason" ] && [ "$repeat" -gt 1 ] && reason="run $run of $repeat: $reason"
+    run_judged "$bin" "$(libpath_for "$n" $MODE)" "$bin"
     if [ -z "$reason" ]; then
       verdict ok "$name" "$n"
     else
-      # The runtime's "cause:" line says most; else the last words printed.
-      detail=$(grep -m1 -o 'cause: .*' "$bin.err" | cut -c1-300)
-      [ -z "$detail" ] && detail=$(last_line "$bin.err")
-      [ -z "$detail" ] && detail=$(last_line "$bin.out")
-      case $reason in
-        "stderr matches"*) verdict FAIL "$name" "$n" "$reason" ;;
-        *) verdict FAIL "$name" "$n" "$reason; last output: ${detail:-none}" ;;
-      esac
+      verdict FAIL "$name" "$n" "$reason"
     fi
   done
 done

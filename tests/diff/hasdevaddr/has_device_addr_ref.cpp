@@ -1,0 +1,20 @@
+/* has_device_addr_ref.cpp - has_device_addr of a scalar reference to
+ * device memory (a C++ reference bound to *omp_target_alloc).
+ * versions: 16 19 22
+ * cflags: -fopenmp-version=51
+ * xfail: 16: issue 13 item 4 (clang 16 maps the item with a base that is already a device address; simtarget copies from it on the host and the host process segfaults; LLVM 16 fails without crashing) */
+#include <omp.h>
+#include "check.h"
+
+int main() {
+  int dev = omp_get_default_device(), host = omp_get_initial_device();
+  int *d = static_cast<int *>(omp_target_alloc(sizeof(int), dev));
+  int &r = *d;
+#pragma omp target has_device_addr(r)
+  r = 77;
+  int h = 0;
+  CHECK_EQ(omp_target_memcpy(&h, d, sizeof(int), 0, 0, host, dev), 0);
+  CHECK_EQ(h, 77);
+  omp_target_free(d, dev);
+  return check_finish();
+}
