@@ -274,8 +274,16 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
                               struct async_record *rec) {
   void *value = NULL;
   if (maps_kernel_arg(dev, a->begin[i], a->begin[i], a->sizes[i],
-                      a->types[i] & ~OMP_TGT_MAPTYPE_PTR_AND_OBJ, &value) != 0)
+                      a->types[i] & ~OMP_TGT_MAPTYPE_PTR_AND_OBJ, &value) != 0) {
+    /* clang gives a capture no name: name the closure it belongs to */
+    char closure[128];
+    report_error_set("it is a variable that the lambda or closure `%s` "
+                     "(argument %d) captures by reference (argument %d): "
+                     "map the variable, or capture it by value",
+                     maps_var_name(a, parent, closure, sizeof closure), parent,
+                     i);
     return -1;
+  }
   if (value == a->begin[i])
     return 0;
   char *field = (char *)parent_value + ((char *)a->base[i] -

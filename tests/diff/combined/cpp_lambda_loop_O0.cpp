@@ -1,7 +1,6 @@
 // cpp_lambda_loop_O0.cpp - a combined construct whose body calls a lambda
 // capturing a heap pointer by value, from a class method (item 3 shape).
 // cflags: -O0
-// xfail: issue 13 item 3 (lambda capturing a pointer by value in a combined construct)
 #include <cstdlib>
 #include "check.h"
 

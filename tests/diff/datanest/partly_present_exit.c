@@ -1,6 +1,6 @@
 /* partly_present_exit.c - target exit data of an item only partly present
  * (issue item 8): LLVM 19 skips it without error; the mapping stays.
- * xfail: issue 13 item 8 (exit data of an item only partly present: "explicit extension" where LLVM skips it) */
+ */
 #include <omp.h>
 #include "check.h"
 

@@ -2,7 +2,7 @@
  * element (OpenMP 5.1: a[lo] gives the device address of a[lo]).
  * versions: 16 19 22
  * cflags: -fopenmp-version=51
- * xfail: 16 19 22: clang passes use_device_addr(a[8:16]) as RETURN_PARAM with base = begin = &a[0], size 0, outside the mapped a[8:24]; LLVM finds no mapping either and returns the host address, which works only because its host plugin shares memory. simtarget faults rightly, but the message blames the kernel instead of naming the use_device_addr item that matched nothing */
+ */
 #include "check.h"
 
 int main(void) {

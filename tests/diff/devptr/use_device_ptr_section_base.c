@@ -1,7 +1,7 @@
 /* use_device_ptr_section_base.c - p = a; only a[5:10] is mapped, then
  * use_device_ptr(p) (issue item 9): LLVM finds the mapping through the
  * section's base pointer and gives p's device address.
- * xfail: 15 16 19 22: issue 13 item 9 (pointer whose section starts past its target) */
+ */
 #include "check.h"
 
 int main(void) {

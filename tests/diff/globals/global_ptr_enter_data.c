@@ -1,6 +1,6 @@
 /* global_ptr_enter_data.c - enter data of a global pointer's section, then
  * a kernel that names the section again, then exit data (item 1).
- * xfail: 13 14 15 16 19: issue 13 item 1 (global pointer section after enter data) */
+ */
 #include <stdlib.h>
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* global_ptr_section.c - a file-scope pointer mapped with a section
  * (issue 13 item 1: clang 13-19 emit PTR_AND_OBJ|TARGET_PARAM).
- * xfail: 13 14 15 16 19: issue 13 item 1 (global pointer section, PTR_AND_OBJ|TARGET_PARAM: the kernel gets the pointee plus &gp - gp) */
+ */
 #include <stdlib.h>
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* global_ptr_threads.c - a global pointer section mapped by target data,
  * used by kernels launched from several host threads (item 1).
- * xfail: 13 14 15 16 19: issue 13 item 1 (global pointer section in target data) */
+ */
 #include <stdlib.h>
 #include "check.h"
 

@@ -1,7 +1,7 @@
 /* hold_disassociate.c - omp_target_disassociate_ptr must fail while an
  * ompx_hold reference is held (issue item 11; LLVM returns non-zero).
  * versions: 14 15 16 19 22
- * xfail: 14 15 16 19 22: issue 13 item 11 (omp_target_disassociate_ptr succeeds while ompx_hold is held) */
+ */
 #include <omp.h>
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* implicit_array_part_present.c - an array used implicitly while only a
  * section of it is present (issue item 7): LLVM uses the present part.
- * xfail: issue 13 item 7 (implicit map of an array a section of which is present) */
+ */
 #include "check.h"
 
 int main(void) {

@@ -1,7 +1,7 @@
 /* implicit_ptr_section_base.c - p = a; map(a[5:10]); p used implicitly
  * (issue item 9): p's target a[0] is not mapped but the section's base
  * pointer is, and LLVM translates p by it. The kernel touches only a[5:10].
- * xfail: 15 16 19 22: issue 13 item 9 (pointer whose section starts past its target) */
+ */
 #include "check.h"
 
 int main(void) {

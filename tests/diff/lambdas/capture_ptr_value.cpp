@@ -1,6 +1,5 @@
 // capture_ptr_value.cpp - a [=] lambda capturing a pointer whose section is
 // mapped (item 3).
-// xfail: issue 13 item 3 (a pointer captured by value is not translated)
 #include <cstdlib>
 #include "check.h"
 

@@ -1,6 +1,5 @@
 // capture_ref.cpp - a [&] lambda called in a target region (issue item 3):
 // the captured references must point to the device copies.
-// xfail: issue 13 item 3 (lambda captures: LITERAL|PTR_AND_OBJ|MEMBER_OF|IMPLICIT entries skipped)
 #include "check.h"
 
 int main() {

@@ -1,6 +1,5 @@
 // capture_ref_threads.cpp - [&] lambdas with per-thread captures, offloaded
 // from four host threads at once (item 3).
-// xfail: issue 13 item 3 (lambda captures by reference)
 #include "check.h"
 
 int main() {

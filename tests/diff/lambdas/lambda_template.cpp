@@ -1,6 +1,5 @@
 // lambda_template.cpp - a lambda passed to a function template whose body
 // is a target loop: the usual portability-layer pattern (item 3).
-// xfail: issue 13 item 3 (a lambda passed to a function template)
 #include <cstdlib>
 #include "check.h"
 

@@ -3,7 +3,9 @@
 // simtarget-only
 // cflags: -g
 // expect-exit: 1
-// expect-stderr: data|not device memory
+// expect-stderr: `put`.*captures by reference
+// clang gives the capture no name, so the message names the lambda `put`
+// whose capture of `data` is unmapped.
 #include <cstdlib>
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* pointer_and_section.c - the pointer and its section both listed
  * (issue 13 item 2): map(p, p[0:n]).
- * xfail: 19: issue 13 item 2 (map(p) and map(p[0:n]) both listed: the kernel gets NULL) */
+ */
 #include <stdlib.h>
 #include "check.h"
 

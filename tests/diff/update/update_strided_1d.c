@@ -2,7 +2,7 @@
  * 2.1.5: [lower:length:stride]); issue item 12.
  * versions: 13 14 15 16 19 22
  * cflags: -fopenmp-version=50
- * xfail: 22: issue 13 item 12 (strided update copies c[2], c[4], c[6]) */
+ */
 #include "check.h"
 
 int main(void) {

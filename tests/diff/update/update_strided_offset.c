@@ -1,7 +1,7 @@
 /* update_strided_offset.c - a strided update that starts at an offset and
  * whose stride is larger than its length: c[4:2:5] = c[4], c[9].
  * cflags: -fopenmp-version=50
- * xfail: 22: issue 13 item 12 (strided update with an offset) */
+ */
 #include "check.h"
 
 int main(void) {
