@@ -247,6 +247,38 @@ static int in_device_memory(const struct sim_device *dev, uint64_t addr,
          size <= dev->capacity - (addr - dev->dev_base);
 }
 
+/* A host-side access to [addr, addr+size) of device memory must stay inside
+ * one live allocation: the host view has no guard pages, so a copy past the
+ * end would silently overwrite the neighbouring allocation. Returns 0, or -1
+ * with the range and the allocation named. */
+static int check_allocation(struct sim_device *dev, const char *what,
+                            uint64_t addr, uint64_t size) {
+  uint64_t offset = addr - dev->dev_base, begin, alloc_size;
+  unsigned long long first = (unsigned long long)addr,
+                     end = (unsigned long long)(addr + size);
+  if (allocator_find_live(&dev->alloc, offset, &begin, &alloc_size) != 0) {
+    char where[160];
+    allocator_describe(&dev->alloc, offset, where, sizeof where);
+    plugin_error("simdevice: %s of %llu bytes at device 0x%llx..0x%llx on "
+                 "device %d: its start is not inside a live device "
+                 "allocation (%s)",
+                 what, (unsigned long long)size, first, end, dev->id, where);
+    return -1;
+  }
+  if (size > alloc_size - (offset - begin)) {
+    unsigned long long at = (unsigned long long)(dev->dev_base + begin);
+    plugin_error("simdevice: %s of %llu bytes at device 0x%llx..0x%llx on "
+                 "device %d runs %llu bytes past the end of the %llu-byte "
+                 "device allocation 0x%llx..0x%llx; refused, nothing copied",
+                 what, (unsigned long long)size, first, end, dev->id,
+                 (unsigned long long)(size - (alloc_size - (offset - begin))),
+                 (unsigned long long)alloc_size, at,
+                 at + (unsigned long long)alloc_size);
+    return -1;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ API */
 
 int32_t __tgt_rtl_abi_version(void) { return SIMTARGET_PLUGIN_ABI_VERSION; }
@@ -409,6 +441,8 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
   if (size == 0)
     return OFFLOAD_SUCCESS;
   if (in_device_memory(dev, tgt, (uint64_t)size)) {
+    if (check_allocation(dev, what, tgt, (uint64_t)size) != 0)
+      return OFFLOAD_FAIL;
     unsigned char *view = dev->host_view + (tgt - dev->dev_base);
     if (to_device) {
       memcpy(view, host, (size_t)size);
@@ -454,6 +488,10 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
   }
   uint64_t s = (uint64_t)src_ptr, d = (uint64_t)dst_ptr, n = (uint64_t)size;
   if (in_device_memory(src, s, n) && in_device_memory(dst, d, n)) {
+    if (n > 0 && (check_allocation(src, "data_exchange (source)", s, n) != 0 ||
+                  check_allocation(dst, "data_exchange (destination)", d,
+                                   n) != 0))
+      return OFFLOAD_FAIL;
     memmove(dst->host_view + (d - dst->dev_base),
             src->host_view + (s - src->dev_base), n);
     return OFFLOAD_SUCCESS;

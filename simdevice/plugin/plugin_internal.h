@@ -109,6 +109,11 @@ HIDDEN size_t allocator_take_protections(struct device_allocator *a,
                                          size_t max);
 /* After a restart: forget the queue and queue access to every live block. */
 HIDDEN int allocator_requeue_live(struct device_allocator *a);
+/* The live allocation holding `offset`: 0 with its user offset and size, or
+ * -1 when no live allocation holds it (freed, never allocated, padding or a
+ * guard page). */
+HIDDEN int allocator_find_live(struct device_allocator *a, uint64_t offset,
+                               uint64_t *begin_out, uint64_t *size_out);
 /* Words about a device-memory offset, for fault messages. */
 HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
                                char *buf, size_t len);
