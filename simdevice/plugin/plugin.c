@@ -87,12 +87,16 @@ struct sim_device *device_get(int32_t id) {
 int device_setup(struct sim_device *dev) {
   if (atomic_load(&dev->initialized))
     return 0;
-  dev->dev_base = SIMDEV_DEVICE_BASE + (uint64_t)dev->id * SIMDEV_DEVICE_STRIDE;
   const struct plugin_settings *set = plugin_settings();
-  dev->capacity = set->memory;
-  if (allocator_init(&dev->alloc, dev->dev_base, set->memory, set->guard) != 0)
+  /* The allocator rounds the size; the range is placed after that. */
+  if (allocator_init(&dev->alloc, 0, set->memory, set->guard) != 0)
     return -1;
   dev->capacity = dev->alloc.capacity;
+  if (address_range_reserve(dev, dev->capacity) != 0) {
+    allocator_destroy(&dev->alloc);
+    return -1;
+  }
+  dev->alloc.base = dev->dev_base; /* not shared with any thread yet */
   dev->mem_fd = memfd_create("simdevice-memory", MFD_CLOEXEC);
   if (dev->mem_fd < 0 || ftruncate(dev->mem_fd, (off_t)dev->capacity) != 0) {
     plugin_error("simdevice: device %d: cannot create %llu bytes of device "
@@ -126,29 +130,10 @@ int device_setup(struct sim_device *dev) {
     goto out_unmap_ctl;
   }
   dev->host_view = view;
-  /* Keep the host off the device range, so device pointers fault here. */
-  void *hole = mmap((void *)dev->dev_base, dev->capacity, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                        MAP_FIXED_NOREPLACE,
-                    -1, 0);
-  if (hole == MAP_FAILED || hole != (void *)dev->dev_base) {
-    plugin_error("simdevice: device %d: the device address range 0x%llx "
-                 "(+%llu bytes) is already in use in the host: %s",
-                 dev->id, (unsigned long long)dev->dev_base,
-                 (unsigned long long)dev->capacity,
-                 hole == MAP_FAILED ? strerror(errno) : "placed elsewhere");
-    if (hole != MAP_FAILED)
-      munmap(hole, dev->capacity);
-    goto out_unmap_view;
-  }
-  dev->reservation = hole;
   if (process_start(dev) != 0)
-    goto out_unmap_hole;
+    goto out_unmap_view;
   atomic_store(&dev->initialized, 1);
   return 0;
-out_unmap_hole:
-  munmap(dev->reservation, dev->capacity);
-  dev->reservation = NULL;
 out_unmap_view:
   munmap(dev->host_view, dev->capacity);
   dev->host_view = NULL;
@@ -163,6 +148,8 @@ out_close_mem:
   if (dev->mem_fd >= 0)
     close(dev->mem_fd);
   dev->mem_fd = -1;
+  munmap(dev->reservation, dev->capacity);
+  dev->reservation = NULL;
   allocator_destroy(&dev->alloc);
   return -1;
 }

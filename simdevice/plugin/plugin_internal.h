@@ -118,6 +118,13 @@ HIDDEN int allocator_find_live(struct device_allocator *a, uint64_t offset,
 HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
                                char *buf, size_t len);
 
+/* --------------------------------------------------------- address_range.c */
+/* Chooses dev->dev_base (a free range of `capacity` bytes that no sanitizer
+ * uses) and reserves it inaccessible in the host (dev->reservation). Returns
+ * 0, or -1 with the reason in plugin_error. */
+struct sim_device;
+HIDDEN int address_range_reserve(struct sim_device *dev, uint64_t capacity);
+
 /* -------------------------------------------------------------- elfimage.c */
 /* Finds the ELF payload of an image (unwrapping an OffloadBinary, with
  * common/offload_image.h) and checks that it is a 64-bit little-endian

@@ -206,8 +206,17 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
   img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (img->handle == NULL) {
     const char *why = dlerror();
-    snprintf(msg, msg_len, "dlopen of the image failed: %s",
-             why ? why : "unknown reason");
+    /* Device code instrumented by a sanitizer needs its runtime, which the
+     * device process must not start (plugin/address_range.c). */
+    int sanitized = why != NULL && (strstr(why, "__asan_") != NULL ||
+                                    strstr(why, "__tsan_") != NULL ||
+                                    strstr(why, "__msan_") != NULL);
+    snprintf(msg, msg_len, "dlopen of the image failed: %s%s",
+             why ? why : "unknown reason",
+             sanitized ? " (the device code was built with a sanitizer: "
+                         "build the host side only with it, e.g. "
+                         "-Xarch_host -fsanitize=address)"
+                       : "");
     goto out_release;
   }
   const char *p = names, *end = names + names_len;
