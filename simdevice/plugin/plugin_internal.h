@@ -226,7 +226,8 @@ HIDDEN int channel_log_protections(struct sim_device *dev, uint64_t *upto);
  * free, else says alive). */
 HIDDEN void channel_queue_post(struct sim_device *dev, int index);
 HIDDEN uint32_t channel_queue_state(struct sim_device *dev, int index);
-HIDDEN void channel_queue_sleep(struct sim_device *dev, int index, long ms);
+HIDDEN void channel_queue_sleep(struct sim_device *dev, int index,
+                               long timeout_us);
 HIDDEN int channel_queue_take_reply(struct sim_device *dev, int index);
 HIDDEN int channel_queue_check_alive(struct sim_device *dev, uint64_t epoch,
                                      const char *kernel, int64_t waited_ns,
