@@ -38,7 +38,11 @@ SERVER   := $(B)/lib/simdevice/simdevice-server
 DEVRT    := $(B)/lib/simdevice/libomp.so.5
 # The device process stands these in for the libomptarget.so.N names that
 # 15+ device images list as NEEDED (they import nothing from it).
-DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so)
+# Sanitizer runtimes that device images of -Xarch_host -fsanitize=... builds
+# NEED (their device code is not instrumented): the device process must not
+# start a sanitizer inside itself.
+SANITIZER_SONAMES := libclang_rt.asan-x86_64.so libclang_rt.tsan-x86_64.so
+DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so $(SANITIZER_SONAMES))
 
 # The compiler teams' tool over SIMTARGET_TRACE files (json-c).
 MAPS_TOOL := $(B)/bin/simtarget-maps

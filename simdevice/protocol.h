@@ -56,8 +56,9 @@
  * to free up. */
 #define SIMDEV_QUEUE_SLOTS 256
 
-/* Device memory of device d sits at SIMDEV_DEVICE_BASE + d * stride. */
-#define SIMDEV_DEVICE_BASE 0x600000000000ull
+/* Device memory lives in a 1 TiB slot of the address space, chosen by the
+ * plugin (plugin/address_range.c: 0x600000000000 + d TiB for device d unless
+ * a sanitizer owns that range) and handed over in the control area. */
 #define SIMDEV_DEVICE_STRIDE (1ull << 40)
 
 enum simdev_slot_state {

@@ -2,16 +2,23 @@
  * failure.c - the failure policy (failure.h): decide what a failed construct
  * does; under mandatory offload, print the report and end the program.
  *
+ * Before the mandatory _exit(1) it removes the host libomp's registration
+ * file, which libomp's skipped exit handler would have removed.
+ *
  * Locking: no state of its own. The mapping table is printed under
  * dev->map.lock taken with trylock: the program is ending, and another
  * thread may hold that lock forever.
  */
 #include "failure.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -20,6 +27,42 @@
 
 /* Present only in gcov-instrumented builds. */
 extern void __gcov_dump(void) __attribute__((weak));
+
+/* Whether the text of a libomp registration file (`0x<address of the flag>-
+ * <flag value>-<library>`) names a flag of a libomp loaded in this process
+ * holding that value: only our own libomp's file is removed. */
+static bool is_own_libomp_registration(const char *text) {
+  void *flag_addr = NULL;
+  unsigned long flag_value = 0;
+  Dl_info where;
+  if (sscanf(text, "%p-%lx-", &flag_addr, &flag_value) != 2 ||
+      dladdr(flag_addr, &where) == 0 || where.dli_fname == NULL ||
+      strstr(where.dli_fname, "libomp") == NULL)
+    return false;
+  return *(volatile unsigned long *)flag_addr == flag_value;
+}
+
+/* libomp registers itself in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid> (in
+ * /tmp when shared memory is unavailable) and removes the file in its exit
+ * handler, which _exit skips: without this every mandatory failure left one
+ * file behind. Best effort; nothing here can fail the exit. */
+static void unregister_host_libomp(void) {
+  char name[64], path[96], text[256];
+  snprintf(name, sizeof name, "__KMP_REGISTERED_LIB_%d_%d", (int)getpid(),
+           (int)getuid());
+  const char *dirs[] = {"/dev/shm/", "/tmp/"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    snprintf(path, sizeof path, "%s%s", dirs[i], name);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = '\0';
+    if (is_own_libomp_registration(text))
+      unlink(path);
+  }
+}
 
 void failure_apply_policy(const ident_t *loc, const char *construct,
                           struct device *dev) {
@@ -71,6 +114,7 @@ void failure_apply_policy(const ident_t *loc, const char *construct,
    * shutdown, which waits for that very thread. LLVM aborts here; the issue
    * asks for status 1. Device processes notice that the host is gone. */
   fflush(NULL);
+  unregister_host_libomp();
   if (__gcov_dump) /* coverage builds: keep the counters of this run */
     __gcov_dump();
   _exit(1);

@@ -373,3 +373,29 @@ void allocator_describe(struct device_allocator *a, uint64_t offset,
   }
   pthread_mutex_unlock(&a->lock);
 }
+
+int allocator_find_live(struct device_allocator *a, uint64_t offset,
+                        uint64_t *begin_out, uint64_t *size_out) {
+  pthread_mutex_lock(&a->lock);
+  /* Most copies start at an allocation's first byte: one probe. */
+  struct alloc_block *b = NULL;
+  if (a->table_cap != 0) {
+    size_t mask = a->table_cap - 1, i = slot_of(a, offset);
+    while (a->table[i] != NULL && a->table[i]->user_offset != offset)
+      i = (i + 1) & mask;
+    b = a->table[i];
+  }
+  if (b == NULL) {
+    b = a->first;
+    while (b != NULL && (b->start + b->units) * a->unit <= offset)
+      b = b->next;
+  }
+  int live = b != NULL && !b->is_free && offset >= b->user_offset &&
+             offset - b->user_offset < b->user_size;
+  if (live) {
+    *begin_out = b->user_offset;
+    *size_out = b->user_size;
+  }
+  pthread_mutex_unlock(&a->lock);
+  return live ? 0 : -1;
+}

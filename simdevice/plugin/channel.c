@@ -275,7 +275,7 @@ uint32_t channel_queue_state(struct sim_device *dev, int index) {
                               memory_order_acquire);
 }
 
-void channel_queue_sleep(struct sim_device *dev, int index, long ms) {
+void channel_queue_sleep(struct sim_device *dev, int index, long timeout_us) {
   struct simdev_slot *s = &dev->ctl->queues[index];
   for (int i = 0; i < HOST_SPINS; i++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) !=
@@ -285,8 +285,8 @@ void channel_queue_sleep(struct sim_device *dev, int index, long ms) {
   }
   atomic_store(&s->host_sleeping, 1);
   if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST) {
-    struct timespec timeout = {.tv_sec = ms / 1000,
-                               .tv_nsec = (ms % 1000) * 1000000L};
+    struct timespec timeout = {.tv_sec = timeout_us / 1000000,
+                               .tv_nsec = (timeout_us % 1000000) * 1000L};
     syscall(SYS_futex, (uint32_t *)&s->state, FUTEX_WAIT, SIMDEV_SLOT_REQUEST,
             &timeout, NULL, 0);
   }

@@ -87,12 +87,16 @@ struct sim_device *device_get(int32_t id) {
 int device_setup(struct sim_device *dev) {
   if (atomic_load(&dev->initialized))
     return 0;
-  dev->dev_base = SIMDEV_DEVICE_BASE + (uint64_t)dev->id * SIMDEV_DEVICE_STRIDE;
   const struct plugin_settings *set = plugin_settings();
-  dev->capacity = set->memory;
-  if (allocator_init(&dev->alloc, dev->dev_base, set->memory, set->guard) != 0)
+  /* The allocator rounds the size; the range is placed after that. */
+  if (allocator_init(&dev->alloc, 0, set->memory, set->guard) != 0)
     return -1;
   dev->capacity = dev->alloc.capacity;
+  if (address_range_reserve(dev, dev->capacity) != 0) {
+    allocator_destroy(&dev->alloc);
+    return -1;
+  }
+  dev->alloc.base = dev->dev_base; /* not shared with any thread yet */
   dev->mem_fd = memfd_create("simdevice-memory", MFD_CLOEXEC);
   if (dev->mem_fd < 0 || ftruncate(dev->mem_fd, (off_t)dev->capacity) != 0) {
     plugin_error("simdevice: device %d: cannot create %llu bytes of device "
@@ -126,29 +130,10 @@ int device_setup(struct sim_device *dev) {
     goto out_unmap_ctl;
   }
   dev->host_view = view;
-  /* Keep the host off the device range, so device pointers fault here. */
-  void *hole = mmap((void *)dev->dev_base, dev->capacity, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                        MAP_FIXED_NOREPLACE,
-                    -1, 0);
-  if (hole == MAP_FAILED || hole != (void *)dev->dev_base) {
-    plugin_error("simdevice: device %d: the device address range 0x%llx "
-                 "(+%llu bytes) is already in use in the host: %s",
-                 dev->id, (unsigned long long)dev->dev_base,
-                 (unsigned long long)dev->capacity,
-                 hole == MAP_FAILED ? strerror(errno) : "placed elsewhere");
-    if (hole != MAP_FAILED)
-      munmap(hole, dev->capacity);
-    goto out_unmap_view;
-  }
-  dev->reservation = hole;
   if (process_start(dev) != 0)
-    goto out_unmap_hole;
+    goto out_unmap_view;
   atomic_store(&dev->initialized, 1);
   return 0;
-out_unmap_hole:
-  munmap(dev->reservation, dev->capacity);
-  dev->reservation = NULL;
 out_unmap_view:
   munmap(dev->host_view, dev->capacity);
   dev->host_view = NULL;
@@ -163,6 +148,8 @@ out_close_mem:
   if (dev->mem_fd >= 0)
     close(dev->mem_fd);
   dev->mem_fd = -1;
+  munmap(dev->reservation, dev->capacity);
+  dev->reservation = NULL;
   allocator_destroy(&dev->alloc);
   return -1;
 }
@@ -246,6 +233,38 @@ static int in_device_memory(const struct sim_device *dev, uint64_t addr,
                             uint64_t size) {
   return addr >= dev->dev_base && addr - dev->dev_base <= dev->capacity &&
          size <= dev->capacity - (addr - dev->dev_base);
+}
+
+/* A host-side access to [addr, addr+size) of device memory must stay inside
+ * one live allocation: the host view has no guard pages, so a copy past the
+ * end would silently overwrite the neighbouring allocation. Returns 0, or -1
+ * with the range and the allocation named. */
+static int check_allocation(struct sim_device *dev, const char *what,
+                            uint64_t addr, uint64_t size) {
+  uint64_t offset = addr - dev->dev_base, begin, alloc_size;
+  unsigned long long first = (unsigned long long)addr,
+                     end = (unsigned long long)(addr + size);
+  if (allocator_find_live(&dev->alloc, offset, &begin, &alloc_size) != 0) {
+    char where[160];
+    allocator_describe(&dev->alloc, offset, where, sizeof where);
+    plugin_error("simdevice: %s of %llu bytes at device 0x%llx..0x%llx on "
+                 "device %d: its start is not inside a live device "
+                 "allocation (%s)",
+                 what, (unsigned long long)size, first, end, dev->id, where);
+    return -1;
+  }
+  if (size > alloc_size - (offset - begin)) {
+    unsigned long long at = (unsigned long long)(dev->dev_base + begin);
+    plugin_error("simdevice: %s of %llu bytes at device 0x%llx..0x%llx on "
+                 "device %d runs %llu bytes past the end of the %llu-byte "
+                 "device allocation 0x%llx..0x%llx; refused, nothing copied",
+                 what, (unsigned long long)size, first, end, dev->id,
+                 (unsigned long long)(size - (alloc_size - (offset - begin))),
+                 (unsigned long long)alloc_size, at,
+                 at + (unsigned long long)alloc_size);
+    return -1;
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -401,6 +420,8 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
   if (size == 0)
     return OFFLOAD_SUCCESS;
   if (in_device_memory(dev, tgt, (uint64_t)size)) {
+    if (check_allocation(dev, what, tgt, (uint64_t)size) != 0)
+      return OFFLOAD_FAIL;
     unsigned char *view = dev->host_view + (tgt - dev->dev_base);
     if (to_device) {
       memcpy(view, host, (size_t)size);
@@ -446,6 +467,10 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
   }
   uint64_t s = (uint64_t)src_ptr, d = (uint64_t)dst_ptr, n = (uint64_t)size;
   if (in_device_memory(src, s, n) && in_device_memory(dst, d, n)) {
+    if (n > 0 && (check_allocation(src, "data_exchange (source)", s, n) != 0 ||
+                  check_allocation(dst, "data_exchange (destination)", d,
+                                   n) != 0))
+      return OFFLOAD_FAIL;
     memmove(dst->host_view + (d - dst->dev_base),
             src->host_view + (s - src->dev_base), n);
     return OFFLOAD_SUCCESS;

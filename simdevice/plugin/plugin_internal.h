@@ -109,9 +109,21 @@ HIDDEN size_t allocator_take_protections(struct device_allocator *a,
                                          size_t max);
 /* After a restart: forget the queue and queue access to every live block. */
 HIDDEN int allocator_requeue_live(struct device_allocator *a);
+/* The live allocation holding `offset`: 0 with its user offset and size, or
+ * -1 when no live allocation holds it (freed, never allocated, padding or a
+ * guard page). */
+HIDDEN int allocator_find_live(struct device_allocator *a, uint64_t offset,
+                               uint64_t *begin_out, uint64_t *size_out);
 /* Words about a device-memory offset, for fault messages. */
 HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
                                char *buf, size_t len);
+
+/* --------------------------------------------------------- address_range.c */
+/* Chooses dev->dev_base (a free range of `capacity` bytes that no sanitizer
+ * uses) and reserves it inaccessible in the host (dev->reservation). Returns
+ * 0, or -1 with the reason in plugin_error. */
+struct sim_device;
+HIDDEN int address_range_reserve(struct sim_device *dev, uint64_t capacity);
 
 /* -------------------------------------------------------------- elfimage.c */
 /* Finds the ELF payload of an image (unwrapping an OffloadBinary, with
@@ -215,7 +227,8 @@ HIDDEN int channel_log_protections(struct sim_device *dev, uint64_t *upto);
  * free, else says alive). */
 HIDDEN void channel_queue_post(struct sim_device *dev, int index);
 HIDDEN uint32_t channel_queue_state(struct sim_device *dev, int index);
-HIDDEN void channel_queue_sleep(struct sim_device *dev, int index, long ms);
+HIDDEN void channel_queue_sleep(struct sim_device *dev, int index,
+                               long timeout_us);
 HIDDEN int channel_queue_take_reply(struct sim_device *dev, int index);
 HIDDEN int channel_queue_check_alive(struct sim_device *dev, uint64_t epoch,
                                      const char *kernel, int64_t waited_ns,

@@ -115,6 +115,14 @@ static void compute_paths(void) {
   }
 }
 
+/* Ends the clone child with the exit system call itself: a sanitizer's _exit
+ * (TSan) finalises and flushes the parent's copied stdio buffers, which the
+ * program then printed once more per device started. */
+static _Noreturn void child_exit(int status) {
+  for (;;)
+    syscall(SYS_exit_group, status);
+}
+
 /* In the clone child: only system calls (the parent may have other
  * threads, and no fork handler ran). Signals arrive blocked
  * (process_start); the host's handlers go back to their defaults before
@@ -136,7 +144,7 @@ static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
       dup2(ctl_high, SIMDEV_FD_CONTROL) < 0 ||
       dup2(mem_high, SIMDEV_FD_MEMORY) < 0 ||
       dup2(alive_high, SIMDEV_FD_HOST_ALIVE) < 0)
-    _exit(126);
+    child_exit(126);
   syscall(SYS_close_range, SIMDEV_FD_HOST_ALIVE + 1, ~0u, 0);
   /* Same images at the same addresses after a restart (inherited through
    * both fork and exec). */
@@ -147,9 +155,9 @@ static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
                                     NULL, NULL, 0ul);
   if (supervisor == 0) {
     execve(server_path, argv, environ);
-    _exit(127);
+    child_exit(127);
   }
-  _exit(supervisor < 0 ? 125 : 0);
+  child_exit(supervisor < 0 ? 125 : 0);
 }
 
 static void sleep_ms(long ms) {

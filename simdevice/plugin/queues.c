@@ -44,6 +44,9 @@
  * non-blocking query checks that the process of a busy slot still lives. */
 #define WAIT_STEP_MS 100
 #define QUERY_ALIVE_CHECK_NS (100 * 1000000LL)
+/* How long a non-blocking query waits for a running kernel before saying
+ * it is still running. */
+#define QUERY_WAIT_US 1000L
 
 enum queue_op_kind { OP_SUBMIT, OP_RETRIEVE, OP_RUN };
 
@@ -292,8 +295,16 @@ static int queue_advance(struct sim_queue *q, int block) {
       if (!block) {
         int64_t t = now_ns();
         if (!q->device_stopped &&
-            t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS)
-          return 0;
+            t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS) {
+          /* libomp polls again at once, from every thread that has nothing
+           * else to do: returning at once starved the device's own thread
+           * of CPU. Wait a little for the kernel instead (the server wakes
+           * a sleeping host when it finishes). */
+          channel_queue_sleep(dev, q->slot, QUERY_WAIT_US);
+          if (channel_queue_state(dev, q->slot) == SIMDEV_SLOT_REQUEST)
+            return 0;
+          continue;
+        }
         q->last_alive_check_ns = t;
         int alive = channel_queue_check_alive(dev, q->epoch, q->kernel_name,
                                               t - q->posted_ns, 0);
@@ -306,7 +317,7 @@ static int queue_advance(struct sim_queue *q, int block) {
         if (alive >= 0)
           return 0;
       } else {
-        channel_queue_sleep(dev, q->slot, WAIT_STEP_MS);
+        channel_queue_sleep(dev, q->slot, WAIT_STEP_MS * 1000L);
         if (channel_queue_state(dev, q->slot) != SIMDEV_SLOT_REQUEST ||
             channel_queue_check_alive(dev, q->epoch, q->kernel_name,
                                       now_ns() - q->posted_ns, 1) >= 0)

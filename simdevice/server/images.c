@@ -200,7 +200,16 @@ static void describe_load_failure(const char *why, char *msg, size_t msg_len) {
       return;
     }
   }
-  snprintf(msg, msg_len, "dlopen of the image failed: %s", why);
+  /* Device code instrumented by a sanitizer needs its runtime, which the
+   * device process must not start (plugin/address_range.c). */
+  bool sanitized = strstr(why, "__asan_") != NULL ||
+                   strstr(why, "__tsan_") != NULL ||
+                   strstr(why, "__msan_") != NULL;
+  snprintf(msg, msg_len, "dlopen of the image failed: %s%s", why,
+           sanitized ? " (the device code was built with a sanitizer: build "
+                       "the host side only with it, e.g. -Xarch_host "
+                       "-fsanitize=address)"
+                     : "");
 }
 
 int images_load(const char *names, uint64_t name_count, size_t names_len,

@@ -75,7 +75,7 @@ static const char *runtime_override(void) {
   return path != NULL && *path != '\0' ? path : NULL;
 }
 
-/* Loads the device runtime and the libomptarget SONAME stand-ins from the
+/* Loads the device runtime and the libomptarget (and sanitizer) SONAME stand-ins from the
  * server's own folder (or SIMDEVICE_RUNTIME), before any image, so that the
  * images' NEEDED entries resolve to them by SONAME. */
 static void load_runtime(void) {
@@ -99,9 +99,12 @@ static void load_runtime(void) {
                           "SIMDEVICE_RUNTIME: %s"
                         : "cannot load the device runtime: %s",
                dlerror());
-  static const char *stubs[] = {"libomptarget.so", "libomptarget.so.15",
-                                "libomptarget.so.16", "libomptarget.so.19.1",
-                                "libomptarget.so.22.1"};
+  /* The sanitizer runtimes of hosts built with -fsanitize=address or
+   * =thread: a real one would map its shadow over device memory. */
+  static const char *stubs[] = {"libomptarget.so",      "libomptarget.so.15",
+                                "libomptarget.so.16",   "libomptarget.so.19.1",
+                                "libomptarget.so.22.1", "libclang_rt.asan-x86_64.so",
+                                "libclang_rt.tsan-x86_64.so"};
   for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, stubs[i]);
     /* A missing stand-in only matters to images that NEED it; their dlopen

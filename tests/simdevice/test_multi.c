@@ -74,6 +74,23 @@ static void test_two_devices_two_processes(void **state) {
   double d[4];
   assert_int_equal(__tgt_rtl_data_retrieve(1, d, b, sizeof d), OFFLOAD_SUCCESS);
   assert_true(d[3] == 3.0);
+  /* A device-to-device copy past the end of `a` (into `c`, its neighbour)
+   * is refused, naming the range and the allocation, and copies nothing. */
+  assert_int_equal(__tgt_rtl_data_submit(0, c, "ok", 3), OFFLOAD_SUCCESS);
+  char *wide = __tgt_rtl_data_alloc(1, 200, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(wide);
+  assert_int_equal(__tgt_rtl_data_exchange(1, wide, 0, a, 200), OFFLOAD_FAIL);
+  __tgt_rtl_error refused = last_error(0);
+  assert_non_null(strstr(refused.message,
+                         "data_exchange (destination) of 200 bytes"));
+  assert_non_null(strstr(refused.message,
+                         "past the end of the 100-byte device allocation"));
+  char kept[3] = "";
+  assert_int_equal(__tgt_rtl_data_retrieve(0, kept, c, 3), OFFLOAD_SUCCESS);
+  assert_string_equal(kept, "ok");
+  assert_int_equal(__tgt_rtl_data_exchange(0, c, 1, b, 4), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "data_exchange (source)"));
+  assert_int_equal(__tgt_rtl_data_delete(1, wide), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(0, a), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(1, b), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(0, c), OFFLOAD_SUCCESS);

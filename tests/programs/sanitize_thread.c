@@ -1,0 +1,10 @@
+/* sanitize_thread.c - offload from a host built with -fsanitize=thread (clang
+ * 19; the device code is left uninstrumented with -Xarch_host).
+ * versions: 19
+ * cflags: -O2 -Xarch_host -fsanitize=thread -shared-libsan -Wl,-rpath,/usr/lib/llvm-19/lib/clang/19/lib/linux
+ * expect: sanitized_workload.h runs correctly and the sanitizer reports
+ * nothing; the device process starts inside the sanitizer's address-space
+ * layout (plugin/address_range.c) and NEEDs only a stand-in of its runtime. */
+#include "sanitized_workload.h"
+
+int main(void) { return run_sanitized_workload(); }
