@@ -202,7 +202,7 @@ static void describe_load_failure(const char *why, char *msg, size_t msg_len) {
   }
   /* Device code instrumented by a sanitizer needs its runtime, which the
    * device process must not start (plugin/address_range.c). */
-  bool sanitized = strstr(why, "__asan_") != NULL ||
+  int sanitized = strstr(why, "__asan_") != NULL ||
                    strstr(why, "__tsan_") != NULL ||
                    strstr(why, "__msan_") != NULL;
   snprintf(msg, msg_len, "dlopen of the image failed: %s%s", why,
