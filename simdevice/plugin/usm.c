@@ -47,6 +47,8 @@ struct usm_image {
 struct usm_block { /* memory data_alloc malloc'ed (not a host address) */
   struct usm_block *next;
   void *ptr;
+  uint64_t mappings; /* mappings that use it as their host object: their
+                        data_delete must not free it */
 };
 
 struct usm_device {
@@ -283,13 +285,32 @@ int32_t usm_unload_binary(int32_t id, __tgt_device_image *image) {
   return OFFLOAD_SUCCESS;
 }
 
+/* The block at `ptr`, and the link that points to it. */
+static struct usm_block *usm_find_block(struct usm_device *d, void *ptr,
+                                        struct usm_block ***link_out) {
+  LOCK_ASSERT_HELD(&d->lock);
+  struct usm_block **link = &d->blocks;
+  while (*link != NULL && (*link)->ptr != ptr)
+    link = &(*link)->next;
+  if (link_out != NULL)
+    *link_out = link;
+  return *link;
+}
+
 void *usm_data_alloc(int32_t id, int64_t size, void *hst_ptr) {
   struct usm_device *d = usm_device(id);
   if (d == NULL)
     return NULL;
-  /* A mapping: the device uses the host's own memory. */
-  if (hst_ptr != NULL)
+  /* A mapping: the device uses the host's own memory, which may be a block
+   * of ours (omp_target_alloc memory mapped like host memory). */
+  if (hst_ptr != NULL) {
+    pthread_mutex_lock(&d->lock);
+    struct usm_block *b = usm_find_block(d, hst_ptr, NULL);
+    if (b != NULL)
+      b->mappings++;
+    pthread_mutex_unlock(&d->lock);
     return hst_ptr;
+  }
   struct usm_block *b = malloc(sizeof *b);
   void *p = NULL;
   if (b == NULL ||
@@ -302,6 +323,7 @@ void *usm_data_alloc(int32_t id, int64_t size, void *hst_ptr) {
     return NULL;
   }
   b->ptr = p;
+  b->mappings = 0;
   pthread_mutex_lock(&d->lock);
   b->next = d->blocks;
   d->blocks = b;
@@ -314,12 +336,14 @@ int32_t usm_data_delete(int32_t id, void *tgt_ptr) {
   if (d == NULL)
     return OFFLOAD_FAIL;
   pthread_mutex_lock(&d->lock);
-  struct usm_block **link = &d->blocks;
-  while (*link != NULL && (*link)->ptr != tgt_ptr)
-    link = &(*link)->next;
-  struct usm_block *b = *link;
-  if (b != NULL)
+  struct usm_block **link = NULL;
+  struct usm_block *b = usm_find_block(d, tgt_ptr, &link);
+  if (b != NULL && b->mappings > 0) {
+    b->mappings--; /* a mapping ends; the block stays */
+    b = NULL;
+  } else if (b != NULL) {
     *link = b->next;
+  }
   pthread_mutex_unlock(&d->lock);
   /* Not ours: the host address a mapping used, which the host owns. */
   if (b != NULL) {

@@ -131,6 +131,17 @@ int main(void) {
     for (int i = 0; i < N; i++)
       dev[i] = i;
     CHECK_EQ(dev[N - 1], N - 1);
+    /* Mapped like host memory: the end of the mapping must not free it
+     * (a later malloc would then hand the same memory out again). */
+#pragma omp target data map(tofrom : dev[0:N])
+    {
+#pragma omp target
+      dev[1] = 5;
+    }
+    int *other = malloc(N * sizeof(int));
+    CHECK(other != dev);
+    CHECK_EQ(dev[1], 5);
+    free(other);
     omp_target_free(dev, omp_get_default_device());
   }
 
