@@ -3,7 +3,9 @@
  * device table. Each device is a simdevice-server process (process.c) with
  * its memory in a memfd mapped at a fixed address in that process and
  * reserved (inaccessible) at the same address in the host, so a device
- * pointer dereferenced on the host faults.
+ * pointer dereferenced on the host faults. A program that requires
+ * unified_shared_memory/unified_address runs in the host process instead:
+ * the entry points then hand their work to usm.c.
  *
  * Locking: the device table is set up once under pthread_once (the
  * settings too, settings.c); the fork() child handler runs when only its
