@@ -488,10 +488,6 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                                          int32_t thread_limit,
                                          uint64_t loop_tripcount) {
   (void)loop_tripcount;
-  if (usm_active())
-    return usm_run(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
-                   num_teams, thread_limit,
-                   atomic_load_explicit(&info_flags, memory_order_relaxed));
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
     plugin_error("simdevice: a kernel launch on device %d with %d arguments: "
@@ -499,6 +495,10 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                  id, arg_num, SIMDEV_PROTO_MAX_ARGS);
     return OFFLOAD_FAIL;
   }
+  if (usm_active())
+    return usm_run(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                   num_teams, thread_limit,
+                   atomic_load_explicit(&info_flags, memory_order_relaxed));
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;

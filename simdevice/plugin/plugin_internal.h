@@ -276,6 +276,7 @@ HIDDEN int32_t usm_unload_binary(int32_t id, __tgt_device_image *image);
 HIDDEN void *usm_data_alloc(int32_t id, int64_t size, void *hst_ptr);
 HIDDEN int32_t usm_data_delete(int32_t id, void *tgt_ptr);
 HIDDEN int32_t usm_copy(void *dst, const void *src, int64_t size);
+/* usm_run: arg_num is already checked (0..SIMDEV_PROTO_MAX_ARGS). */
 HIDDEN int32_t usm_run(int32_t id, void *entry, void **tgt_args,
                        ptrdiff_t *tgt_offsets, int32_t arg_num,
                        int32_t num_teams, int32_t thread_limit, uint32_t info);

@@ -380,13 +380,6 @@ int32_t usm_run(int32_t id, void *entry, void **tgt_args,
   struct usm_device *d = usm_device(id);
   if (d == NULL)
     return OFFLOAD_FAIL;
-  if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
-      (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
-    plugin_error("simdevice: a kernel launch on device %d with %d arguments: "
-                 "simdevice passes 0 to %d",
-                 id, arg_num, SIMDEV_PROTO_MAX_ARGS);
-    return OFFLOAD_FAIL;
-  }
   pthread_mutex_lock(&d->lock);
   const char *name = usm_kernel_name(d, entry);
   pthread_mutex_unlock(&d->lock);
