@@ -603,6 +603,12 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
+  if (usm_active()) {
+    printf("    simdevice device %d: the host CPU, in the host process (the "
+           "program requires unified_shared_memory)\n",
+           id);
+    return OFFLOAD_SUCCESS;
+  }
   pthread_mutex_lock(&dev->channel_lock);
   printf("    simdevice device %d: the host CPU in a separate process\n", id);
   if (atomic_load(&dev->initialized)) {

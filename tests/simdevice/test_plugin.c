@@ -454,6 +454,7 @@ static void test_unified_shared_memory_runs_in_process(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, host), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(0, own), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_unload_binary(0, &img.image), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_print_device_info(0), OFFLOAD_SUCCESS);
 }
 
 int main(void) {
