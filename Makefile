@@ -116,9 +116,10 @@ $(PLUGIN): $(PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
 
 # Non-PIE at 0x40000000: host code never lies there, so a host function
 # pointer called in the device process faults (simdevice/server/indirect.c).
-$(SERVER): $(SERV_OBJ)
+$(SERVER): $(SERV_OBJ) $(B)/obj/common/image_entries.o
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -no-pie -Wl,-Ttext-segment=0x40000000 -o $@ $(SERV_OBJ) -ldl -lpthread
+	$(CC) -rdynamic -no-pie -Wl,-Ttext-segment=0x40000000 -o $@ $(SERV_OBJ) \
+	  $(B)/obj/common/image_entries.o -ldl -lpthread
 
 $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
 	@mkdir -p $(dir $@)

@@ -92,6 +92,9 @@ typedef struct __tgt_rtl_error {
   /* Load an image; the table has one entry per host entry, same order. */    \
   X(1, __tgt_target_table *, load_binary,                                      \
     (int32_t device_id, __tgt_device_image * image), (device_id, image), NULL) \
+  /* hst_ptr: the host object a mapping mirrors, which a plugin that honours \
+   * unified_shared_memory may hand back as the device address; NULL for     \
+   * memory that must be distinct (map `close`, private copies, routines). */ \
   X(1, void *, data_alloc,                                                     \
     (int32_t device_id, int64_t size, void *hst_ptr, int32_t kind),            \
     (device_id, size, hst_ptr, kind), NULL)                                    \

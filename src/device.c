@@ -235,6 +235,7 @@ static int device_initialise(struct device *dev) {
                     cause);
         return -1;
       }
+    dev->unified_memory = (req & rc & OMP_REQ_UNIFIED_SHARED_MEMORY) != 0;
   }
   int32_t rc = RTL_CALL(DEVICE_INIT_DEVICE, ops, init_device)(dev->rtl_id);
   if (rc != OFFLOAD_SUCCESS) {

@@ -54,6 +54,9 @@ struct device {
   struct device_entry *entries; /* sorted by host_addr */
   size_t num_entries, cap_entries;
   bool used;            /* a construct ran here (for device id -3) */
+  bool unified_memory;  /* honours `requires unified_shared_memory`: host
+                           memory is device memory. Written once under `lock`
+                           before the device is READY, read without it after */
   struct mapping_table map;
 };
 

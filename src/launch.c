@@ -392,9 +392,10 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
        * passed by value becomes its declare-target-indirect twin. */
       params[k++] = device_translate_fptr(dev, a->base[i]);
     } else if (type & OMP_TGT_MAPTYPE_PRIVATE) {
-      /* (first)private: a device copy of the host object for this launch */
+      /* (first)private: a device copy of the host object for this launch,
+       * distinct from it also under unified_shared_memory (no hst_ptr) */
       int64_t size = a->sizes[i];
-      void *tgt = device_alloc(dev, private_alloc_size(size), a->begin[i],
+      void *tgt = device_alloc(dev, private_alloc_size(size), NULL,
                                TARGET_ALLOC_DEFAULT);
       if (!tgt)
         goto out_free_privates;

@@ -482,12 +482,15 @@ static int add_reference(struct maps_construct *c, struct mapping_entry *e,
   return 0;
 }
 
-/* Allocate and insert a new entry for host [begin, begin+size). */
+/* Allocate and insert a new entry for host [begin, begin+size). `close`
+ * asks for memory of the device's own even under unified_shared_memory,
+ * where a plugin may otherwise use the host object itself. */
 static struct mapping_entry *create_entry(struct maps_construct *c,
                                           uintptr_t begin, int64_t size,
                                           uintptr_t base, const char *name,
-                                          bool hold) {
-  void *tgt = device_alloc(c->dev, size, (void *)begin, TARGET_ALLOC_DEFAULT);
+                                          bool hold, bool close) {
+  void *tgt = device_alloc(c->dev, size, close ? NULL : (void *)begin,
+                           TARGET_ALLOC_DEFAULT);
   if (!tgt) {
     report_error_set("%s: cannot allocate device memory for %s host "
                      "0x%" PRIxPTR " [0:%" PRId64 "]",
@@ -587,7 +590,8 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
                   name, begin);
       return 0;
     }
-    e = create_entry(c, begin, it->size, section_base(it), name, hold);
+    e = create_entry(c, begin, it->size, section_base(it), name, hold,
+                     (it->type & OMP_TGT_MAPTYPE_CLOSE) != 0);
     if (!e)
       return -1;
     break;
@@ -636,7 +640,8 @@ static int map_pointer_storage(struct maps_construct *c,
       return -1;
     break;
   case MAPPING_ABSENT:
-    pe = create_entry(c, ptr_addr, PTR_SIZE, ptr_addr, name, hold);
+    pe = create_entry(c, ptr_addr, PTR_SIZE, ptr_addr, name, hold,
+                      (it->type & OMP_TGT_MAPTYPE_CLOSE) != 0);
     if (!pe)
       return -1;
     break;
@@ -1362,6 +1367,8 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
                 "kernel argument host %p (zero-size) is not mapped: the "
                 "host value is passed",
                 begin);
+  } else if (dev->unified_memory) {
+    *value = base; /* unified_shared_memory: host memory is device memory */
   } else {
     report_error_set("target: kernel argument host %p [0:%" PRId64
                      "] (map type 0x%" PRIx64 ") is %s on device %d",

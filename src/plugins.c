@@ -152,6 +152,14 @@ int plugins_open(const char *path, struct plugin *out, char *why,
       goto out_close;
     }
   }
+  /* LIBOMPTARGET_INFO, as __tgt_set_info_flag would pass it: what a plugin
+   * says under it (kernels, the address space it gives `requires`) then
+   * needs no call from the program. Advisory: a refusal is only logged. */
+  if (out->ops.set_info_flag && report_info_flags() != 0 &&
+      RTL_CALL(PLUGINS_SET_INFO_FLAG, &out->ops,
+               set_info_flag)(report_info_flags()) != 0)
+    report_debug("%s: __tgt_rtl_set_info_flag refused 0x%x", path,
+                 report_info_flags());
   int32_t devices =
       RTL_CALL(PLUGINS_NUMBER_OF_DEVICES, &out->ops, number_of_devices)();
   if (devices < 0 || devices > MAX_DEVICES_PER_PLUGIN) {

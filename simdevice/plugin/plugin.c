@@ -3,7 +3,9 @@
  * device table. Each device is a simdevice-server process (process.c) with
  * its memory in a memfd mapped at a fixed address in that process and
  * reserved (inaccessible) at the same address in the host, so a device
- * pointer dereferenced on the host faults.
+ * pointer dereferenced on the host faults. A program that requires
+ * unified_shared_memory/unified_address runs in the host process instead:
+ * the entry points then hand their work to usm.c.
  *
  * Locking: the device table is set up once under pthread_once (the
  * settings too, settings.c); the fork() child handler runs when only its
@@ -293,6 +295,8 @@ int32_t __tgt_rtl_init_device(int32_t id) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
+  if (usm_active()) /* no device process: usm.c */
+    return OFFLOAD_SUCCESS;
   pthread_mutex_lock(&dev->channel_lock);
   int rc = device_setup(dev);
   pthread_mutex_unlock(&dev->channel_lock);
@@ -301,6 +305,8 @@ int32_t __tgt_rtl_init_device(int32_t id) {
 
 __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
                                           __tgt_device_image *image) {
+  if (usm_active())
+    return usm_load_binary(id, image);
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return NULL;
@@ -310,6 +316,8 @@ __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
 }
 
 int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
+  if (usm_active())
+    return usm_unload_binary(id, image);
   struct sim_device *dev = device_slot(id);
   if (dev == NULL || lock_for_exit(dev, "unload_binary") != 0)
     return OFFLOAD_FAIL;
@@ -320,7 +328,6 @@ int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
 
 void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
                            int32_t kind) {
-  (void)hst_ptr;
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return NULL;
@@ -338,6 +345,8 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
                  TARGET_ALLOC_HOST, TARGET_ALLOC_SHARED);
     return NULL;
   }
+  if (usm_active())
+    return usm_data_alloc(id, size, hst_ptr);
   if (!atomic_load(&dev->initialized) && __tgt_rtl_init_device(id) != 0)
     return NULL;
   /* Host and shared memory: both processes map it at the same address. */
@@ -350,6 +359,8 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
 }
 
 int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
+  if (usm_active())
+    return usm_data_delete(id, tgt_ptr);
   struct sim_device *dev = ready_device(id, "data_delete");
   if (dev == NULL)
     return OFFLOAD_FAIL;
@@ -442,11 +453,15 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
 
 int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
                               int64_t size) {
+  if (usm_active())
+    return usm_copy(tgt_ptr, hst_ptr, size);
   return transfer(id, (uint64_t)tgt_ptr, hst_ptr, size, 1);
 }
 
 int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
                                 int64_t size) {
+  if (usm_active())
+    return usm_copy(hst_ptr, tgt_ptr, size);
   return transfer(id, (uint64_t)tgt_ptr, hst_ptr, size, 0);
 }
 
@@ -457,6 +472,8 @@ int32_t __tgt_rtl_is_data_exchangable(int32_t src_id, int32_t dst_id) {
 
 int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
                                 void *dst_ptr, int64_t size) {
+  if (usm_active())
+    return usm_copy(dst_ptr, src_ptr, size);
   struct sim_device *src = ready_device(src_id, "data_exchange");
   struct sim_device *dst = ready_device(dst_id, "data_exchange");
   if (src == NULL || dst == NULL)
@@ -503,6 +520,10 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                  id, arg_num, SIMDEV_PROTO_MAX_ARGS);
     return OFFLOAD_FAIL;
   }
+  if (usm_active())
+    return usm_run(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                   num_teams, thread_limit,
+                   atomic_load_explicit(&info_flags, memory_order_relaxed));
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
@@ -542,22 +563,14 @@ int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,
 }
 
 int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
-  int64_t unsupported =
-      requires_flags & (OMP_REQ_UNIFIED_SHARED_MEMORY | OMP_REQ_UNIFIED_ADDRESS);
-  if (unsupported) {
-    fprintf(stderr, "simdevice: `requires%s%s` is not supported: device "
-                    "memory is a separate address space\n",
-            (unsupported & OMP_REQ_UNIFIED_SHARED_MEMORY)
-                ? " unified_shared_memory" : "",
-            (unsupported & OMP_REQ_UNIFIED_ADDRESS) ? " unified_address" : "");
-    plugin_error("simdevice: requires unified_shared_memory/unified_address "
-                 "is not supported");
-  }
-  return requires_flags & ~unsupported;
+  /* unified_shared_memory / unified_address: run in the host process. */
+  return usm_init_requires(requires_flags, atomic_load(&info_flags));
 }
 
 int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
                                        const __tgt_fptr_map *table) {
+  if (usm_active()) /* host function pointers work as they are */
+    return OFFLOAD_SUCCESS;
   /* An empty table comes with unloading, at exit too. */
   struct sim_device *dev =
       enter_device_for(id, size == 0 ? "clearing the indirect table" : NULL);
@@ -615,6 +628,12 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
   struct sim_device *dev = device_get(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
+  if (usm_active()) {
+    printf("    simdevice device %d: the host CPU, in the host process (the "
+           "program requires unified_shared_memory)\n",
+           id);
+    return OFFLOAD_SUCCESS;
+  }
   pthread_mutex_lock(&dev->channel_lock);
   printf("    simdevice device %d: the host CPU in a separate process\n", id);
   if (atomic_load(&dev->initialized)) {

@@ -202,6 +202,9 @@ HIDDEN int process_watch(struct sim_device *dev, const char *kernel,
 /* The child side of fork(): the parent's devices become unusable here
  * (pthread_atfork child handler; no lock, only this thread exists). */
 HIDDEN void process_forget_after_fork(struct sim_device *dev);
+/* The folder of the device server, which also holds the device runtime and
+ * the SONAME stand-ins (usm.c loads them from there). Any thread. */
+HIDDEN int process_runtime_dir(char *out, size_t len);
 
 /* ------------------------------------------------------------- channel.c
  * Under channel_lock. Sends the slot's command (fields already filled) with
@@ -272,5 +275,23 @@ HIDDEN void shared_forget(struct sim_device *dev);
  * Any thread, no lock needed: the program's stdout goes first, before device
  * code that may print starts. */
 HIDDEN void output_host_flush(void);
+
+/* ------------------------------------------------------------------ usm.c
+ * `requires unified_shared_memory` / `unified_address`: images run in the
+ * host process (see usm.c). usm_active: 1 once init_requires chose this
+ * mode; the entry points then hand their work to the usm_* functions. Any
+ * thread; each function takes its device's lock itself. */
+HIDDEN int usm_active(void);
+HIDDEN int64_t usm_init_requires(int64_t flags, uint32_t info);
+HIDDEN __tgt_target_table *usm_load_binary(int32_t id,
+                                           __tgt_device_image *image);
+HIDDEN int32_t usm_unload_binary(int32_t id, __tgt_device_image *image);
+HIDDEN void *usm_data_alloc(int32_t id, int64_t size, void *hst_ptr);
+HIDDEN int32_t usm_data_delete(int32_t id, void *tgt_ptr);
+HIDDEN int32_t usm_copy(void *dst, const void *src, int64_t size);
+/* usm_run: arg_num is already checked (0..SIMDEV_PROTO_MAX_ARGS). */
+HIDDEN int32_t usm_run(int32_t id, void *entry, void **tgt_args,
+                       ptrdiff_t *tgt_offsets, int32_t arg_num,
+                       int32_t num_teams, int32_t thread_limit, uint32_t info);
 
 #endif

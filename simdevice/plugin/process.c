@@ -228,6 +228,21 @@ void process_reap(struct sim_device *dev, const char *kernel) {
   atomic_fetch_add(&dev->death_epoch, 1);
 }
 
+int process_runtime_dir(char *out, size_t len) {
+  pthread_once(&paths_once, compute_paths);
+  if (paths_error[0] != '\0') {
+    plugin_error("%s", paths_error);
+    return -1;
+  }
+  snprintf(out, len, "%s", server_path);
+  char *slash = strrchr(out, '/');
+  if (slash != NULL)
+    *slash = '\0';
+  else
+    snprintf(out, len, ".");
+  return 0;
+}
+
 int process_start(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);

@@ -422,12 +422,16 @@ static int32_t enqueue_copy(int32_t id, enum queue_op_kind kind, void *tgt,
 
 int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt_ptr, void *hst_ptr,
                                     int64_t size, __tgt_async_info *info) {
+  if (usm_active()) /* in the host process: done at once (usm.c) */
+    return __tgt_rtl_data_submit(id, tgt_ptr, hst_ptr, size);
   return enqueue_copy(id, OP_SUBMIT, tgt_ptr, hst_ptr, size, info);
 }
 
 int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst_ptr,
                                       void *tgt_ptr, int64_t size,
                                       __tgt_async_info *info) {
+  if (usm_active())
+    return __tgt_rtl_data_retrieve(id, hst_ptr, tgt_ptr, size);
   return enqueue_copy(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size, info);
 }
 
@@ -436,6 +440,10 @@ int32_t __tgt_rtl_run_target_team_region_async(
     int32_t arg_num, int32_t num_teams, int32_t thread_limit,
     uint64_t loop_tripcount, __tgt_async_info *info) {
   (void)loop_tripcount;
+  if (usm_active())
+    return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
+                                            tgt_offsets, arg_num, num_teams,
+                                            thread_limit, loop_tripcount);
   output_host_flush();
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {

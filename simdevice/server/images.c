@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "image_entries.h"
 #include "server.h"
 
 struct loaded_image {
@@ -123,39 +124,6 @@ int images_stage(const void *bytes, size_t size, int start_new, char *msg,
     size -= (size_t)n;
   }
   return 0;
-}
-
-/* The address field of an entry object: +0 in the legacy 32-byte layout,
- * +16 in the 56-byte layout of clang 22 (Reserved == 0, Version == 1). */
-static uint64_t entry_object_address(const void *obj) {
-  Dl_info info;
-  const ElfW(Sym) *sym = NULL;
-  size_t size = 0;
-  if (dladdr1(obj, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 && sym != NULL)
-    size = sym->st_size;
-  const unsigned char *b = obj;
-  uint64_t reserved, addr;
-  uint16_t version;
-  memcpy(&reserved, b, 8);
-  memcpy(&version, b + 8, 2);
-  int new_layout = size == 56 || (size != 32 && reserved == 0 && version == 1);
-  memcpy(&addr, b + (new_layout ? 16 : 0), 8);
-  return addr;
-}
-
-static uint64_t resolve_entry(void *handle, const char *name) {
-  static const char *prefixes[] = {".omp_offloading.entry.",
-                                   ".offloading.entry."};
-  char sym[1024];
-  for (size_t i = 0; i < 2; i++) {
-    int n = snprintf(sym, sizeof sym, "%s%s", prefixes[i], name);
-    if (n < 0 || (size_t)n >= sizeof sym)
-      continue;
-    void *obj = dlsym(handle, sym);
-    if (obj != NULL)
-      return entry_object_address(obj);
-  }
-  return (uint64_t)dlsym(handle, name);
 }
 
 static void release_image(struct loaded_image *img) {
@@ -262,7 +230,7 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
       snprintf(msg, msg_len, "no memory for entry names");
       goto out_release;
     }
-    img->addrs[i] = *p ? resolve_entry(img->handle, p) : 0;
+    img->addrs[i] = *p ? image_entry_resolve(img->handle, p) : 0;
     addrs_out[i] = img->addrs[i];
     p = nul + 1;
   }

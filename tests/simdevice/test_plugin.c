@@ -2,6 +2,7 @@
  * test_plugin.c - the simdevice plugin's data path, image loading and
  * launches, driven through __tgt_rtl_* on a compiled kernel library.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include "simdev_test.h"
@@ -368,8 +369,7 @@ static void test_async_kernel_sees_new_allocations(void **state) {
 static void test_requires_and_info(void **state) {
   (void)state;
   assert_int_equal(__tgt_rtl_init_requires(OMP_REQ_NONE), OMP_REQ_NONE);
-  assert_int_equal(__tgt_rtl_init_requires(OMP_REQ_UNIFIED_SHARED_MEMORY |
-                                           OMP_REQ_REVERSE_OFFLOAD),
+  assert_int_equal(__tgt_rtl_init_requires(OMP_REQ_REVERSE_OFFLOAD),
                    OMP_REQ_REVERSE_OFFLOAD);
   assert_int_equal(__tgt_rtl_print_device_info(0), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_print_device_info(3), OFFLOAD_FAIL);
@@ -420,6 +420,43 @@ static void test_threads_share_a_device(void **state) {
   }
 }
 
+/* unified_shared_memory switches the plugin to the in-process mode for the
+ * rest of the process (so this test runs last): device memory is host
+ * memory, and a kernel writes a host array through its plain address. */
+static void test_unified_shared_memory_runs_in_process(void **state) {
+  (void)state;
+  int64_t flags = OMP_REQ_UNIFIED_SHARED_MEMORY | OMP_REQ_REVERSE_OFFLOAD;
+  assert_int_equal(__tgt_rtl_init_requires(flags), flags);
+  assert_int_equal(__tgt_rtl_init_device(0), OFFLOAD_SUCCESS);
+  enum { N = 32 };
+  double host[N];
+  memset(host, 0, sizeof host);
+  /* A mapping uses the host object itself; close/routines get own memory. */
+  assert_ptr_equal(__tgt_rtl_data_alloc(0, sizeof host, host,
+                                        TARGET_ALLOC_DEFAULT), host);
+  double *own = __tgt_rtl_data_alloc(0, sizeof host, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(own);
+  own[0] = 1.5; /* host-accessible */
+  assert_int_equal(__tgt_rtl_data_retrieve(0, host, own, sizeof(double)),
+                   OFFLOAD_SUCCESS);
+  assert_true(host[0] == 1.5);
+  __tgt_target_table *t = __tgt_rtl_load_binary(0, &img.image);
+  assert_non_null(t);
+  /* The image is loaded in this process, not in the server. */
+  Dl_info info;
+  assert_int_not_equal(dladdr(t->EntriesBegin[E_FILL].addr, &info), 0);
+  uint64_t fill[2] = {(uint64_t)host, N};
+  assert_int_equal(launch(0, t->EntriesBegin[E_FILL].addr, 2, fill),
+                   OFFLOAD_SUCCESS);
+  for (int i = 0; i < N; i++)
+    assert_true(host[i] == (double)i);
+  assert_int_equal(launch(0, host, 0, NULL), OFFLOAD_FAIL); /* no kernel */
+  assert_int_equal(__tgt_rtl_data_delete(0, host), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, own), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_unload_binary(0, &img.image), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_print_device_info(0), OFFLOAD_SUCCESS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_handshake),
@@ -439,6 +476,7 @@ int main(void) {
       cmocka_unit_test(test_async_kernel_sees_new_allocations),
       cmocka_unit_test(test_requires_and_info),
       cmocka_unit_test(test_threads_share_a_device),
+      cmocka_unit_test(test_unified_shared_memory_runs_in_process),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
