@@ -13,7 +13,9 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "check.h"
 
@@ -35,7 +37,11 @@ static int child(void) {
   return 3; /* not reached under mandatory offload */
 }
 
-/* Registration files of `pid` in /dev/shm and /tmp. */
+static time_t child_started;
+
+/* Registration files of `pid` in /dev/shm and /tmp written since the child
+ * started: an older file of that name was left by an earlier process that
+ * had the same pid (other programs killed or failed before this fix). */
 static int registrations(long pid) {
   char path[128];
   int n = 0;
@@ -43,7 +49,8 @@ static int registrations(long pid) {
   for (int i = 0; i < 2; i++) {
     snprintf(path, sizeof path, "%s/__KMP_REGISTERED_LIB_%ld_%d", dirs[i],
              pid, (int)getuid());
-    if (access(path, F_OK) == 0) {
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_mtime >= child_started) {
       printf("left behind: %s\n", path);
       n++;
     }
@@ -56,6 +63,7 @@ int main(int argc, char **argv) {
   int err[2];
   if (pipe(err) != 0) return 2;
   fflush(stdout);
+  child_started = time(NULL);
   pid_t pid = fork();
   if (pid < 0) return 2;
   if (pid == 0) {
