@@ -176,6 +176,14 @@ $(B)/tests/simdevice/%: tests/simdevice/%.c tests/simdevice/simdev_test.h $(PLUG
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -l:libomptarget.rtl.simdevice.so \
 	  -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka -ldl -lpthread
 
+# The setuid test: a script and the probe it makes setuid.
+$(B)/tests/simdevice/setuid_probe: tests/simdevice/setuid_probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -ldl
+$(B)/tests/simdevice/test_setuid: tests/simdevice/test_setuid.sh $(B)/tests/simdevice/setuid_probe
+	install -m 755 $< $@
+SIMDEV_TEST_BIN += $(B)/tests/simdevice/test_setuid
+
 testbins: $(UNIT_BIN) $(ABI_BIN) $(SIMDEV_TEST_BIN)
 
 deps:
