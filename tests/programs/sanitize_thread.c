@@ -2,7 +2,7 @@
  * 19; the device code is left uninstrumented with -Xarch_host).
  * versions: 19
  * cflags: -O2 -Xarch_host -fsanitize=thread -shared-libsan -Wl,-rpath,/usr/lib/llvm-19/lib/clang/19/lib/linux
- * env: TSAN_OPTIONS=suppressions=../../../tests/programs/tsan_libomp.supp
+ * env: TSAN_OPTIONS=suppressions=../../../tests/programs/tsan_runtimes.supp
  * expect: sanitized_workload.h runs correctly and the sanitizer reports
  * nothing; the device process starts inside the sanitizer's address-space
  * layout (plugin/address_range.c) and NEEDs only a stand-in of its runtime. */
