@@ -1,6 +1,9 @@
 /* if_device.c - target if(0) runs on the host; if(1) and an explicit
  * device(n) clause run on device n, and know it.
  * env: SIMDEVICE_NUM_DEVICES=2
+ * simtarget-only
+ * (LLVM's CPU plugin runs kernels on the host's libomp, whose
+ * omp_get_device_num() answers the host's number: it fails this check.)
  * expect: if(0) sees omp_is_initial_device()==1 and touches host memory
  * directly; device(last device) offloads and omp_get_device_num() there is
  * the last device's number; device(0) answers 0. */

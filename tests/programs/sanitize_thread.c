@@ -1,6 +1,9 @@
 /* sanitize_thread.c - offload from a host built with -fsanitize=thread (clang
  * 19; the device code is left uninstrumented with -Xarch_host).
  * versions: 19
+ * simtarget-only
+ * (about simdevice under a sanitizer; its suppressions name simtarget's
+ * libraries)
  * cflags: -O2 -Xarch_host -fsanitize=thread -shared-libsan -Wl,-rpath,/usr/lib/llvm-19/lib/clang/19/lib/linux
  * env: TSAN_OPTIONS=suppressions=../../../tests/programs/tsan_runtimes.supp
  * expect: sanitized_workload.h runs correctly and the sanitizer reports
