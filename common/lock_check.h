@@ -39,10 +39,29 @@ static inline void lock_check_failed(const char *lock, const char *func,
   abort();
 }
 
+/* The calling thread's kernel id, as glibc records it in a mutex it locks.
+ * gettid() is a system call (about 160 ns here), and these checks sit on
+ * the launch and lookup paths, so each thread asks once; a forked child's
+ * thread has a new id, so fork clears the cached one. Each file including
+ * this header has its own copy of the cache. */
+static __thread int lock_check_cached_tid;
+static pthread_once_t lock_check_atfork_once = PTHREAD_ONCE_INIT;
+static inline void lock_check_forget_tid(void) { lock_check_cached_tid = 0; }
+static inline void lock_check_watch_fork(void) {
+  pthread_atfork(NULL, NULL, lock_check_forget_tid);
+}
+static inline int lock_check_tid(void) {
+  if (lock_check_cached_tid == 0) {
+    pthread_once(&lock_check_atfork_once, lock_check_watch_fork);
+    lock_check_cached_tid = (int)gettid();
+  }
+  return lock_check_cached_tid;
+}
+
 #define LOCK_ASSERT_HELD(m)                                                    \
   do {                                                                         \
     LOCK_CHECK_UNTRACKED(m);                                                   \
-    if ((m)->__data.__owner != (int)gettid())                                  \
+    if ((m)->__data.__owner != lock_check_tid())                               \
       lock_check_failed(#m, __func__, __FILE__, __LINE__);                     \
   } while (0)
 #else

@@ -217,7 +217,10 @@ int channel_log_protections(struct sim_device *dev, uint64_t *upto) {
 int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   if (!dev->dead && dev->pid > 0) {
-    if (!process_gone(dev))
+    /* Only the supervisor's record here, no system call: this runs before
+     * every command. A device whose supervisor died with it is found by
+     * the wait for the reply (within its 100 ms timeout). */
+    if (!atomic_load(&dev->ctl->server_exited))
       return 0;
     /* It died while idle: no command of this call is to blame, so restart
      * it as after any death and say when and how it died. */
