@@ -176,10 +176,13 @@ static bool explain_device_fault(struct device *dev,
   LOCK_ASSERT_HELD(&dev->map.lock);
   const uintptr_t guard = 4096;
   struct mapping_entry *e = NULL;
-  uintptr_t past = 0; /* bytes past the end of e */
+  uintptr_t past = 0; /* bytes past the end of e (0: the first byte after) */
+  bool beyond = false;   /* addr is after e, not inside it */
   for (uintptr_t off = 0; off <= guard && !e; off++)
-    if ((e = mapping_find_device(&dev->map, addr - off)) && off)
+    if ((e = mapping_find_device(&dev->map, addr - off)) && off) {
+      beyond = true;
       past = addr - (e->tgt_begin + (e->hst_end - e->hst_begin));
+    }
   if (!e)
     return false;
   char name[128] = "";
@@ -192,7 +195,7 @@ static bool explain_device_fault(struct device *dev,
   if (i >= 0)
     snprintf(arg, sizeof arg, "argument %d, ", i);
   uintptr_t size = e->hst_end - e->hst_begin;
-  if (past)
+  if (beyond)
     report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
                      "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
                      "0x%" PRIxPTR ")",

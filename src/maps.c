@@ -136,11 +136,17 @@ static void format_count(uint64_t n, char *buf, size_t len) {
 
 /* One reference-count event of entry e (trace.h: the JSON trace and the
  * LIBOMPTARGET_INFO=0x80 text line share it). */
-static void count_event(const struct mapping_entry *e, enum trace_count which,
-                        enum trace_change change, uint64_t before) {
+static void count_event_noted(const struct mapping_entry *e,
+                              enum trace_count which, enum trace_change change,
+                              uint64_t before, enum trace_copy_note note) {
   trace_refcount(change, which, e->hst_begin, before,
                  which == TRACE_HOLD ? e->hold_refcount : e->dyn_refcount,
-                 e->name);
+                 e->name, note);
+}
+
+static void count_event(const struct mapping_entry *e, enum trace_count which,
+                        enum trace_change change, uint64_t before) {
+  count_event_noted(e, which, change, before, TRACE_NOTE_NONE);
 }
 
 /* ----------------------------------------------------- argument check */
@@ -458,7 +464,7 @@ static uintptr_t translate_pointer(const struct mapping_entry *te,
 
 /* Count one more reference (at most once per construct and count). */
 static int add_reference(struct maps_construct *c, struct mapping_entry *e,
-                         bool hold) {
+                         bool hold, enum trace_copy_note note) {
   struct touched *t = touch(c, e);
   if (!t)
     return -1;
@@ -470,14 +476,14 @@ static int add_reference(struct maps_construct *c, struct mapping_entry *e,
   if (hold && !t->hold_changed) {
     e->hold_refcount++;
     t->hold_changed = true;
-    count_event(e, which, TRACE_INCREMENTED, before);
+    count_event_noted(e, which, TRACE_INCREMENTED, before, note);
   } else if (!hold && !t->dyn_changed &&
              e->dyn_refcount != MAPPING_REFCOUNT_INFINITE) {
     e->dyn_refcount++;
     t->dyn_changed = true;
-    count_event(e, which, TRACE_INCREMENTED, before);
+    count_event_noted(e, which, TRACE_INCREMENTED, before, note);
   } else {
-    count_event(e, which, TRACE_SUPPRESSED, before);
+    count_event_noted(e, which, TRACE_SUPPRESSED, before, note);
   }
   return 0;
 }
@@ -598,7 +604,13 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   case FIND_OK:
     trace_entry("reused", e->hst_begin, e->hst_end, e->tgt_begin,
                 e->dyn_refcount, e->hold_refcount, e->name);
-    if (add_reference(c, e, hold) != 0)
+    /* A `to` without `always` on a present object copies nothing. */
+    if (add_reference(c, e, hold,
+                      (it->type & OMP_TGT_MAPTYPE_TO) &&
+                              !(it->type & OMP_TGT_MAPTYPE_ALWAYS) &&
+                              !created_here(c, e)
+                          ? TRACE_NOTE_TO_SKIPPED
+                          : TRACE_NOTE_NONE) != 0)
       return -1;
     if (REPORT_INFO_ON(INFO_MAPPING_EXISTS)) {
       char dyn[24], hc[24];
@@ -636,7 +648,7 @@ static int map_pointer_storage(struct maps_construct *c,
   struct mapping_entry *pe = NULL;
   switch (mapping_lookup(&c->dev->map, ptr_addr, PTR_SIZE, &pe)) {
   case MAPPING_CONTAINED:
-    if (add_reference(c, pe, hold) != 0)
+    if (add_reference(c, pe, hold, TRACE_NOTE_NONE) != 0)
       return -1;
     break;
   case MAPPING_ABSENT:
@@ -816,8 +828,16 @@ static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
     }
     t->dyn_changed = true;
   }
-  count_event(e, which, change, before);
-  if (e->dyn_refcount == 0 && e->hold_refcount == 0)
+  bool last = e->dyn_refcount == 0 && e->hold_refcount == 0;
+  bool from = c->copies_back && (type & OMP_TGT_MAPTYPE_FROM);
+  bool forced = type & (OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_DELETE);
+  enum trace_copy_note note = TRACE_NOTE_NONE;
+  if (last && !t->remove)
+    note = from ? TRACE_NOTE_LAST_FROM : TRACE_NOTE_LAST;
+  else if (!last && from && !forced && change == TRACE_DECREMENTED)
+    note = TRACE_NOTE_FROM_SKIPPED;
+  count_event_noted(e, which, change, before, note);
+  if (last)
     t->remove = true;
   return 0;
 }

@@ -490,21 +490,30 @@ static const char *const change_names[] = {
 
 void trace_refcount(enum trace_change change, enum trace_count count,
                     uintptr_t hst_begin, uint64_t before, uint64_t after,
-                    const char *name) {
+                    const char *name, enum trace_copy_note note) {
   const char *which = count == TRACE_HOLD ? "hold" : "dynamic";
   if (REPORT_INFO_ON(INFO_REFCOUNT)) {
+    static const char *const note_text[] = {
+        [TRACE_NOTE_NONE] = "",
+        [TRACE_NOTE_TO_SKIPPED] = "; was present: `to` copies nothing",
+        [TRACE_NOTE_FROM_SKIPPED] = "; not zero: `from` copies nothing back",
+        [TRACE_NOTE_LAST_FROM] = "; reached zero: `from` copies back, then the entry goes",
+        [TRACE_NOTE_LAST] = "; reached zero: the entry goes",
+    };
     char b[24] = "INF", a[24] = "INF";
     if (before != UINT64_MAX)
       snprintf(b, sizeof b, "%" PRIu64, before);
     if (after != UINT64_MAX)
       snprintf(a, sizeof a, "%" PRIu64, after);
+    const char *why = "";
+    if (change == TRACE_SUPPRESSED)
+      why = before == UINT64_MAX
+                ? " (an infinite count: declare target or associated)"
+                : " (already counted in this construct)";
     report_info(INFO_REFCOUNT,
-                "%s reference count of %s (host 0x%" PRIxPTR ") %s: %s -> %s%s",
+                "%s reference count of %s (host 0x%" PRIxPTR ") %s: %s -> %s%s%s",
                 which, name && name[0] ? name : "unknown", hst_begin,
-                change_names[change], b, a,
-                change == TRACE_SUPPRESSED
-                    ? " (already counted in this construct)"
-                    : "");
+                change_names[change], b, a, why, note_text[note]);
   }
   struct event ev;
   if (!event_begin(&ev, "refcount"))

@@ -83,11 +83,22 @@ enum trace_change {
   TRACE_RESET,      /* DELETE set the dynamic count to 0 */
   TRACE_DEFERRED_DELETE, /* reached 0: removed when the nowait completes */
 };
+/* What the change means for the construct's copies, said at the end of
+ * the text line (the JSON trace shows the copies themselves, or their
+ * absence, as "copy" events). */
+enum trace_copy_note {
+  TRACE_NOTE_NONE,
+  TRACE_NOTE_TO_SKIPPED,   /* was present: `to` copies nothing */
+  TRACE_NOTE_FROM_SKIPPED, /* not zero yet: `from` copies nothing back */
+  TRACE_NOTE_LAST_FROM,    /* zero: copied back, then removed */
+  TRACE_NOTE_LAST,         /* zero: removed */
+};
 /* One reference-count event: the JSON event and, under LIBOMPTARGET_INFO
  * bit INFO_REFCOUNT, the text line. */
 HIDDEN void trace_refcount(enum trace_change change, enum trace_count count,
                            uintptr_t hst_begin, uint64_t before,
-                           uint64_t after, const char *name);
+                           uint64_t after, const char *name,
+                           enum trace_copy_note note);
 
 /* A copy; `to_device` says the direction. */
 HIDDEN void trace_copy(bool to_device, bool queued, const void *hst,

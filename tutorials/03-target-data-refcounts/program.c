@@ -1,4 +1,6 @@
-/* lesson3_refcounts.c - target data and reference counts. An object already
+/* 03-target-data-refcounts/program.c - target data and reference counts.
+ * info: 0xa9
+ * An object already
  * on the device is not copied again by an inner construct; copies happen
  * only when its count goes from 0 to 1 (in) and from 1 to 0 (out), or when
  * `target update` / `always` asks for them. */

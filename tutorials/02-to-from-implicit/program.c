@@ -1,4 +1,6 @@
-/* lesson1_to_from.c - what moves where: to, from, tofrom (and alloc).
+/* 02-to-from-implicit/program.c - what moves where: to, from, tofrom,
+ * alloc, and what happens without a map clause.
+ * info: 0x21
  * Each variable starts at 1 on the host; the device adds 10 to each copy it
  * sees. Only the map type decides what reaches the device and what comes
  * back. */
@@ -24,6 +26,21 @@ int main(void) {
   (void)seen_from;
   int ok = seen_to == 1 && seen_both == 1 && to_only == 1 && from_only == 11 &&
            both == 11 && scratch == 1;
+
+  /* No map clause: an array is tofrom, a scalar is firstprivate (a copy
+   * in, nothing back). defaultmap(tofrom : scalar) makes scalars tofrom. */
+  int arr[2] = {1, 1}, scalar = 1, mapped_scalar = 1;
+#pragma omp target
+  {
+    arr[0] = 2;
+    scalar = 2;
+  }
+#pragma omp target defaultmap(tofrom : scalar)
+  mapped_scalar = 2;
+  printf("no map:     arr[0]=%d (2: tofrom)  scalar=%d (still 1: firstprivate)\n",
+         arr[0], scalar);
+  printf("defaultmap: mapped_scalar=%d (2)\n", mapped_scalar);
+  ok = ok && arr[0] == 2 && scalar == 1 && mapped_scalar == 2;
   printf("%s\n", ok ? "PASS" : "FAIL");
   return !ok;
 }
