@@ -77,7 +77,8 @@ struct item_list {
  * end or update; a target region runs begin, then end or undo, on one). */
 struct maps_construct {
   struct device *dev;
-  const char *what; /* "target data begin"... for messages */
+  const char *what; /* "mapping on entry"... for messages: the pass, in
+                     * any construct (target, target data, enter data) */
   struct async_record *rec; /* NULL: synchronous */
   bool copies_back;         /* false while undoing a failed region */
   bool exiting;             /* an end pass: partly present items are skipped */
@@ -428,6 +429,14 @@ static int attach_pointer(struct maps_construct *c, struct mapping_entry *pe,
   s->hst_ptr_value = host_value;
   s->tgt_ptr_addr = tgt_addr;
   s->tgt_ptr_value = value;
+  /* The copy line that follows shows the pointer's host address but sends
+   * a device address: say what it is. */
+  report_info(INFO_DATA_TRANSFER,
+              "Attaching pointer at host 0x%" PRIxPTR " (in %s): its device "
+              "copy 0x%" PRIxPTR " gets 0x%" PRIxPTR
+              ", the device address of host 0x%" PRIxPTR,
+              ptr_addr, pe->name[0] ? pe->name : "unknown", tgt_addr, value,
+              host_value);
   if (device_submit_pointer(c->dev, (void *)tgt_addr, &s->tgt_ptr_value,
                             (void *)ptr_addr, pe->name) != 0) {
     report_error_set("%s: writing device pointer 0x%" PRIxPTR
@@ -1216,8 +1225,8 @@ static const struct pass {
   bool reverse; /* members before their parents, pointees before pointers */
   int (*finish)(struct maps_construct *, int rc); /* may be NULL */
 } passes[] = {
-    [PASS_BEGIN] = {"target data begin", begin_one, false, finish_begin},
-    [PASS_END] = {"target data end", end_one, true, finish_end},
+    [PASS_BEGIN] = {"mapping on entry", begin_one, false, finish_begin},
+    [PASS_END] = {"unmapping on exit", end_one, true, finish_end},
     [PASS_UPDATE] = {"target update", update_one, false, NULL},
 };
 

@@ -1,5 +1,7 @@
-/* lesson4_declare_target.c - declare target: a global and a function that
- * exist on the device too. The device global is a separate variable; it
+/* 08-declare-target/program.c - declare target: a global and a function
+ * that exist on the device too.
+ * info: 0x29
+ * The device global is a separate variable; it
  * starts with the initial value and changes only through target update. */
 #include <stdio.h>
 
