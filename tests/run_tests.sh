@@ -75,6 +75,8 @@ run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 run_suite programs tests/programs.sh
 run_suite traces tests/traces.sh
+# The lessons in tutorials/: each program's output as the lesson text says.
+run_suite lessons tests/lessons.sh
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
 # 900 binaries, hence the longer bound.

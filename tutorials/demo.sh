@@ -42,9 +42,9 @@ eval "cc=\$TC_CC_$newest flags=\$TC_FLAGS_$newest hostlib=\$TC_HOSTLIB_$newest"
 mkdir -p "$OUT"
 bin="$OUT/$(basename "${SRC%.c}")"
 echo "== compiling with clang-$newest:"
-echo "   $cc -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -gline-tables-only $(basename "$SRC")"
+echo "   $cc -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 $(basename "$SRC")"
 # shellcheck disable=SC2086
-if ! $cc $flags -gline-tables-only -O1 "$SRC" -o "$bin"; then
+if ! $cc $flags -g -O1 "$SRC" -o "$bin"; then
   echo "demo: compiling failed" >&2
   exit 1
 fi
@@ -74,6 +74,6 @@ rc=${PIPESTATUS[0]}
    and brought back only the reduction variable `sum`.
  Try: remove `target update to(x)` from demo.c and run again; the check at
  the end fails, because the device kept the stale x. Lessons on each of these
- points are in tutorials/*.md.
+ points: tutorials/README.md (e.g. tutorials/run.sh 03).
 EXPLAIN
 exit "$rc"
