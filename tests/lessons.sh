@@ -105,7 +105,10 @@ for d in "${lessons[@]}"; do
       ok "$what"
     fi
   done
-  # The README quotes only lines this run printed.
+  # The README quotes only lines this run printed (with the expected/ clang).
+  if [ "$n" != "$GOLDEN_CLANG" ]; then
+    skip "$lesson/README.md: its quotes are clang-$GOLDEN_CLANG's output"
+  else
   missing=$(awk '/^```text/ {q = 1; next} /^```/ {q = 0} q' "$d/README.md" | while IFS= read -r line; do
     [ -z "$line" ] && continue
     grep -qxF -- "$line" ${outs[@]+"${outs[@]}"} /dev/null || echo "$line"
@@ -115,10 +118,11 @@ for d in "${lessons[@]}"; do
   else
     ok "$lesson/README.md: every quoted output line was printed"
   fi
+  fi
   for v in $llvm_versions; do
     for src in "$d"/*.c; do
       prog=$(basename "$src" .c)
-      [ $prog = program ] || [ $broken_llvm = 1 ] || continue
+      [ "$prog" = program ] || [ $broken_llvm = 1 ] || continue
       what="$lesson/$prog.c on LLVM $v's runtime"
       reason=$(lesson_field "$src" llvm | head -1)
       if [ "${reason%%:*}" = no ]; then skip "$what: ${reason#no}"; continue; fi
@@ -126,7 +130,7 @@ for d in "${lessons[@]}"; do
       [ -x "$bin" ] || { fail "$what: does not compile with clang-$v"; continue; }
       LIBOMPTARGET_INFO='' lesson_run "$v" "$src" "$bin" llvm >"$bin.llvm.out" 2>&1
       rc=$?
-      if [ $prog != program ]; then
+      if [ "$prog" != program ]; then
         echo "info  $what: exit $rc; $(grep -v '^  |' "$bin.llvm.out" | tail -2 | tr '\n' ' ' | cut -c1-240)"
       elif [ $rc = 0 ] && grep -qx PASS "$bin.llvm.out"; then
         ok "$what"

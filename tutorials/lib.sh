@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tutorials/lib.sh - shared by tutorials/run.sh (one lesson, for a student)
 # and tests/lessons.sh (every lesson, checked against its expected output).
 # Source it with ROOT set to the repository root.
@@ -72,8 +73,8 @@ lesson_run() {
   read -r -a env <<<"$(lesson_field "$src" env | head -1)"
   eval "hostlib=\$TC_HOSTLIB_$n rtdir=\$TC_RTDIR_$n"
   if [ "$mode" = llvm ]; then libpath=$rtdir; else libpath=$ROOT/build/lib:$hostlib; fi
-  (cd "$(dirname "$src")" && env ${env[@]+"${env[@]}"} LIBOMPTARGET_INFO=${info:-0x29} \
-    OMP_TARGET_OFFLOAD=mandatory LD_LIBRARY_PATH=$libpath \
+  (cd "$(dirname "$src")" && env ${env[@]+"${env[@]}"} LIBOMPTARGET_INFO="${info:-0x29}" \
+    OMP_TARGET_OFFLOAD=mandatory LD_LIBRARY_PATH="$libpath" \
     timeout 60 stdbuf -oL -eL "$bin" 2>&1 | sed -u 's/^omptarget info: /  | /'
     exit "${PIPESTATUS[0]}")
 }

@@ -7,7 +7,7 @@
  * The region is still running when the host prints `result`: its map(from)
  * copies back only when the region completes. The host must wait first
  * (taskwait, or a depend on a later construct). No runtime reports it;
- * the region takes about half a second here, so the wrong value is
+ * the region takes a second here, so the wrong value is
  * certain. */
 #include <omp.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@ int main(void) {
 #pragma omp target nowait map(from : result)
   {
     double start = omp_get_wtime();
-    while (omp_get_wtime() - start < 0.5)
+    while (omp_get_wtime() - start < 1.0)
       ;
     result = 42;
   }
