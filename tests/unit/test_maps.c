@@ -997,6 +997,31 @@ static const char *info_capture_end(struct info_capture *cap) {
   return cap->out;
 }
 
+/* INFO_REFCOUNT: each count change says which copy it skipped or caused
+ * (lesson 03 of tutorials/ reads these lines). */
+static void test_info_refcount_copy_notes(void **state) {
+  (void)state;
+  int x[4] = {0};
+  struct info_capture cap;
+  info_capture_begin(&cap, INFO_REFCOUNT);
+  void *b[1] = {x}, *p[1] = {x};
+  int64_t s[1] = {16}, t[1] = {TO | FROM};
+  void *names[1] = {";x;f.c;3;1;;"};
+  struct map_args a = {1, b, p, s, t, names, NULL};
+  int rc = maps_data_begin(&dev, &a) | maps_data_begin(&dev, &a) |
+           maps_data_end(&dev, &a) | maps_data_end(&dev, &a);
+  const char *out = info_capture_end(&cap);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "incremented: 0 -> 1\n"));
+  assert_non_null(
+      strstr(out, "incremented: 1 -> 2; was present: `to` copies nothing"));
+  assert_non_null(strstr(
+      out, "decremented: 2 -> 1; not zero: `from` copies nothing back"));
+  assert_non_null(strstr(out, "decremented: 1 -> 0; reached zero: `from` "
+                              "copies back, then the entry goes"));
+  assert_table_empty_and_freed();
+}
+
 static void test_info_traces_transfers(void **state) {
   (void)state;
   int x[4] = {0};
@@ -1333,6 +1358,7 @@ int main(void) {
       T(test_failed_launch_undo_needs_no_memory),
       T(test_failed_async_launch_undo_needs_no_memory),
       T(test_info_traces_transfers),
+      T(test_info_refcount_copy_notes),
       T(test_mapper_member_before_parent),
       T(test_global_ptr_section_and_attach_trace),
       T(test_concurrent_constructs),
