@@ -75,6 +75,8 @@ run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 run_suite programs tests/programs.sh
 run_suite traces tests/traces.sh
+# LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
+run_suite timeline tests/timeline.sh
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
 # 900 binaries, hence the longer bound.

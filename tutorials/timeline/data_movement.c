@@ -1,10 +1,10 @@
 /* Timeline demo: data movement. One array goes to the device, one comes
  * back, one goes both ways; then a second region maps only what it needs.
  * Compile with -g, run with LIBOMPTARGET_PROFILE=prof.json. */
-// profile: copy to_device 800000 in
-// profile: copy from_device 800000 out
-// profile: copy to_device 800000 acc
-// profile: copy from_device 800000 acc
+// profile: copy to_device 8000000 in
+// profile: copy from_device 8000000 out
+// profile: copy to_device 8000000 acc
+// profile: copy from_device 8000000 acc
 // profile: copy to_device 8000 acc[0:1000]
 // profile: copy from_device 8000 acc[0:1000]
 // profile: copies 6
@@ -13,7 +13,7 @@
 // profile: track main thread
 #include <stdio.h>
 
-#define N 100000
+#define N 1000000
 static double in[N], out[N], acc[N];
 
 int main(void) {
@@ -21,7 +21,7 @@ int main(void) {
     in[i] = i;
     acc[i] = 1;
   }
-  /* in: 800000 bytes to the device; out: back; acc: both ways */
+  /* in: 8 MB to the device; out: back; acc: both ways */
 #pragma omp target teams distribute parallel for map(to: in) map(from: out) map(tofrom: acc)
   for (int i = 0; i < N; i++) {
     out[i] = 2 * in[i];
@@ -34,3 +34,6 @@ int main(void) {
   printf("%s\n", out[N - 1] == 2.0 * (N - 1) && acc[1] == 4 ? "PASS" : "FAIL");
   return 0;
 }
+// svg: kernel main_l25
+// svg: dev in 8 MB
+// svg: main thread

@@ -33,3 +33,5 @@ int main(void) {
   printf("%s\n", x[N - 1] == 1 && y[0] == 2 ? "PASS" : "FAIL");
   return 0;
 }
+// svg: kernel fill_l15
+// svg: nowait lane 1

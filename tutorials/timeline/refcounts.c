@@ -32,3 +32,5 @@ int main(void) {
   printf("%s\n", a[0] == 4 ? "PASS" : "FAIL");
   return 0;
 }
+// svg: kernel main_l25
+// svg: target update @ refcounts.c:29
