@@ -213,7 +213,8 @@ install: all
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
 	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(TIMELINE_TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TIMELINE_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 tools/simtarget-grade/judge.sh $(DESTDIR)$(PREFIX)/share/simtarget/
 	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
 
 clean:
