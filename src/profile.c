@@ -12,8 +12,8 @@
  *
  * Locking: `profile_lock` guards `profile_fd`, `end_offset`, `owner_pid`,
  * `events_written`, the table of named tracks (`named`, `num_named`) and
- * the lanes in use (`lanes`). `profile_on` is written under it and read
- * without it by the hooks (a stale true only reaches the lock, which
+ * the lanes in use (`lanes`). `profile_on` (atomic) is written under it and
+ * read without it by the hooks (a stale true only reaches the lock, which
  * checks the file again). `stack` (the calling thread's constructs) and
  * `thread_named` are thread-local.
  */
@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-bool profile_on;
+_Atomic bool profile_on;
 
 static pthread_mutex_t profile_lock = PTHREAD_MUTEX_INITIALIZER;
 static int profile_fd = -1;

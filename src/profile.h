@@ -22,6 +22,7 @@
 #ifndef SIMTARGET_PROFILE_H
 #define SIMTARGET_PROFILE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,8 +31,9 @@
 
 /* Set once, before main, when LIBOMPTARGET_PROFILE names a writable file;
  * cleared when the file is closed. */
-HIDDEN extern bool profile_on;
-#define PROFILE_ON() __builtin_expect(profile_on, 0)
+HIDDEN extern _Atomic bool profile_on;
+#define PROFILE_ON()                                                           \
+  __builtin_expect(atomic_load_explicit(&profile_on, memory_order_relaxed), 0)
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 HIDDEN uint64_t profile_now(void);
