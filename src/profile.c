@@ -358,6 +358,42 @@ void profile_kernel(int32_t device, int lane, const char *kernel,
                  title, "kernel", t0, args);
 }
 
+static void put_count(char *buf, size_t len, uint64_t n) {
+  if (n == UINT64_MAX)
+    snprintf(buf, len, "\"inf\"");
+  else
+    snprintf(buf, len, "%" PRIu64, n);
+}
+
+void profile_refcount(const char *change, const char *count, const char *name,
+                      uint64_t before, uint64_t after) {
+  char var[200], b[24], a[24], buf[900];
+  put_json_string(var, sizeof var, name && name[0] ? name : "?");
+  put_count(b, sizeof b, before);
+  put_count(a, sizeof a, after);
+  uint64_t now = profile_now();
+  bool hold = !strcmp(count, "hold");
+  int n = snprintf(
+      buf, sizeof buf,
+      "{\"name\":\"%s%s %s\u2192%s%s\",\"cat\":\"refcount\",\"ph\":\"i\","
+      "\"s\":\"t\",\"ts\":%" PRIu64 ".%03u,\"pid\":%d,\"tid\":%ld,"
+      "\"args\":{\"var\":\"%s\",\"count\":\"%s\",\"change\":\"%s\","
+      "\"before\":%s,\"after\":%s}}",
+      var, hold ? " (hold)" : "", before == UINT64_MAX ? "inf" : b,
+      after == UINT64_MAX ? "inf" : a,
+      !strcmp(change, "suppressed")        ? " (already counted)"
+      : !strcmp(change, "deferred_delete") ? " (removed when done)"
+                                           : "",
+      now / 1000, (unsigned)(now % 1000), HOST_PID, host_tid(), var, count,
+      change, b, a);
+  if (n < 0 || (size_t)n >= sizeof buf)
+    return;
+  pthread_mutex_lock(&profile_lock);
+  name_tracks_locked(HOST_PID, host_tid());
+  write_event_locked(buf);
+  pthread_mutex_unlock(&profile_lock);
+}
+
 void profile_startup(int32_t device, uint64_t t0) {
   if (device_ok(device))
     complete_event(DEVICE_PID(device), TRACK_RUNTIME, "start device",

@@ -7,8 +7,9 @@
  * thread's id); pid 2 + d is device d, with tracks "runtime" (its
  * start), "memory" (allocations and frees), "copies", "kernels" and one "nowait lane k" per asynchronous
  * construct in flight (overlapping nowait constructs get different lanes).
- * Every event is a complete ("X") event with a duration, or a metadata
- * ("M") event naming a track. Times are CLOCK_MONOTONIC in microseconds.
+ * Every event is a complete ("X") event with a duration, an instant ("i")
+ * event (a reference count changed), or a metadata ("M") event naming a
+ * track. Times are CLOCK_MONOTONIC in microseconds.
  *
  * Cost when the variable is unset: each hook is behind PROFILE_ON(), one
  * load and one predictable branch.
@@ -53,6 +54,11 @@ HIDDEN void profile_memory(int32_t device, bool alloc, int64_t bytes,
 HIDDEN void profile_kernel(int32_t device, int lane, const char *kernel,
                            int32_t num_teams, int32_t thread_limit,
                            uint64_t t0);
+/* A reference count changed (trace_refcount's event): an instant event on
+ * the calling host thread, named "<var> <before>→<after>". */
+HIDDEN void profile_refcount(const char *change, const char *count,
+                             const char *name, uint64_t before,
+                             uint64_t after);
 /* Device `device` started (its process, the program's images loaded). */
 HIDDEN void profile_startup(int32_t device, uint64_t t0);
 /* The host thread waited from t0 until now for asynchronous `what`. */

@@ -498,6 +498,8 @@ void trace_refcount(enum trace_change change, enum trace_count count,
                     uintptr_t hst_begin, uint64_t before, uint64_t after,
                     const char *name) {
   const char *which = count == TRACE_HOLD ? "hold" : "dynamic";
+  if (PROFILE_ON())
+    profile_refcount(change_names[change], which, name, before, after);
   if (REPORT_INFO_ON(INFO_REFCOUNT)) {
     char b[24] = "INF", a[24] = "INF";
     if (before != UINT64_MAX)

@@ -6,7 +6,8 @@ of PROGRAM.c against its events. Prints what is wrong; exit 1 when anything.
 Format rules checked (the parts of the Trace Event Format the file uses):
   - the file is a JSON array of objects (the format's "JSON Array Format");
   - every event has ph, ts, pid, tid, name (ts a number, pid/tid integers);
-  - ph is one of X (complete; needs a "dur" >= 0), B/E (begin/end: per
+  - ph is one of X (complete; needs a "dur" >= 0), i (instant; "s" is g, p
+    or t when present), B/E (begin/end: per
     (pid, tid) every E closes the latest open B, none stays open), M
     (metadata: process_name, process_sort_index, thread_name,
     thread_sort_index, with their args);
@@ -23,6 +24,7 @@ Program expectations, one per comment line "// profile: KIND ...":
   overlap CAT N                N events of category CAT (on different
                                tracks) all running at one moment
   track TEXT                   a thread_name containing TEXT
+  refcount VAR BEFORE AFTER    a reference count change of VAR
 """
 import json
 import sys
@@ -59,6 +61,10 @@ def validate(events):
             d = e.get("dur")
             if not isinstance(d, (int, float)) or d < 0:
                 errors.append("%s: X event %r without a duration >= 0" % (where, e["name"]))
+            used.add(track)
+        elif ph == "i":
+            if e.get("s", "t") not in ("g", "p", "t"):
+                errors.append("%s: instant event with scope %r" % (where, e.get("s")))
             used.add(track)
         elif ph == "B":
             open_b.setdefault(track, []).append((e["name"], e["ts"]))
@@ -132,6 +138,14 @@ def check(events, exp):
             if not any(e.get("ph") == "M" and e.get("name") == "thread_name"
                        and text in e["args"]["name"] for e in events):
                 errors.append("no track named %r" % text)
+        elif kind == "refcount":
+            var, before, after = rest[0], int(rest[1]), int(rest[2])
+            counts = [e for e in events if isinstance(e, dict) and e.get("ph") == "i"
+                      and e.get("cat") == "refcount"]
+            if not any(e["args"].get("var") == var and e["args"].get("before") == before
+                       and e["args"].get("after") == after for e in counts):
+                errors.append("no reference count change of %s from %d to %d: %s" % (
+                    var, before, after, [e["name"] for e in counts]))
         elif kind == "overlap":
             c, n = rest[0], int(rest[1])
             evs = cat(c)

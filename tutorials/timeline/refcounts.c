@@ -2,14 +2,14 @@
  * nested inside find it present (count 1 -> 2 -> 1) and copy nothing; only
  * `target update` and the end of `target data` move it again. */
 // profile: copies 3
-// profile: copy to_device 200000 a
-// profile: copy from_device 200000 a
+// profile: copy to_device 4000000 a
+// profile: copy from_device 4000000 a
 // profile: kernel main_l25
 // profile: construct data enter @ refcounts.c:23
 // profile: construct target update @ refcounts.c:29
 #include <stdio.h>
 
-#define N 50000
+#define N 1000000
 static float a[N];
 
 int main(void) {
@@ -34,3 +34,7 @@ int main(void) {
 }
 // svg: kernel main_l25
 // svg: target update @ refcounts.c:29
+// profile: refcount a 0 1
+// profile: refcount a 2 3
+// profile: refcount a 1 0
+// svg: a 2→3
