@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/timeline.sh - LIBOMPTARGET_PROFILE and tools/simtarget-timeline
 # (issue 17). For each program of tutorials/timeline/ and tests/timeline/,
-# with clang-14 and the newest usable clang (or --versions): compile it
+# with clang-14, 19 and the newest usable clang (or --versions): compile it
 # (-g -O1, cached in build/timeline-tests/<N>/), run it on simtarget with the
 # profile on, and check that
 #   - it prints PASS and exits 0 (any status but a signal with "// any-exit:"),
@@ -11,7 +11,10 @@
 #     direction and bytes, kernels, constructs, nowait overlap, tracks),
 #   - simtarget-timeline renders it, and headless chromium lays the SVG out
 #     with its events drawn and the program's "// svg:" texts shown
-#     (tests/timeline/svg_in_browser.py; skipped without chromium).
+#     (tests/timeline/svg_in_browser.py; skipped without chromium),
+#   - data_movement.c on LLVM's own runtime (not 22: none) writes a profile
+#     the renderer draws with its copies and kernels coloured (LLVM 14's
+#     runtime writes none: skipped).
 # Also: every hand-broken profile in tests/timeline/bad/ is rejected, and
 # the renderer refuses a file that is not a profile with a message.
 #
@@ -68,8 +71,12 @@ fi
 newest=""
 for n in $TOOLCHAINS_USABLE; do newest=$n; done
 if [ -z "$versions" ]; then
-  [[ " $TOOLCHAINS_USABLE " == *" 14 "* ]] && versions=14
-  [ "$newest" != 14 ] && versions="$versions $newest"
+  # 14: libomp before hidden helper threads; 19: LLVM's own profile drawn
+  # too; the newest: the SVGs in chromium
+  for n in 14 19; do
+    [[ " $TOOLCHAINS_USABLE " == *" $n "* ]] && versions="$versions $n"
+  done
+  [[ " $versions " == *" $newest "* ]] || versions="$versions $newest"
 fi
 
 # compile N SRC: OUT/N/<name>, rebuilt when the source or flags change
@@ -111,6 +118,22 @@ for n in $versions; do
       fail "$what: profile: $why"; continue
     fi
     ok "$what: profile valid, $(grep -c '^// profile:' "$src") expectations met"
+    if [ "$name" = data_movement ] && [ "$n" != 22 ]; then
+      # LLVM's own runtime writes its LIBOMPTARGET_PROFILE; the renderer
+      # draws that too (a comparison picture for a lesson)
+      eval "rtdir=\$TC_RTDIR_$n"
+      rm -f "$bin.llvm.json"
+      (cd "$OUT/$n" && LIBOMPTARGET_PROFILE=$bin.llvm.json LD_LIBRARY_PATH=$rtdir \
+        timeout 60 "$bin" >/dev/null 2>&1)
+      if [ ! -s "$bin.llvm.json" ]; then
+        skip "$what: LLVM $n's runtime wrote no profile"
+      elif "$TOOL" "$bin.llvm.json" -o "$bin.llvm.svg" 2>"$bin.llvm.svg.err" &&
+        grep -q 'data-kind="to_device"' "$bin.llvm.svg" && grep -q 'data-kind="kernel"' "$bin.llvm.svg"; then
+        ok "$what: LLVM $n's own profile drawn, its copies and kernels coloured"
+      else
+        fail "$what: LLVM $n's profile: $(head -c 300 "$bin.llvm.svg.err")"
+      fi
+    fi
     [ "$n" = "$newest" ] || continue
     if ! "$TOOL" --skip-startup "$prof" -o "$bin.svg" 2>"$bin.svg.err"; then
       fail "$what: simtarget-timeline: $(cat "$bin.svg.err")"; continue
