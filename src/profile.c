@@ -50,7 +50,7 @@ enum device_track { TRACK_MEMORY = 1, TRACK_COPIES, TRACK_KERNELS,
 static struct {
   int pid;
   long tid;
-} named[256];
+} named[1024];
 static size_t num_named;
 static uint64_t lanes[MAX_DEVICES]; /* bit k: lane k of device d in use */
 static int host_threads_named;

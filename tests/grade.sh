@@ -2,7 +2,8 @@
 # tests/grade.sh - the teachers' tool tools/simtarget-grade on two small
 # folders of student programs (tests/grade/): `class` (an expectations file:
 # one correct program, a pointer mapped without its array, a result never
-# copied back, a compile error, a section one element short in a subfolder)
+# copied back, a compile error, a section one element short in a subfolder,
+# and a broken program the exercise asked for, which must fail as expected)
 # and `headers` (no file: the programs' own header fields, one of them a
 # broken program that must fail with simtarget's diagnosis). Checks each
 # program's verdict, the diagnosis lines, LLVM's verdict beside (--llvm, with
@@ -44,7 +45,8 @@ expect "$out" '^FAIL  carol_to_only\.c: stdout does not match' "class: the resul
 expect "$out" '^        printed: sum = 0$' "class: showing what it printed"
 expect "$out" "^FAIL  dave_typo\.c: does not compile: dave_typo\.c:6:[0-9]+: error: use of undeclared identifier 'j'" "class: the compile error is shown"
 expect "$out" '^FAIL  erin/one_short\.c: ' "class: the section one element short (a subfolder) fails"
-expect "$out" '^1 passed, 4 failed$' "class: summary"
+expect "$out" '^PASS  broken_frank\.c' "class: a broken program the exercise asked for passes (its globbed expectations, stdout unset by '-')"
+expect "$out" '^2 passed, 4 failed$' "class: summary"
 if [ ${#args[@]} -gt 0 ]; then
   expect "$out" "^        LLVM's runtime: passes \(it shares memory with the host" "class: --llvm shows that LLVM's runtime hides the unmapped array"
   expect "$out" "^PASS  alice_reduction\.c \(LLVM's runtime: pass\)" "class: --llvm verdict beside a pass"
