@@ -48,7 +48,11 @@ DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so $(SANITIZ
 MAPS_TOOL := $(B)/bin/simtarget-maps
 MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 
-ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL)
+# Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
+TIMELINE_TOOL := $(B)/bin/simtarget-timeline
+
+ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
+  $(TIMELINE_TOOL)
 
 .PHONY: all check demo install clean testbins deps bench
 all: $(ALL)
@@ -130,6 +134,10 @@ $(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
 
+$(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
 $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
@@ -205,6 +213,8 @@ install: all
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
 	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TIMELINE_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 tools/simtarget-grade/judge.sh $(DESTDIR)$(PREFIX)/share/simtarget/
 	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
 
 clean:

@@ -41,6 +41,9 @@ count "programs.sh (log: $COV.programs.log)" $?
 # SIMTARGET_TRACE.
 TRACES_LIBDIR=$ROOT/$COV/lib tests/traces.sh --versions 19 >"$COV.traces.log" 2>&1
 count "traces.sh (log: $COV.traces.log)" $?
+# LIBOMPTARGET_PROFILE: the profile writer runs only under it.
+TIMELINE_LIBDIR=$ROOT/$COV/lib tests/timeline.sh --versions 19 >"$COV.timeline.log" 2>&1
+count "timeline.sh (log: $COV.timeline.log)" $?
 SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
 count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $?

@@ -30,6 +30,7 @@
 #include "array.h"
 #include "faults.h"
 #include "lock_check.h"
+#include "profile.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -70,6 +71,8 @@ struct async_record {
   void (*callback)(void *);
   void *callback_param;
   struct async_record *next_tracked;
+  int profile_lane;   /* LIBOMPTARGET_PROFILE's nowait lane; -1: none */
+  uint64_t profile_t0;
 };
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +92,11 @@ struct async_record *async_record_new(struct device *dev, const char *what,
   r->refs = 1;
   r->status = ASYNC_PENDING;
   pthread_mutex_init(&r->lock, NULL);
+  r->profile_lane = -1;
+  if (PROFILE_ON()) {
+    r->profile_t0 = profile_now();
+    r->profile_lane = profile_lane_take(dev->id);
+  }
   return r;
 }
 
@@ -131,10 +139,13 @@ static int copy_queued(struct async_record *r, int rc, enum device_copy kind,
 static int submit_shown(struct async_record *r, void *tgt, void *hst,
                         int64_t size, const char *name, const void *shown) {
   device_trace_copy(QUEUE_TO_DEVICE, (void *)shown, tgt, size, name);
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_SUBMIT, ops_of(r), data_submit_async)(
       r->dev->rtl_id, tgt, hst, size, &r->info);
   pthread_mutex_unlock(&r->lock);
+  if (PROFILE_ON())
+    profile_copy(r->dev->id, r->profile_lane, true, size, name, t0);
   return copy_queued(r, rc, QUEUE_TO_DEVICE, hst, tgt, size);
 }
 
@@ -158,10 +169,13 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
   if (!ops_of(r)->data_retrieve_async)
     return device_retrieve_named(r->dev, hst, tgt, size, name);
   device_trace_copy(QUEUE_FROM_DEVICE, hst, tgt, size, name);
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_RETRIEVE, ops_of(r), data_retrieve_async)(
       r->dev->rtl_id, hst, tgt, size, &r->info);
   pthread_mutex_unlock(&r->lock);
+  if (PROFILE_ON())
+    profile_copy(r->dev->id, r->profile_lane, false, size, name, t0);
   return copy_queued(r, rc, QUEUE_FROM_DEVICE, hst, tgt, size);
 }
 
@@ -171,11 +185,15 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
   if (!ops_of(r)->run_target_team_region_async)
     return device_launch(r->dev, kernel, args, offsets, num_args, num_teams,
                          thread_limit, tripcount);
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_LAUNCH, ops_of(r), run_target_team_region_async)(
       r->dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
       thread_limit, tripcount, &r->info);
   pthread_mutex_unlock(&r->lock);
+  if (PROFILE_ON())
+    profile_kernel(r->dev->id, r->profile_lane, kernel->name, num_teams,
+                   thread_limit, t0);
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: queueing kernel %s (device %p) with %d "
                      "argument%s failed",
@@ -317,6 +335,9 @@ static void run_deferred(struct async_record *r) {
     free(r->host_frees.ptrs[i]);
   r->host_frees.num = 0;
   r->status = ok ? ASYNC_DONE : ASYNC_FAILED;
+  if (PROFILE_ON())
+    profile_nowait_done(dev->id, r->profile_lane, r->what, r->loc, !ok,
+                        r->profile_t0);
 }
 
 /* The completion callback, taken so that it runs exactly once, and outside
@@ -384,10 +405,14 @@ enum async_status async_record_poll(struct async_record *r) {
 }
 
 enum async_status async_record_wait(struct async_record *r) {
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   pthread_mutex_lock(&r->lock);
-  if (r->status == ASYNC_PENDING)
+  bool waited = r->status == ASYNC_PENDING;
+  if (waited)
     queue_progress(r, true);
   enum async_status s = r->status;
+  if (PROFILE_ON() && waited)
+    profile_wait(r->dev->id, r->what, r->loc, t0);
   void *param;
   void (*fn)(void *) = take_callback(r, &param);
   pthread_mutex_unlock(&r->lock);

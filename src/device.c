@@ -15,6 +15,7 @@
  * the list of libraries, never while a plugin runs.
  */
 #include "device.h"
+#include "profile.h"
 #include "array.h"
 #include "hostsyms.h"
 #include "faults.h"
@@ -772,9 +773,12 @@ int device_ready(struct device *dev) {
     report_error_set("%s", dev->failure);
     goto out_unlock;
   }
+  uint64_t t0 = PROFILE_ON() && dev->state == DEVICE_NEW ? profile_now() : 0;
   if (dev->state == DEVICE_NEW && device_initialise(dev) < 0)
     goto out_unlock;
   rc = load_pending_libs(dev);
+  if (t0)
+    profile_startup(dev->id, t0);
 out_unlock:
   pthread_mutex_unlock(&dev->lock);
   return rc;

@@ -10,6 +10,7 @@
  */
 #include "device.h"
 #include "faults.h"
+#include "profile.h"
 #include "trace.h"
 
 #include <inttypes.h>
@@ -50,7 +51,10 @@ void device_init_for_test(struct device *dev, struct plugin *plugin,
 
 void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
                    int32_t kind) {
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   void *p = RTL_CALL(DEVOPS_ALLOC, &dev->plugin->ops, data_alloc)(dev->rtl_id, size, hst_ptr, kind);
+  if (PROFILE_ON() && p)
+    profile_memory(dev->id, true, size, p, t0);
   if (!p) {
     if (hst_ptr)
       report_error_set("device %d: allocating %" PRId64
@@ -66,7 +70,10 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
 }
 
 int device_delete(struct device *dev, void *tgt_ptr) {
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   int rc = RTL_CALL(DEVOPS_DELETE, &dev->plugin->ops, data_delete)(dev->rtl_id, tgt_ptr);
+  if (PROFILE_ON())
+    profile_memory(dev->id, false, 0, tgt_ptr, t0);
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: freeing device memory %p failed", dev->id,
                      tgt_ptr);
@@ -119,8 +126,11 @@ void device_copy_failed(struct device *dev, enum device_copy kind,
 static int submit_shown(struct device *dev, void *tgt_ptr, void *hst_ptr,
                         int64_t size, const char *name, const void *shown) {
   device_trace_copy(COPY_TO_DEVICE, (void *)shown, tgt_ptr, size, name);
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
       dev->rtl_id, tgt_ptr, hst_ptr, size);
+  if (PROFILE_ON())
+    profile_copy(dev->id, -1, true, size, name, t0);
   if (rc != OFFLOAD_SUCCESS)
     device_copy_failed(dev, COPY_TO_DEVICE, hst_ptr, tgt_ptr, size);
   return rc;
@@ -140,8 +150,11 @@ int device_submit_pointer(struct device *dev, void *tgt_ptr, void *value,
 int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
                           int64_t size, const char *name) {
   device_trace_copy(COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size, name);
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(
       dev->rtl_id, hst_ptr, tgt_ptr, size);
+  if (PROFILE_ON())
+    profile_copy(dev->id, -1, false, size, name, t0);
   if (rc != OFFLOAD_SUCCESS)
     device_copy_failed(dev, COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size);
   return rc;
@@ -160,9 +173,12 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
 int device_launch(struct device *dev, const struct device_entry *kernel,
                   void **args, ptrdiff_t *offsets, int32_t num_args,
                   int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
+  uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   int rc = RTL_CALL(DEVOPS_LAUNCH, &dev->plugin->ops, run_target_team_region)(
       dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
       thread_limit, tripcount);
+  if (PROFILE_ON())
+    profile_kernel(dev->id, -1, kernel->name, num_teams, thread_limit, t0);
   if (rc != OFFLOAD_SUCCESS) {
     report_error_set("device %d: running kernel %s (device %p) with %d "
                      "argument%s, %d teams, thread limit %d failed",

@@ -24,7 +24,8 @@
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 static struct settings current;
 /* Copies of the list values, so a later setenv cannot free them under us. */
-static char *plugins_copy, *faults_copy, *fault_counts_copy, *trace_copy;
+static char *plugins_copy, *faults_copy, *fault_counts_copy, *trace_copy,
+    *profile_copy;
 
 /* The value of `name`, or NULL when it is unset or empty. */
 static const char *env_value(const char *name) {
@@ -133,6 +134,8 @@ static void read_environment(void) {
   free(faults_copy);
   free(fault_counts_copy);
   free(trace_copy);
+  free(profile_copy);
+  profile_copy = list_setting("LIBOMPTARGET_PROFILE", true); /* a file */
   trace_copy = list_setting("SIMTARGET_TRACE", true); /* names a file */
   plugins_copy = list_setting("LIBOMPTARGET_PLUGINS", true);
   faults_copy = list_setting("SIMTARGET_FAULTS", false);
@@ -158,6 +161,7 @@ static void read_environment(void) {
       /* compiler teams (issue 16): the JSON trace, and constructs that
        * fail reported and run on the host instead of ending the program */
       .trace = trace_copy,
+      .profile = profile_copy,
       .keep_going = integer_setting("SIMTARGET_KEEP_GOING", 0, 1,
                                     "0 or 1", 0) == 1,
   };

@@ -36,6 +36,7 @@ struct settings {
   const char *faults;          /* SIMTARGET_FAULTS (faults.c) */
   const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS: a file name */
   const char *trace;           /* SIMTARGET_TRACE: the JSON trace's file */
+  const char *profile;         /* LIBOMPTARGET_PROFILE: the timeline's file */
   bool keep_going;             /* SIMTARGET_KEEP_GOING=1 (failure.c) */
 };
 

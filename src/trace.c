@@ -17,6 +17,7 @@
 #include "array.h"
 #include "lock_check.h"
 #include "maps.h" /* struct map_args: the layout only, no calls upward */
+#include "profile.h"
 #include "report.h"
 
 #include <dlfcn.h>
@@ -370,6 +371,9 @@ static void put_arg(FILE *f, int32_t i, void *base, void *begin, int64_t size,
 /* -------------------------------------------------------------- events */
 
 void trace_call(const struct trace_call_info *info, const struct map_args *a) {
+  if (PROFILE_ON()) /* LIBOMPTARGET_PROFILE: the same construct events */
+    profile_construct_begin(info->construct, info->loc, info->device_id,
+                            info->nowait);
   if (!trace_enabled())
     return;
   pthread_mutex_lock(&trace_lock);
@@ -428,6 +432,8 @@ void trace_set_arg(int32_t arg, int32_t component) {
 }
 
 void trace_result(const char *status, const char *cause) {
+  if (PROFILE_ON())
+    profile_construct_end(status);
   struct event ev;
   if (event_begin(&ev, "result")) {
     fputs(",\"status\":", ev.f);
@@ -492,6 +498,8 @@ void trace_refcount(enum trace_change change, enum trace_count count,
                     uintptr_t hst_begin, uint64_t before, uint64_t after,
                     const char *name, enum trace_copy_note note) {
   const char *which = count == TRACE_HOLD ? "hold" : "dynamic";
+  if (PROFILE_ON())
+    profile_refcount(change_names[change], which, name, before, after);
   if (REPORT_INFO_ON(INFO_REFCOUNT)) {
     static const char *const note_text[] = {
         [TRACE_NOTE_NONE] = "",

@@ -9,9 +9,10 @@ mode=${1:-}
 # The build: a C compiler, libelf, CMocka. The tests: every clang Debian 12
 # ships (13, 14, 15, 16, 19, 22; clang-tools-N holds 13/15/16's offload
 # wrapper tools), LLVM 14's OpenMP runtime (the host libomp), Valgrind, lcov;
-# json-c for simtarget-maps, python3-jsonschema to validate traces.
+# json-c for simtarget-maps, python3-jsonschema to validate traces;
+# chromium to check that timeline SVGs render (tests/timeline.sh).
 PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
-      libjson-c-dev python3-jsonschema
+      libjson-c-dev python3-jsonschema chromium
       libomp-14-dev clang-14
       clang-13 clang-tools-13 llvm-13
       clang-15 clang-tools-15 llvm-15

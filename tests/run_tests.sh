@@ -77,6 +77,10 @@ run_suite programs tests/programs.sh
 run_suite traces tests/traces.sh
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
+# LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
+run_suite timeline tests/timeline.sh
+# the teachers' tool on folders of good and bad student programs
+run_suite grade tests/grade.sh
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
 # 900 binaries, hence the longer bound.
