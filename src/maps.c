@@ -31,6 +31,7 @@
  * sees an entry whose copy back has not landed.
  */
 #include "maps.h"
+#include "api.h"
 #include "array.h"
 #include "async.h"
 #include "lock_check.h"
@@ -533,14 +534,28 @@ out_free_device:
 }
 
 /* clang 13-16 map a variable used inside a use_device_addr region with its
- * device address as the host address. Copying from it on the host would
- * read device memory: an address inside a device copy is used as is,
- * nothing is mapped or copied (the region already works on that copy). */
+ * device address as the host address, and clang 16 maps a has_device_addr
+ * item (TO|TARGET_PARAM, 8 bytes) at its device address. Copying from it on
+ * the host would read device memory: an address inside a device copy or an
+ * omp_target_alloc block is used as is, nothing is mapped or copied (the
+ * region already works on that memory). */
 static bool device_resident(struct device *dev, const struct map_item *it) {
   struct mapping_entry *d = mapping_find_device(&dev->map, (uintptr_t)it->begin);
+  char name[96];
+  uintptr_t blk_begin, blk_end;
+  if (!d && api_device_block(dev->id, (uintptr_t)it->begin, &blk_begin,
+                             &blk_end)) {
+    report_info(INFO_EMPTY_MAPPING,
+                "map of %s: 0x%" PRIxPTR " is a device address inside the "
+                "omp_target_alloc block 0x%" PRIxPTR " [0:%" PRIuPTR "] of "
+                "device %d (as has_device_addr passes it): used as is, "
+                "nothing mapped",
+                item_name(it, name, sizeof name), (uintptr_t)it->begin,
+                blk_begin, blk_end - blk_begin, dev->id);
+    return true;
+  }
   if (!d)
     return false;
-  char name[96];
   report_info(INFO_EMPTY_MAPPING,
               "map of %s: 0x%" PRIxPTR " is a device address inside the "
               "device copy of %s (host 0x%" PRIxPTR " [0:%" PRIuPTR "]), as "
@@ -1339,7 +1354,7 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
                     int64_t type, void **value) {
   int rc = 0;
   struct mapping_entry *e = NULL;
-  uintptr_t hb = (uintptr_t)begin;
+  uintptr_t hb = (uintptr_t)begin, blk_begin, blk_end;
   /* PTR_AND_OBJ|TARGET_PARAM (clang 13-19: a global pointer, or a pointer
    * listed with its section): base is where the host pointer lives, and the
    * kernel gets the device version of its value, as in LLVM. */
@@ -1359,7 +1374,9 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
   bool usable = ov != MAPPING_ABSENT;
   if (usable) {
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
-  } else if (ov == MAPPING_ABSENT && mapping_find_device(&dev->map, hb)) {
+  } else if (ov == MAPPING_ABSENT &&
+             (mapping_find_device(&dev->map, hb) ||
+              api_device_block(dev->id, hb, &blk_begin, &blk_end))) {
     *value = base; /* a device address already (device_resident) */
   } else if (size == 0) {
     *value = base;
