@@ -239,6 +239,7 @@ static void launch_explain_fault(struct device *dev,
   pthread_mutex_unlock(&dev->map.lock);
   /* Not mapped: is it inside one of this construct's host objects? */
   const struct map_args *a = &req->args;
+  int32_t nearest = -1; /* zero-size argument with the closest begin below */
   for (int32_t i = 0; i < a->num; i++) {
     uintptr_t b = (uintptr_t)a->begin[i];
     uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
@@ -251,6 +252,22 @@ static void launch_explain_fault(struct device *dev,
                        addr, i, maps_var_name(a, i, name, sizeof name), b, s);
       return;
     }
+    if (s == 0 && b && b < addr &&
+        (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
+      nearest = i;
+  }
+  /* A pointer used in the region without a map of its data is passed as a
+   * zero-size argument holding its host value: an address past that value
+   * is the pointer's data, read on the device where it is not mapped. */
+  if (nearest >= 0) {
+    char name[128];
+    uintptr_t b = (uintptr_t)a->begin[nearest];
+    report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
+                     "past the host value 0x%" PRIxPTR " of pointer `%s` "
+                     "(argument %d, zero-size: the data it points to is not "
+                     "mapped)",
+                     addr, addr - b, addr - b == 1 ? "" : "s", b,
+                     maps_var_name(a, nearest, name, sizeof name), nearest);
   }
 }
 
