@@ -290,7 +290,24 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
                               int32_t i, int32_t parent, void *parent_value,
                               struct async_record *rec) {
   void *value = NULL;
-  if (maps_kernel_arg(dev, a->begin[i], a->begin[i], a->sizes[i],
+  void *captured = a->begin[i];
+  int64_t size = a->sizes[i];
+  if (captured == a->base[i]) {
+    /* `this` captured (clang 13-22): the entry points at the closure's
+     * field itself, which holds the object pointer; OpenMP 5.0 2.19.7.1
+     * gives the kernel the mapped object (LLVM 13-19 leave the host value) */
+    memcpy(&captured, a->base[i], sizeof captured);
+    size = 1;
+    if (maps_kernel_arg(dev, captured, captured, size, 0, &value) != 0) {
+      char closure[128];
+      report_error_set("the lambda or closure `%s` (argument %d) captures "
+                       "`this` (host %p, argument %d), which is not mapped: "
+                       "map it, e.g. map(tofrom: this[0:1])",
+                       maps_var_name(a, parent, closure, sizeof closure),
+                       parent, captured, i);
+      return -1;
+    }
+  } else if (maps_kernel_arg(dev, a->begin[i], a->begin[i], a->sizes[i],
                       a->types[i] & ~OMP_TGT_MAPTYPE_PTR_AND_OBJ, &value) != 0) {
     /* clang gives a capture no name: name the closure it belongs to */
     char closure[128];
@@ -301,13 +318,13 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
                      i);
     return -1;
   }
-  if (value == a->begin[i])
+  if (value == captured)
     return 0;
   char *field = (char *)parent_value + ((char *)a->base[i] -
                                         (char *)a->base[parent]);
   report_debug("lambda capture %d: device 0x%p (in the closure of argument "
                "%d) = %p (host %p)",
-               i, (void *)field, parent, value, a->begin[i]);
+               i, (void *)field, parent, value, captured);
   if (!rec)
     return device_submit_pointer(dev, field, &value, a->base[i], NULL);
   void **held = malloc(sizeof *held); /* read when the queue runs */
