@@ -205,6 +205,33 @@ static bool explain_device_fault(struct device *dev,
   return true;
 }
 
+/* A device pointer passed by value (is_device_ptr, firstprivate): name it
+ * when addr lies shortly past its value (a kept use_device_ptr result whose
+ * data was unmapped since). Returns whether one was named. */
+static bool explain_by_value_pointer(const struct launch_request *req,
+                                     uintptr_t addr) {
+  const struct map_args *a = &req->args;
+  int32_t by_value = -1; /* the closest value below addr */
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t v = (uintptr_t)a->base[i];
+    if ((a->types[i] & OMP_TGT_MAPTYPE_LITERAL) &&
+        a->sizes[i] == (int64_t)sizeof(void *) && v && v <= addr &&
+        addr - v < (1u << 30) &&
+        (by_value < 0 || v > (uintptr_t)a->base[by_value]))
+      by_value = i;
+  }
+  if (by_value < 0)
+    return false;
+  char name[128];
+  uintptr_t v = (uintptr_t)a->base[by_value];
+  maps_var_name(a, by_value, name, sizeof name);
+  report_error_set("0x%" PRIxPTR " is %" PRIuPTR " byte%s past 0x%" PRIxPTR
+                   ", the value of `%s` (argument %d, passed by value)",
+                   addr, addr - v, addr - v == 1 ? "" : "s", v,
+                   name[0] ? name : "unknown", by_value);
+  return true;
+}
+
 /* Explain a kernel fault in host terms: which host object the address lies
  * in, and whether it is mapped (the plugin only knows device addresses). */
 static void launch_explain_fault(struct device *dev,
@@ -236,7 +263,21 @@ static void launch_explain_fault(struct device *dev,
     pthread_mutex_unlock(&dev->map.lock);
     return;
   }
+  /* Memory of an entry removed earlier: simdevice keeps freed memory
+   * inaccessible for a while, so a kept device pointer faults here. */
+  const struct mapping_removed *r = mapping_find_removed(&dev->map, addr);
+  if (r) {
+    report_error_set("device 0x%" PRIxPTR " was the device copy of `%s` "
+                     "(host 0x%" PRIxPTR " [0:%" PRIuPTR "]), unmapped and "
+                     "freed by an earlier construct",
+                     addr, r->name[0] ? r->name : "unknown", r->hst_begin,
+                     r->tgt_end - r->tgt_begin);
+  }
   pthread_mutex_unlock(&dev->map.lock);
+  if (r) {
+    explain_by_value_pointer(req, addr);
+    return;
+  }
   /* Not mapped: is it inside one of this construct's host objects? */
   const struct map_args *a = &req->args;
   int32_t nearest = -1; /* zero-size argument with the closest begin below */
@@ -268,7 +309,9 @@ static void launch_explain_fault(struct device *dev,
                      "mapped)",
                      addr, addr - b, addr - b == 1 ? "" : "s", b,
                      maps_var_name(a, nearest, name, sizeof name), nearest);
+    return;
   }
+  explain_by_value_pointer(req, addr);
 }
 
 /* A lambda capture (clang 13-22): LITERAL|PTR_AND_OBJ|IMPLICIT|MEMBER_OF,

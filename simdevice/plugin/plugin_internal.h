@@ -93,6 +93,9 @@ struct device_allocator {
   size_t table_cap, table_used;
   uint64_t bytes_used;
   struct prot_queue pending;
+  /* freed blocks kept inaccessible, oldest first (allocator.c) */
+  struct alloc_block *quarantine_head, *quarantine_tail;
+  uint64_t quarantine_bytes;
 };
 HIDDEN int allocator_init(struct device_allocator *a, uint64_t base,
                           uint64_t capacity, int guard);
