@@ -421,15 +421,17 @@ static int32_t global_copy(int32_t id, uint64_t addr, void *host, int64_t size,
  * -1. That range is inaccessible in the host: a "host" address there is a
  * device address (has_device_addr of device memory mapped as a host object
  * by clang 16, a freed use_device_ptr result, ...), and copying it on the
- * host would kill the host process. Reads dev_base/capacity of devices
+ * host would kill the host process; host and shared blocks (mapped in the
+ * host too) are host memory. Reads dev_base/capacity of devices
  * initialised before (set once, before `initialized`). */
 static int host_range_device(const void *host, int64_t size) {
   uint64_t a = (uint64_t)(uintptr_t)host;
   for (int i = 0; i < device_count() && i < PLUGIN_MAX_DEVICES; i++) {
-    const struct sim_device *d = &devices[i];
+    struct sim_device *d = &devices[i];
     if (!atomic_load(&d->initialized) || d->capacity == 0)
       continue;
-    if (a < d->dev_base + d->capacity && a + (uint64_t)size > d->dev_base)
+    if (a < d->dev_base + d->capacity && a + (uint64_t)size > d->dev_base &&
+        !shared_contains(d, a, (uint64_t)size)) /* host memory as well */
       return i;
   }
   return -1;

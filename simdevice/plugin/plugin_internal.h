@@ -273,6 +273,10 @@ HIDDEN void *shared_alloc(struct sim_device *dev, int64_t size,
                           const char *kind);
 HIDDEN int shared_free(struct sim_device *dev, uint64_t addr);
 HIDDEN void shared_forget(struct sim_device *dev);
+/* Whether [addr, addr+size) lies inside one host/shared block of dev (host
+ * memory too, at the same address). */
+HIDDEN int shared_contains(struct sim_device *dev, uint64_t addr,
+                           uint64_t size);
 
 /* --------------------------------------------------------------- output.c
  * Any thread, no lock needed: the program's stdout goes first, before device

@@ -175,6 +175,15 @@ static void test_host_address_in_device_memory_is_refused(void **state) {
   assert_non_null(strstr(last_error(0).message, want));
   assert_int_equal(__tgt_rtl_data_retrieve(0, d, e, 8), OFFLOAD_FAIL);
   assert_non_null(strstr(last_error(0).message, "which the host cannot write"));
+  /* Shared memory lies in the device range too, but is host memory. */
+  long *sh = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_SHARED);
+  assert_non_null(sh);
+  sh[0] = 77;
+  assert_int_equal(__tgt_rtl_data_submit(0, e, sh, 8), OFFLOAD_SUCCESS);
+  sh[0] = 0;
+  assert_int_equal(__tgt_rtl_data_retrieve(0, sh, e, 8), OFFLOAD_SUCCESS);
+  assert_int_equal(sh[0], 77);
+  assert_int_equal(__tgt_rtl_data_delete(0, sh), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(0, e), OFFLOAD_SUCCESS);
 }
