@@ -10,8 +10,10 @@
  * _shared) is the plugin's business: the kind goes to its data_alloc, which
  * allocates it or says why it cannot.
  *
- * Host and shared memory that a plugin gave is remembered (device, range)
- * so that omp_target_is_accessible can say the device reaches it.
+ * Every block handed out is remembered (device, range, kind): host and
+ * shared memory so that omp_target_is_accessible can say the device reaches
+ * it, device memory so that a mapping can recognise a device address passed
+ * where a host address belongs (api_device_block).
  *
  * Thread safety: the default device lives in device.c under its own lock;
  * mapping-table work takes dev->map.lock; `accessible_lock` guards the list
@@ -76,22 +78,26 @@ static const char *alloc_kind_name(int32_t kind) {
   }
 }
 
-/* Host and shared memory handed out, which its device can access. */
+/* Memory handed out: host and shared memory, which its device can access,
+ * or device memory (`device_memory`). */
 struct accessible_block {
   struct accessible_block *next;
   uintptr_t begin, end;
   int device_num;
+  bool device_memory;
 };
 static pthread_mutex_t accessible_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct accessible_block *accessible_blocks;
 
-static void accessible_add(void *p, size_t size, int device_num) {
+static void accessible_add(void *p, size_t size, int device_num,
+                           bool device_memory) {
   struct accessible_block *b = malloc(sizeof *b);
   if (!b)
     return; /* only omp_target_is_accessible's answer is lost */
   b->begin = (uintptr_t)p;
   b->end = (uintptr_t)p + size;
   b->device_num = device_num;
+  b->device_memory = device_memory;
   pthread_mutex_lock(&accessible_lock);
   b->next = accessible_blocks;
   accessible_blocks = b;
@@ -127,8 +133,9 @@ static void *api_alloc(const char *routine, size_t size, int device_num,
     return NULL;
   }
   void *p = device_alloc(dev, (int64_t)size, NULL, kind);
-  if (p && (kind == TARGET_ALLOC_HOST || kind == TARGET_ALLOC_SHARED))
-    accessible_add(p, size, device_num);
+  if (p)
+    accessible_add(p, size, device_num,
+                   kind != TARGET_ALLOC_HOST && kind != TARGET_ALLOC_SHARED);
   if (!p) {
     report_error("%s(%zu bytes, device %d): plugin %s gives no %s memory: "
                  "%s",
@@ -195,7 +202,25 @@ EXPORT int omp_target_is_accessible(const void *ptr, size_t size,
   int found = 0;
   pthread_mutex_lock(&accessible_lock);
   for (struct accessible_block *b = accessible_blocks; b && !found; b = b->next)
-    found = b->device_num == device_num && begin >= b->begin && end <= b->end;
+    found = !b->device_memory && b->device_num == device_num &&
+            begin >= b->begin && end <= b->end;
+  pthread_mutex_unlock(&accessible_lock);
+  return found;
+}
+
+bool api_device_block(int device_num, uintptr_t addr, uintptr_t *begin,
+                      uintptr_t *end) {
+  bool found = false;
+  pthread_mutex_lock(&accessible_lock);
+  for (struct accessible_block *b = accessible_blocks; b && !found;
+       b = b->next) {
+    found = b->device_memory && b->device_num == device_num &&
+            addr >= b->begin && addr < b->end;
+    if (found) {
+      *begin = b->begin;
+      *end = b->end;
+    }
+  }
   pthread_mutex_unlock(&accessible_lock);
   return found;
 }

@@ -208,6 +208,33 @@ static bool explain_device_fault(struct device *dev,
   return true;
 }
 
+/* A device pointer passed by value (is_device_ptr, firstprivate): name it
+ * when addr lies shortly past its value (a kept use_device_ptr result whose
+ * data was unmapped since). Returns whether one was named. */
+static bool explain_by_value_pointer(const struct launch_request *req,
+                                     uintptr_t addr) {
+  const struct map_args *a = &req->args;
+  int32_t by_value = -1; /* the closest value below addr */
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t v = (uintptr_t)a->base[i];
+    if ((a->types[i] & OMP_TGT_MAPTYPE_LITERAL) &&
+        a->sizes[i] == (int64_t)sizeof(void *) && v && v <= addr &&
+        addr - v < (1u << 30) &&
+        (by_value < 0 || v > (uintptr_t)a->base[by_value]))
+      by_value = i;
+  }
+  if (by_value < 0)
+    return false;
+  char name[128];
+  uintptr_t v = (uintptr_t)a->base[by_value];
+  maps_var_name(a, by_value, name, sizeof name);
+  report_error_set("0x%" PRIxPTR " is %" PRIuPTR " byte%s past 0x%" PRIxPTR
+                   ", the value of `%s` (argument %d, passed by value)",
+                   addr, addr - v, addr - v == 1 ? "" : "s", v,
+                   name[0] ? name : "unknown", by_value);
+  return true;
+}
+
 /* Explain a kernel fault in host terms: which host object the address lies
  * in, and whether it is mapped (the plugin only knows device addresses). */
 static void launch_explain_fault(struct device *dev,
@@ -239,9 +266,24 @@ static void launch_explain_fault(struct device *dev,
     pthread_mutex_unlock(&dev->map.lock);
     return;
   }
+  /* Memory of an entry removed earlier: simdevice keeps freed memory
+   * inaccessible for a while, so a kept device pointer faults here. */
+  const struct mapping_removed *r = mapping_find_removed(&dev->map, addr);
+  if (r) {
+    report_error_set("device 0x%" PRIxPTR " was the device copy of `%s` "
+                     "(host 0x%" PRIxPTR " [0:%" PRIuPTR "]), unmapped and "
+                     "freed by an earlier construct",
+                     addr, r->name[0] ? r->name : "unknown", r->hst_begin,
+                     r->tgt_end - r->tgt_begin);
+  }
   pthread_mutex_unlock(&dev->map.lock);
+  if (r) {
+    explain_by_value_pointer(req, addr);
+    return;
+  }
   /* Not mapped: is it inside one of this construct's host objects? */
   const struct map_args *a = &req->args;
+  int32_t nearest = -1; /* zero-size argument with the closest begin below */
   for (int32_t i = 0; i < a->num; i++) {
     uintptr_t b = (uintptr_t)a->begin[i];
     uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
@@ -254,7 +296,25 @@ static void launch_explain_fault(struct device *dev,
                        addr, i, maps_var_name(a, i, name, sizeof name), b, s);
       return;
     }
+    if (s == 0 && b && b < addr &&
+        (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
+      nearest = i;
   }
+  /* A pointer used in the region without a map of its data is passed as a
+   * zero-size argument holding its host value: an address past that value
+   * is the pointer's data, read on the device where it is not mapped. */
+  if (nearest >= 0) {
+    char name[128];
+    uintptr_t b = (uintptr_t)a->begin[nearest];
+    report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
+                     "past the host value 0x%" PRIxPTR " of pointer `%s` "
+                     "(argument %d, zero-size: the data it points to is not "
+                     "mapped)",
+                     addr, addr - b, addr - b == 1 ? "" : "s", b,
+                     maps_var_name(a, nearest, name, sizeof name), nearest);
+    return;
+  }
+  explain_by_value_pointer(req, addr);
 }
 
 /* A lambda capture (clang 13-22): LITERAL|PTR_AND_OBJ|IMPLICIT|MEMBER_OF,
@@ -276,7 +336,24 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
                               int32_t i, int32_t parent, void *parent_value,
                               struct async_record *rec) {
   void *value = NULL;
-  if (maps_kernel_arg(dev, a->begin[i], a->begin[i], a->sizes[i],
+  void *captured = a->begin[i];
+  int64_t size = a->sizes[i];
+  if (captured == a->base[i]) {
+    /* `this` captured (clang 13-22): the entry points at the closure's
+     * field itself, which holds the object pointer; OpenMP 5.0 2.19.7.1
+     * gives the kernel the mapped object (LLVM 13-19 leave the host value) */
+    memcpy(&captured, a->base[i], sizeof captured);
+    size = 1;
+    if (maps_kernel_arg(dev, captured, captured, size, 0, &value) != 0) {
+      char closure[128];
+      report_error_set("the lambda or closure `%s` (argument %d) captures "
+                       "`this` (host %p, argument %d), which is not mapped: "
+                       "map it, e.g. map(tofrom: this[0:1])",
+                       maps_var_name(a, parent, closure, sizeof closure),
+                       parent, captured, i);
+      return -1;
+    }
+  } else if (maps_kernel_arg(dev, a->begin[i], a->begin[i], a->sizes[i],
                       a->types[i] & ~OMP_TGT_MAPTYPE_PTR_AND_OBJ, &value) != 0) {
     /* clang gives a capture no name: name the closure it belongs to */
     char closure[128];
@@ -287,13 +364,13 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
                      i);
     return -1;
   }
-  if (value == a->begin[i])
+  if (value == captured)
     return 0;
   char *field = (char *)parent_value + ((char *)a->base[i] -
                                         (char *)a->base[parent]);
   report_debug("lambda capture %d: device 0x%p (in the closure of argument "
                "%d) = %p (host %p)",
-               i, (void *)field, parent, value, a->begin[i]);
+               i, (void *)field, parent, value, captured);
   if (!rec)
     return device_submit_pointer(dev, field, &value, a->base[i], NULL);
   void **held = malloc(sizeof *held); /* read when the queue runs */

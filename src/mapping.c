@@ -30,6 +30,8 @@ void mapping_table_init(struct mapping_table *t) {
   t->nbuckets = 0;
   t->tgt_lo = UINTPTR_MAX; /* no device range yet */
   t->tgt_hi = 0;
+  memset(t->removed, 0, sizeof t->removed);
+  t->removed_next = 0;
 }
 
 /* ---------------------------------------------------------------- hash */
@@ -378,6 +380,12 @@ bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
     return false; /* not ours: leave it alone rather than free a stranger */
   hash_remove(t, e);
   t->count--;
+  struct mapping_removed *r =
+      &t->removed[t->removed_next++ % MAPPING_REMOVED_KEPT];
+  r->hst_begin = e->hst_begin;
+  r->tgt_begin = e->tgt_begin;
+  r->tgt_end = e->tgt_begin + (e->hst_end - e->hst_begin);
+  memcpy(r->name, e->name, sizeof r->name);
   if (e->pins > 0) {
     e->unlinked = true;
     e->left = e->right = e->hash_next = NULL;
@@ -386,6 +394,18 @@ bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   free_shadows(e);
   free(e);
   return true;
+}
+
+const struct mapping_removed *mapping_find_removed(struct mapping_table *t,
+                                                   uintptr_t addr) {
+  LOCK_ASSERT_HELD(&t->lock);
+  for (unsigned k = 1; k <= MAPPING_REMOVED_KEPT; k++) {
+    const struct mapping_removed *r =
+        &t->removed[(t->removed_next - k) % MAPPING_REMOVED_KEPT];
+    if (r->tgt_end > r->tgt_begin && addr >= r->tgt_begin && addr < r->tgt_end)
+      return r;
+  }
+  return NULL;
 }
 
 void mapping_pin(struct mapping_table *t, struct mapping_entry *e) {

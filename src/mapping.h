@@ -69,6 +69,8 @@ struct mapping_entry {
   int height;
 };
 
+#define MAPPING_REMOVED_KEPT 16
+
 struct mapping_table {
   pthread_mutex_t lock;
   struct mapping_entry *root;
@@ -80,6 +82,13 @@ struct mapping_table {
   /* Every device range ever inserted lies in [tgt_lo, tgt_hi): lets
    * mapping_find_device answer "not a device address" without a scan. */
   uintptr_t tgt_lo, tgt_hi;
+  /* The last MAPPING_REMOVED_KEPT entries removed, by device range, so that
+   * a kernel fault in memory unmapped earlier names what was there. */
+  struct mapping_removed {
+    uintptr_t hst_begin, tgt_begin, tgt_end;
+    char name[96];
+  } removed[MAPPING_REMOVED_KEPT];
+  unsigned removed_next;
 };
 
 enum mapping_overlap {
@@ -89,6 +98,9 @@ enum mapping_overlap {
 };
 
 HIDDEN void mapping_table_init(struct mapping_table *t);
+/* The most recent removed entry whose device range held addr, or NULL. */
+HIDDEN const struct mapping_removed *
+mapping_find_removed(struct mapping_table *t, uintptr_t addr);
 /* Frees the entries (not device memory). */
 HIDDEN void mapping_table_destroy(struct mapping_table *t);
 /* Find the entry overlapping [begin, begin+size) (size 0: containing begin,

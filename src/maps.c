@@ -31,6 +31,7 @@
  * sees an entry whose copy back has not landed.
  */
 #include "maps.h"
+#include "api.h"
 #include "array.h"
 #include "async.h"
 #include "lock_check.h"
@@ -548,14 +549,28 @@ out_free_device:
 }
 
 /* clang 13-16 map a variable used inside a use_device_addr region with its
- * device address as the host address. Copying from it on the host would
- * read device memory: an address inside a device copy is used as is,
- * nothing is mapped or copied (the region already works on that copy). */
+ * device address as the host address, and clang 16 maps a has_device_addr
+ * item (TO|TARGET_PARAM, 8 bytes) at its device address. Copying from it on
+ * the host would read device memory: an address inside a device copy or an
+ * omp_target_alloc block is used as is, nothing is mapped or copied (the
+ * region already works on that memory). */
 static bool device_resident(struct device *dev, const struct map_item *it) {
   struct mapping_entry *d = mapping_find_device(&dev->map, (uintptr_t)it->begin);
+  char name[96];
+  uintptr_t blk_begin, blk_end;
+  if (!d && api_device_block(dev->id, (uintptr_t)it->begin, &blk_begin,
+                             &blk_end)) {
+    report_info(INFO_EMPTY_MAPPING,
+                "map of %s: 0x%" PRIxPTR " is a device address inside the "
+                "omp_target_alloc block 0x%" PRIxPTR " [0:%" PRIuPTR "] of "
+                "device %d (as has_device_addr passes it): used as is, "
+                "nothing mapped",
+                item_name(it, name, sizeof name), (uintptr_t)it->begin,
+                blk_begin, blk_end - blk_begin, dev->id);
+    return true;
+  }
   if (!d)
     return false;
-  char name[96];
   report_info(INFO_EMPTY_MAPPING,
               "map of %s: 0x%" PRIxPTR " is a device address inside the "
               "device copy of %s (host 0x%" PRIxPTR " [0:%" PRIuPTR "]), as "
@@ -984,33 +999,129 @@ static int update_range(struct maps_construct *c, const struct map_item *it,
   return 0;
 }
 
+/* Walk the non-contiguous descriptor: dimension `dim` selects
+ * dims[dim].count slices, the first at dims[dim].offset units (units[dim]
+ * bytes each), one every dims[dim].stride bytes. */
 static int update_non_contig(struct maps_construct *c,
                              const struct map_item *it,
-                             const struct non_contig_dim *dims, int32_t ndims,
-                             int32_t dim, uintptr_t offset, int64_t run) {
+                             const struct non_contig_dim *dims,
+                             const int64_t *units, int32_t ndims, int32_t dim,
+                             uintptr_t offset, int64_t run) {
   if (dim == ndims - 1) {
     /* The innermost dimension is one contiguous run. */
     uintptr_t at = offset + (uintptr_t)(dims[dim].offset * dims[dim].stride);
     return update_range(c, it, (uintptr_t)it->base + at, run);
   }
-  /* OpenMP: c[1:3:2] is c[1], c[3], c[5]. LLVM's runtime multiplies the
-   * lower bound by the byte stride, which includes the section's stride
-   * (c[2], c[4], c[6]). The innermost dimension's unit is the element size
-   * (the last descriptor's stride), so its lower bound is placed exactly.
-   * An outer dimension's unit (the size of one inner slice) is not in the
-   * descriptor: there the stride is used, exact for a section stride of 1
-   * (README, "Differences from LLVM's runtime"). */
-  int64_t unit = dim == ndims - 2 ? dims[ndims - 1].stride : dims[dim].stride;
+  int64_t unit = units[dim];
   uintptr_t first = offset + (uintptr_t)(dims[dim].offset * unit);
   if (dim == ndims - 2 && dims[dim].stride == unit && run == unit)
     return update_range(c, it, (uintptr_t)it->base + first,
                         dims[dim].count * unit); /* contiguous: one copy */
   for (int64_t i = 0; i < dims[dim].count; i++) {
     uintptr_t at = first + (uintptr_t)(i * dims[dim].stride);
-    if (update_non_contig(c, it, dims, ndims, dim + 1, at, run) != 0)
+    if (update_non_contig(c, it, dims, units, ndims, dim + 1, at, run) != 0)
       return -1;
   }
   return 0;
+}
+
+/* The section strides written in a map name ("m[1:2:2][2:2:3]", clang
+ * passes names with -g): for each of the `n` trailing [lower:length:stride]
+ * groups, the stride when it is a decimal literal, 1 when none is written,
+ * 0 when unknown (an expression). Returns false when the name does not end
+ * in exactly n groups. */
+static bool name_section_strides(const char *name, int32_t n,
+                                 int64_t *strides) {
+  size_t len = strlen(name);
+  int32_t group = n;
+  while (group > 0 && len > 0 && name[len - 1] == ']') {
+    size_t close = len - 1, open = close;
+    int depth = 0, colons = 0;
+    const char *third = NULL;
+    while (open > 0) {
+      char ch = name[--open];
+      if (ch == ']' || ch == ')')
+        depth++;
+      else if ((ch == '[' || ch == '(') && depth > 0)
+        depth--;
+      else if (ch == '[')
+        break;
+      else if (ch == ':' && depth == 0 && ++colons == 1)
+        third = name + open + 1; /* after the last colon: the stride if 2 */
+    }
+    if (name[open] != '[')
+      return false;
+    int64_t stride = 1;
+    if (colons == 2) {
+      char *end;
+      long long v = strtoll(third, &end, 10);
+      stride = (end == name + close && end != third && v > 0) ? v : 0;
+    }
+    strides[--group] = stride;
+    len = open;
+  }
+  return group == 0 && (len == 0 || name[len - 1] != ']');
+}
+
+/*
+ * The byte size of one index step of each dimension (units[d]), which the
+ * descriptor does not carry: clang gives each dimension's lower bound in
+ * elements and its stride in bytes (section stride x unit), and LLVM's
+ * runtime multiplies the lower bound by that stride, so c[1:3:2] copies
+ * c[2], c[4], c[6] where OpenMP says c[1], c[3], c[5]. The two innermost
+ * units are exact (the element size, the last descriptor's stride). An outer
+ * unit is stride / s for a section stride s that the map name gives (with
+ * -g); else s is unknown and the candidates are
+ * those that are a multiple of the next unit, hold the next dimension's
+ * selection, keep the whole section inside the mapped object holding the
+ * base and, when that object begins at the base (the array itself is
+ * mapped), divide its size. One candidate: it is used; none or several:
+ * s = 1, LLVM's reading (README, "Differences from LLVM's runtime").
+ */
+static void non_contig_units(struct maps_construct *c,
+                             const struct map_item *it,
+                             const struct non_contig_dim *dims, int32_t ndims,
+                             int64_t *units) {
+  units[ndims - 1] = dims[ndims - 1].stride;
+  if (ndims >= 2)
+    units[ndims - 2] = dims[ndims - 1].stride;
+  struct mapping_entry *e = mapping_find(&c->dev->map, (uintptr_t)it->base);
+  char name[256];
+  int64_t written[NON_CONTIG_MAX_DIMS];
+  name_from_raw(it->name, name, sizeof name);
+  bool named = ndims >= 2 && name_section_strides(name, ndims - 1, written);
+  for (int32_t d = ndims - 3; d >= 0; d--) {
+    if (named && written[d] > 0 && dims[d].stride % written[d] == 0) {
+      units[d] = dims[d].stride / written[d]; /* the name says s */
+      continue;
+    }
+    int64_t inner = units[d + 1], stride = dims[d].stride, found = 0;
+    int candidates = 0;
+    /* the next dimension's selection, in bytes from its row's start */
+    int64_t need = dims[d + 1].offset * inner +
+                   (dims[d + 1].count - 1) * dims[d + 1].stride + inner;
+    for (int64_t s = 1; inner > 0 && s <= stride / inner; s++) {
+      if (stride % s || (stride / s) % inner || stride / s < need)
+        continue;
+      int64_t unit = stride / s;
+      if (e) {
+        uint64_t room = e->hst_end - (uintptr_t)it->base;
+        uint64_t last = (uint64_t)(dims[d].offset * unit) +
+                        (uint64_t)((dims[d].count - 1) * stride) +
+                        (uint64_t)unit;
+        if (last > room ||
+            (e->hst_begin == (uintptr_t)it->base && room % (uint64_t)unit))
+          continue;
+      }
+      found = unit;
+      candidates++;
+    }
+    units[d] = candidates == 1 ? found : stride;
+    report_debug("%s: map entry %d: non-contiguous dimension %d: unit %" PRId64
+                 " bytes (%d candidate%s)",
+                 c->what, it->index, d, units[d], candidates,
+                 candidates == 1 ? "" : "s");
+  }
 }
 
 static int update_one(struct maps_construct *c, const struct map_item *it) {
@@ -1048,7 +1159,9 @@ static int update_one(struct maps_construct *c, const struct map_item *it) {
       return 0; /* an empty section transfers nothing */
   }
   int64_t run = dims[ndims - 1].count * dims[ndims - 1].stride;
-  return update_non_contig(c, it, dims, (int32_t)ndims, 0, 0, run);
+  int64_t units[NON_CONTIG_MAX_DIMS];
+  non_contig_units(c, it, dims, (int32_t)ndims, units);
+  return update_non_contig(c, it, dims, units, (int32_t)ndims, 0, 0, run);
 }
 
 /* ---------------------------------------------- construct machinery */
@@ -1368,7 +1481,7 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
                     int64_t type, void **value) {
   int rc = 0;
   struct mapping_entry *e = NULL;
-  uintptr_t hb = (uintptr_t)begin;
+  uintptr_t hb = (uintptr_t)begin, blk_begin, blk_end;
   /* PTR_AND_OBJ|TARGET_PARAM (clang 13-19: a global pointer, or a pointer
    * listed with its section): base is where the host pointer lives, and the
    * kernel gets the device version of its value, as in LLVM. */
@@ -1388,7 +1501,9 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
   bool usable = ov != MAPPING_ABSENT;
   if (usable) {
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
-  } else if (ov == MAPPING_ABSENT && mapping_find_device(&dev->map, hb)) {
+  } else if (ov == MAPPING_ABSENT &&
+             (mapping_find_device(&dev->map, hb) ||
+              api_device_block(dev->id, hb, &blk_begin, &blk_end))) {
     *value = base; /* a device address already (device_resident) */
   } else if (size == 0) {
     *value = base;

@@ -8,7 +8,11 @@
  * with the address neighbours in O(1) and finds the block by its user offset
  * in a hash table. With guard pages the granule is a page, each block carries
  * one extra inaccessible page after its data, and the data ends right before
- * it (8-byte end alignment).
+ * it (8-byte end alignment). With guard pages a freed block stays
+ * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BYTES at
+ * most, emptied before memory runs out) instead of being handed out again at
+ * once: a kernel that reads memory freed by `target exit data` through a kept
+ * device pointer faults instead of reading a newer allocation.
  *
  * Locking: `lock` guards every field, including the queue of protection
  * changes that the channel drains.
@@ -23,6 +27,7 @@
 struct alloc_block {
   uint64_t start, units;           /* in granules */
   int is_free;
+  int quarantined; /* freed, kept inaccessible: neither free nor used */
   struct alloc_block *prev, *next; /* address order */
   struct alloc_block *bin_prev, *bin_next;
   uint64_t user_offset, user_size; /* what the caller got (used blocks) */
@@ -110,6 +115,9 @@ static struct alloc_block *table_take(struct device_allocator *a, uint64_t key) 
   return found;
 }
 
+static struct alloc_block *coalesce(struct device_allocator *a,
+                                    struct alloc_block *b);
+
 /* ---- protection queue ---- */
 static int queue_protection(struct device_allocator *a, uint64_t offset,
                             uint64_t length, uint32_t access) {
@@ -133,6 +141,9 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
       .offset = offset, .length = length, .access = access};
   return 0;
 }
+
+/* The most freed bytes kept inaccessible before the oldest is reused. */
+#define QUARANTINE_MAX_BYTES (64ull << 20)
 
 /* Bytes of the accessible part of a used block (all but its guard page). */
 static uint64_t data_bytes(const struct device_allocator *a,
@@ -180,6 +191,36 @@ void allocator_destroy(struct device_allocator *a) {
   free(a->pending.items);
   pthread_mutex_destroy(&a->lock);
   memset(a, 0, sizeof *a);
+}
+
+/* Hands the oldest quarantined block back to the free bins. */
+static void quarantine_release_oldest(struct device_allocator *a) {
+  struct alloc_block *b = a->quarantine_head;
+  a->quarantine_head = b->bin_next;
+  if (a->quarantine_head == NULL)
+    a->quarantine_tail = NULL;
+  b->bin_next = NULL;
+  a->quarantine_bytes -= b->units * a->unit;
+  b->quarantined = 0;
+  b->is_free = 1;
+  b->user_size = 0;
+  b = coalesce(a, b);
+  bin_insert(a, b);
+}
+
+static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
+  b->quarantined = 1;
+  b->bin_prev = b->bin_next = NULL; /* the quarantine links through bin_next */
+  if (a->quarantine_tail != NULL)
+    a->quarantine_tail->bin_next = b;
+  else
+    a->quarantine_head = b;
+  a->quarantine_tail = b;
+  a->quarantine_bytes += b->units * a->unit;
+  uint64_t max = a->capacity / 4 < QUARANTINE_MAX_BYTES ? a->capacity / 4
+                                                         : QUARANTINE_MAX_BYTES;
+  while (a->quarantine_bytes > max)
+    quarantine_release_oldest(a);
 }
 
 static struct alloc_block *find_fit(struct device_allocator *a, uint64_t need) {
@@ -230,6 +271,11 @@ int allocator_alloc(struct device_allocator *a, uint64_t size,
   uint64_t need = (payload + a->unit - 1) / a->unit + (a->guard ? 1 : 0);
   pthread_mutex_lock(&a->lock);
   struct alloc_block *b = find_fit(a, need), *rest = NULL;
+  if (b == NULL && a->quarantine_head != NULL) {
+    while (a->quarantine_head != NULL) /* memory before use-after-free checks */
+      quarantine_release_oldest(a);
+    b = find_fit(a, need);
+  }
   if (b == NULL) {
     uint64_t used = a->bytes_used;
     pthread_mutex_unlock(&a->lock);
@@ -307,6 +353,11 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
     return -1;
   }
   a->bytes_used -= b->units * a->unit;
+  if (a->guard) {
+    quarantine_add(a, b);
+    pthread_mutex_unlock(&a->lock);
+    return 0;
+  }
   b->is_free = 1;
   b->user_size = 0;
   b = coalesce(a, b);
@@ -333,7 +384,7 @@ int allocator_requeue_live(struct device_allocator *a) {
   a->pending.count = 0;
   if (a->guard)
     for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
-      if (!b->is_free)
+      if (!b->is_free && !b->quarantined)
         rc = queue_protection(a, b->start * a->unit, data_bytes(a, b), 1);
   pthread_mutex_unlock(&a->lock);
   if (rc != 0)
@@ -348,7 +399,12 @@ void allocator_describe(struct device_allocator *a, uint64_t offset,
   struct alloc_block *b = a->first;
   while (b != NULL && (b->start + b->units) * a->unit <= offset)
     b = b->next;
-  if (b == NULL || b->is_free) {
+  if (b != NULL && b->quarantined) {
+    snprintf(buf, len, "freed device memory (the %llu-byte device allocation "
+                       "at 0x%llx, freed and not reused yet)",
+             (unsigned long long)b->user_size,
+             (unsigned long long)(a->base + b->user_offset));
+  } else if (b == NULL || b->is_free) {
     snprintf(buf, len, "device memory that is not allocated: freed, or "
                        "never allocated");
   } else {
@@ -390,7 +446,8 @@ int allocator_find_live(struct device_allocator *a, uint64_t offset,
     while (b != NULL && (b->start + b->units) * a->unit <= offset)
       b = b->next;
   }
-  int live = b != NULL && !b->is_free && offset >= b->user_offset &&
+  int live = b != NULL && !b->is_free && !b->quarantined &&
+             offset >= b->user_offset &&
              offset - b->user_offset < b->user_size;
   if (live) {
     *begin_out = b->user_offset;

@@ -417,6 +417,26 @@ static int32_t global_copy(int32_t id, uint64_t addr, void *host, int64_t size,
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
+/* The device whose reserved memory range holds host [host, host+size), or
+ * -1. That range is inaccessible in the host: a "host" address there is a
+ * device address (has_device_addr of device memory mapped as a host object
+ * by clang 16, a freed use_device_ptr result, ...), and copying it on the
+ * host would kill the host process; host and shared blocks (mapped in the
+ * host too) are host memory. Reads dev_base/capacity of devices
+ * initialised before (set once, before `initialized`). */
+static int host_range_device(const void *host, int64_t size) {
+  uint64_t a = (uint64_t)(uintptr_t)host;
+  for (int i = 0; i < device_count() && i < PLUGIN_MAX_DEVICES; i++) {
+    struct sim_device *d = &devices[i];
+    if (!atomic_load(&d->initialized) || d->capacity == 0)
+      continue;
+    if (a < d->dev_base + d->capacity && a + (uint64_t)size > d->dev_base &&
+        !shared_contains(d, a, (uint64_t)size)) /* host memory as well */
+      return i;
+  }
+  return -1;
+}
+
 static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
                         int to_device) {
   const char *what = to_device ? "data_submit" : "data_retrieve";
@@ -430,6 +450,14 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
   }
   if (size == 0)
     return OFFLOAD_SUCCESS;
+  int holder = host_range_device(host, size);
+  if (holder >= 0) {
+    plugin_error("simdevice: %s of %lld bytes: the host address %p is device "
+                 "memory of device %d, which the host cannot %s",
+                 what, (long long)size, host, holder,
+                 to_device ? "read" : "write");
+    return OFFLOAD_FAIL;
+  }
   if (in_device_memory(dev, tgt, (uint64_t)size)) {
     if (check_allocation(dev, what, tgt, (uint64_t)size) != 0)
       return OFFLOAD_FAIL;

@@ -93,6 +93,9 @@ struct device_allocator {
   size_t table_cap, table_used;
   uint64_t bytes_used;
   struct prot_queue pending;
+  /* freed blocks kept inaccessible, oldest first (allocator.c) */
+  struct alloc_block *quarantine_head, *quarantine_tail;
+  uint64_t quarantine_bytes;
 };
 HIDDEN int allocator_init(struct device_allocator *a, uint64_t base,
                           uint64_t capacity, int guard);
@@ -270,6 +273,10 @@ HIDDEN void *shared_alloc(struct sim_device *dev, int64_t size,
                           const char *kind);
 HIDDEN int shared_free(struct sim_device *dev, uint64_t addr);
 HIDDEN void shared_forget(struct sim_device *dev);
+/* Whether [addr, addr+size) lies inside one host/shared block of dev (host
+ * memory too, at the same address). */
+HIDDEN int shared_contains(struct sim_device *dev, uint64_t addr,
+                           uint64_t size);
 
 /* --------------------------------------------------------------- output.c
  * Any thread, no lock needed: the program's stdout goes first, before device

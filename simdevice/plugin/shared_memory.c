@@ -87,6 +87,17 @@ int shared_free(struct sim_device *dev, uint64_t addr) {
   return rc == 0 ? 1 : -1;
 }
 
+int shared_contains(struct sim_device *dev, uint64_t addr, uint64_t size) {
+  int found = 0;
+  pthread_mutex_lock(&shared_lock);
+  for (struct shared_block *s = dev->shared_blocks; s != NULL && !found;
+       s = s->next)
+    found = addr >= s->addr && addr - s->addr <= s->len &&
+            size <= s->len - (addr - s->addr);
+  pthread_mutex_unlock(&shared_lock);
+  return found;
+}
+
 void shared_forget(struct sim_device *dev) {
   pthread_mutex_lock(&shared_lock);
   struct shared_block *s = dev->shared_blocks;

@@ -144,8 +144,48 @@ static void test_freed_memory_faults(void **state) {
   uint64_t arg = (uint64_t)d;
   assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  /* A new allocation does not reuse the freed block at once (quarantine):
+   * a kernel reading through a kept pointer faults instead of reading it. */
+  double *other = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(other);
+  assert_true(other != d);
   assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
-  assert_non_null(strstr(last_error(0).message, "not allocated"));
+  char want[128];
+  snprintf(want, sizeof want,
+           "freed device memory (the 64-byte device allocation at %p",
+           (void *)d);
+  assert_non_null(strstr(last_error(0).message, want));
+  assert_int_equal(__tgt_rtl_data_delete(0, other), OFFLOAD_SUCCESS);
+}
+
+/* A host address that lies in device memory (a device pointer passed as a
+ * host one) is refused by the copy, never read or written on the host. */
+static void test_host_address_in_device_memory_is_refused(void **state) {
+  (void)state;
+  long *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  long *e = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  assert_non_null(e);
+  assert_int_equal(__tgt_rtl_data_submit(0, e, d, 8), OFFLOAD_FAIL);
+  char want[160];
+  snprintf(want, sizeof want,
+           "data_submit of 8 bytes: the host address %p is device memory of "
+           "device 0, which the host cannot read",
+           (void *)d);
+  assert_non_null(strstr(last_error(0).message, want));
+  assert_int_equal(__tgt_rtl_data_retrieve(0, d, e, 8), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "which the host cannot write"));
+  /* Shared memory lies in the device range too, but is host memory. */
+  long *sh = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_SHARED);
+  assert_non_null(sh);
+  sh[0] = 77;
+  assert_int_equal(__tgt_rtl_data_submit(0, e, sh, 8), OFFLOAD_SUCCESS);
+  sh[0] = 0;
+  assert_int_equal(__tgt_rtl_data_retrieve(0, sh, e, 8), OFFLOAD_SUCCESS);
+  assert_int_equal(sh[0], 77);
+  assert_int_equal(__tgt_rtl_data_delete(0, sh), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, e), OFFLOAD_SUCCESS);
 }
 
 static void test_kernel_exit_is_reported(void **state) {
@@ -211,6 +251,7 @@ int main(void) {
       cmocka_unit_test(test_queue_fault_while_images_change),
       cmocka_unit_test(test_guard_page_catches_one_element_short),
       cmocka_unit_test(test_freed_memory_faults),
+      cmocka_unit_test(test_host_address_in_device_memory_is_refused),
       cmocka_unit_test(test_kernel_exit_is_reported),
       cmocka_unit_test(test_killed_idle_device_restarts),
       cmocka_unit_test(test_no_fd_leak_across_restarts),

@@ -2,7 +2,6 @@
 // OpenMP 5.0 2.19.7.1: the captured `this` refers to the mapped object.
 // LLVM 13-19 leave it untranslated and fail (README.md); the standard is
 // followed here.
-// xfail: 22: issue 13 item 3 (`this` captured by a lambda is not attached; LLVM 13-19 fail this program too)
 #include "check.h"
 
 class Grid {

@@ -3,8 +3,7 @@
  * simtarget-only
  * cflags: -g
  * expect-exit: 1
- * expect-stderr: dp|freed|not device memory
- * xfail: simdevice does not detect a kernel reading device memory freed by exit data (no guard on freed blocks): the read returns 0 */
+ * expect-stderr: was the device copy of `p\[0:n\]`.*unmapped and freed.*the value of `dp` */
 #include <stdlib.h>
 #include "check.h"
 

@@ -1,6 +1,5 @@
 /* update_strided_2d.c - a 2-D strided update: rows 1, 3 and columns 2, 5.
- * cflags: -fopenmp-version=50
- * xfail: 22: issue 13 item 12 (strided update, 2-D) */
+ * cflags: -fopenmp-version=50 */
 #include "check.h"
 
 int main(void) {
