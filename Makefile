@@ -15,6 +15,12 @@ KERNEL_WARN := $(WARN) -Wno-missing-prototypes
 CPPFLAGS += -Iinclude -Icommon -D_GNU_SOURCE
 PREFIX   ?= /usr/local
 B        := build
+# make CROSS=ppc64le: everything for ppc64le in build/cross-ppc64le/.
+ifeq ($(CROSS),ppc64le)
+include mk/cross-ppc64le.mk
+else ifneq ($(CROSS),)
+$(error CROSS=$(CROSS): the one cross target is ppc64le)
+endif
 
 # libomptarget answers to every SONAME clang binaries need (clang-abi.md 11.1).
 SONAMES  := libomptarget.so.15 libomptarget.so.16 libomptarget.so.19.1 libomptarget.so.22.1
