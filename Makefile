@@ -56,7 +56,7 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL)
 
-.PHONY: all check demo install clean testbins deps bench
+.PHONY: all check demo install clean testbins deps bench check-ppc64le
 all: $(ALL)
 
 # ---------------------------------------------------------------- CUDA plugin
@@ -173,6 +173,12 @@ check:
 	@tests/deps.sh
 	@$(MAKE) --no-print-directory all testbins
 	@tests/run_tests.sh
+
+# simtarget built for ppc64le (build/cross-ppc64le/) and tested under
+# qemu-ppc64le user mode on this machine (tests/ppc64le/check.sh).
+check-ppc64le:
+	@$(MAKE) --no-print-directory CROSS=ppc64le all testbins
+	@tests/ppc64le/check.sh
 
 # simdevice plugin drivers: call __tgt_rtl_* directly on images they build.
 SIMDEV_TEST_SRC := $(wildcard tests/simdevice/test_*.c)

@@ -20,7 +20,7 @@ CROSS="$ROOT/build/cross-ppc64le"
 KIT="$CROSS/kit"
 APT="$CROSS/apt"
 PKGS="libelf1 libelf-dev zlib1g libzstd1 libcmocka0 libcmocka-dev libjson-c5 libjson-c-dev
-      libomp5-14 libomp-14-dev"
+      libomp5-14 libomp-14-dev libomp5-19"
 
 [ -f "$KIT/.unpacked" ] && [ "$(cat "$KIT/.unpacked")" = "$PKGS" ] && exit 0
 command -v apt-get >/dev/null && command -v dpkg >/dev/null ||

@@ -1,0 +1,126 @@
+#!/bin/bash
+# tests/ppc64le/check.sh - `make check-ppc64le`: simtarget built for ppc64le
+# (make CROSS=ppc64le, build/cross-ppc64le/) tested on an x86-64 machine
+# under qemu-ppc64le user mode: the unit, ABI, simdevice and CUDA-plugin test
+# executables, then clang-compiled programs whose host and device code are
+# both ppc64le (tests/programs.sh with tests/ppc64le/toolchains.sh's flags),
+# then tests/ppc64le/device.sh (x86-64 host, ppc64le device) when it exists.
+#
+# Usage: tests/ppc64le/check.sh [--versions "14 19"] [--pagesize N]
+#   --versions  clangs for the programs (default "14 19")
+#   --pagesize  the guest page size qemu gives (QEMU_PAGESIZE; default 65536,
+#               as on most POWER machines; qemu's own default is 4096)
+# Ends with "N passed, N failed, N skipped"; exit 1 if any failed, 2 when it
+# cannot run at all (no qemu, no sysroot, tree not built).
+#
+# Without binfmt_misc (containers, CI) a ppc64le process cannot exec a
+# ppc64le program: the device server is started through a two-line script
+# that runs it under qemu (SIMDEVICE_SERVER). The guest's libraries: the
+# cross sysroot (QEMU_LD_PREFIX) and tests/ppc64le/kit.sh's kit.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B="$ROOT/build/cross-ppc64le"
+VERSIONS="14 19"
+PAGESIZE=65536
+while [ $# -gt 0 ]; do
+  case $1 in
+    --versions) VERSIONS=$2; shift ;;
+    --pagesize) PAGESIZE=$2; shift ;;
+    *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+SYSROOT=/usr/powerpc64le-linux-gnu
+command -v qemu-ppc64le >/dev/null || { echo "check-ppc64le: qemu-ppc64le is not installed (qemu-user)" >&2; exit 2; }
+[ -e "$SYSROOT/lib/ld64.so.2" ] || { echo "check-ppc64le: no ppc64le sysroot at $SYSROOT (libc6-dev-ppc64el-cross)" >&2; exit 2; }
+[ -x "$B/lib/simdevice/simdevice-server" ] || { echo "check-ppc64le: $B is not built (make CROSS=ppc64le all testbins)" >&2; exit 2; }
+
+KITLIBS="$B/kit/usr/lib/powerpc64le-linux-gnu:$B/kit/lib/powerpc64le-linux-gnu"
+# The x86-64 loader skips the ppc64le libraries on this path (wrong machine),
+# so host tools (sh, the compilers test setups run) are not disturbed.
+export QEMU_LD_PREFIX=$SYSROOT QEMU_PAGESIZE=$PAGESIZE LD_LIBRARY_PATH=$KITLIBS
+export QEMU_UNSET_ENV=LD_PRELOAD # a host LD_PRELOAD (stdbuf's) is x86-64
+SHIM="$B/tests/ppc64le/simdevice-server"
+mkdir -p "$(dirname "$SHIM")" "$B/test-logs"
+printf '#!/bin/sh\n# the ppc64le device server, under qemu (tests/ppc64le/check.sh)\nexec qemu-ppc64le %s "$@"\n' \
+  "$B/lib/simdevice/simdevice-server" >"$SHIM" && chmod 755 "$SHIM"
+export SIMDEVICE_SERVER=$SHIM
+export SIMDEVICE_TEST_CC=powerpc64le-linux-gnu-gcc # test kernels (simdev_test.h)
+
+passed=0 failed=0 skipped=0
+failures=()
+count() { # passed failed skipped name
+  passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3))
+  [ "$2" -eq 0 ] || failures+=("$4")
+}
+
+# One test executable under qemu; CMocka's summary lines give its counts.
+run_one() { # name path
+  local log="$B/test-logs/${1//\//_}.log" rc p f s
+  timeout 300 qemu-ppc64le "$2" >"$log" 2>&1
+  rc=$?
+  if grep -q '^\[==========\] .* test(s) run\.' "$log"; then
+    p=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+    f=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+    s=$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) test.*/\1/p' "$log" | awk '{n += $1} END {print n + 0}')
+  elif [ $rc -eq 77 ]; then p=0 f=0 s=1 rc=0
+  else p=$((rc == 0)) f=0 s=0
+  fi
+  [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  count "$p" "$f" "$s" "$1"
+  if [ "$f" -eq 0 ]; then
+    local note="$p passed"
+    [ "$s" -eq 0 ] || note="$note, $s skipped"
+    echo "ok    $1 ($note)"
+  else
+    echo "FAIL  $1 (exit $rc, $f failed; log: ${log#$ROOT/})"
+    grep -E '^\[  (FAILED|ERROR) |error:' "$log" | head -n 10 | sed 's/^/      /'
+  fi
+}
+
+# Tests that cannot mean anything here, with the reason.
+declare -A NOT_HERE=(
+  [simdevice/test_setuid]="qemu-ppc64le is not setuid: the probe cannot run with raised privileges"
+  [cuda/test_cuda_fallback]="compiles x86-64 programs with the host's clangs"
+)
+for t in "$B"/tests/unit/test_* "$B"/tests/abi/test_* "$B"/tests/simdevice/test_* "$B"/tests/cuda/test_*; do
+  [ -x "$t" ] || continue
+  name=${t#$B/tests/}
+  if [ -n "${NOT_HERE[$name]:-}" ]; then
+    echo "skip  $name: ${NOT_HERE[$name]}"
+    count 0 0 1 "$name"
+    continue
+  fi
+  run_one "$name" "$t"
+done
+
+# A suite prints its own "N passed, N failed[, N skipped]" last.
+run_suite() { # name command...
+  local name=$1 log="$B/test-logs/$1.log" line p f s
+  shift
+  "$@" 2>&1 | tee "$log" | grep -Ev '^(ok|PASS)'
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+  if [ -z "$line" ]; then count 0 1 0 "$name (no summary line)"; return; fi
+  p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+  f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+  s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
+  count "$p" "$f" "${s:-0}" "$name ($f failed)"
+}
+
+# Programs: host and device ppc64le, per clang's flags (toolchains.sh).
+if "$ROOT/tests/ppc64le/toolchains.sh" $VERSIONS; then
+  PROGRAMS_ENV_SH="$B/toolchains/env.sh" PROGRAMS_OUT="$B/programs" PROGRAMS_LIBDIR="$B/lib" \
+    PROGRAMS_RUNNER=qemu-ppc64le PROGRAMS_TIMEOUT=120 \
+    run_suite programs "$ROOT/tests/programs.sh" --versions "$VERSIONS" $(cat "$ROOT/tests/ppc64le/programs.list")
+else
+  count 0 1 0 "programs: tests/ppc64le/toolchains.sh failed"
+fi
+
+# Part 1 of issue 18 (x86-64 host, ppc64le device), when present.
+[ -x "$ROOT/tests/ppc64le/device.sh" ] && run_suite device "$ROOT/tests/ppc64le/device.sh"
+
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "failed:"; printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
