@@ -177,6 +177,7 @@ check:
 # simtarget built for ppc64le (build/cross-ppc64le/) and tested under
 # qemu-ppc64le user mode on this machine (tests/ppc64le/check.sh).
 check-ppc64le:
+	@tests/deps.sh --ppc64le
 	@$(MAKE) --no-print-directory CROSS=ppc64le all testbins
 	@tests/ppc64le/check.sh
 
