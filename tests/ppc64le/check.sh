@@ -3,7 +3,7 @@
 # (make CROSS=ppc64le, build/cross-ppc64le/) tested on an x86-64 machine
 # under qemu-ppc64le user mode:
 #   1. at qemu's 4 KiB pages: the unit, ABI, simdevice and CUDA-plugin test
-#      executables, then the programs of tests/ppc64le/programs.list compiled
+#      executables, the device runtime's tests, then the programs of tests/ppc64le/programs.list compiled
 #      by each clang with ppc64le host and device code (tests/programs.sh
 #      with tests/ppc64le/toolchains.sh's flags);
 #   2. at 64 KiB pages, as on most POWER machines (QEMU_PAGESIZE=65536): the
@@ -138,6 +138,13 @@ run_suite() { # name command...
   s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
   count "$p" "$f" "${s:-0}" "$name ($f failed)"
 }
+
+# The device runtime's own tests (simdevice/runtime/tests), ppc64le. t_launch
+# calls kernels of up to 256 arguments: more than the portable fallback's 16
+# (issue 18 part 1 adds the ppc64le call path).
+RUNTIME_TESTS_BUILD=build/cross-ppc64le RUNTIME_TESTS_CFLAGS=--target=powerpc64le-linux-gnu \
+  RUNTIME_TESTS_RUNNER=qemu-ppc64le RUNTIME_TESTS_XFAIL=t_launch \
+  run_suite runtime "$ROOT/simdevice/runtime/tests/run.sh"
 
 # Programs: host and device ppc64le, per clang's flags (toolchains.sh).
 programs() { # [64k]: the whole list, or the programs marked 64k
