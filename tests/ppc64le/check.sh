@@ -44,6 +44,7 @@ command -v qemu-ppc64le >/dev/null || { echo "check-ppc64le: qemu-ppc64le is not
 [ -x "$B/lib/simdevice/simdevice-server" ] || { echo "check-ppc64le: $B is not built (make CROSS=ppc64le all testbins)" >&2; exit 2; }
 
 KITLIBS="$B/kit/usr/lib/powerpc64le-linux-gnu:$B/kit/lib/powerpc64le-linux-gnu"
+ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 # The x86-64 loader skips the ppc64le libraries on this path (wrong machine),
 # so host tools (sh, the compilers test setups run) are not disturbed.
 export QEMU_LD_PREFIX=$SYSROOT QEMU_PAGESIZE=4096 LD_LIBRARY_PATH=$KITLIBS
@@ -176,7 +177,12 @@ done
 [ $toolchains_ok = 1 ] && run_programs programs-64k 64k
 
 # Part 1 of issue 18 (x86-64 host, ppc64le device), when present.
-[ -x "$ROOT/tests/ppc64le/device.sh" ] && run_suite device "$ROOT/tests/ppc64le/device.sh"
+# It runs x86-64 programs: none of the settings above.
+if [ -x "$ROOT/tests/ppc64le/device.sh" ]; then
+  run_suite device env -u QEMU_LD_PREFIX -u QEMU_PAGESIZE -u QEMU_UNSET_ENV -u SIMDEVICE_SERVER \
+    -u SIMDEVICE_TEST_CC -u SIMTARGET_TEST_EMULATOR LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" \
+    "$ROOT/tests/ppc64le/device.sh"
+fi
 
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failures[@]}"
