@@ -12,6 +12,9 @@ CROSS_LIBS := $(CROSS_KIT)/usr/lib/powerpc64le-linux-gnu
 CC         := powerpc64le-linux-gnu-gcc -L$(CROSS_LIBS) \
               -Wl,-rpath-link,$(CROSS_LIBS):$(CROSS_KIT)/lib/powerpc64le-linux-gnu
 CPPFLAGS   += -isystem $(CROSS_KIT)/usr/include
+ifeq ($(shell command -v powerpc64le-linux-gnu-gcc),)
+$(error CROSS=ppc64le: powerpc64le-linux-gnu-gcc is not installed (tests/deps.sh --ppc64le installs it))
+endif
 CROSS_READY := $(shell tests/ppc64le/kit.sh >&2 && echo yes)
 ifneq ($(CROSS_READY),yes)
 $(error CROSS=ppc64le: the ppc64le libraries are missing (tests/ppc64le/kit.sh above says why))
