@@ -71,7 +71,10 @@ count() { # passed failed skipped name
 # (XPASS) when they pass, so that the mark goes when the cause is fixed.
 declare -A XFAIL=(
   [simdevice/test_faults:test_guard_page_catches_one_element_short]="under qemu the fault register does not say read or write: ppc64le fault decoding (issue 18 part 1) reads the instruction"
-  [simdevice/test_faults:test_killed_idle_device_restarts]="a device restart under qemu takes longer than the test's 1 s bound"
+)
+# Timing under emulation: a failure counts as skipped, a pass as a pass.
+declare -A MAYFAIL=(
+  [simdevice/test_faults:test_killed_idle_device_restarts]="a device restart under qemu may take longer than the test's 1 s bound"
 )
 
 # One test executable under qemu; CMocka's summary lines give its counts.
@@ -92,6 +95,11 @@ run_one() { # name path
         echo "FAIL  $1: ${c#*:}: XPASS: passes now, remove its mark '${XFAIL[$c]}'"
         xpass=$((xpass + 1))
       fi
+    done
+    for c in "${!MAYFAIL[@]}"; do
+      [ "${c%%:*}" = "$1" ] && grep -qE "^\[  FAILED  \] ${c#*:}\$" "$log" || continue
+      echo "xfail $1: ${c#*:}: ${MAYFAIL[$c]}"
+      x=$((x + 1))
     done
     f=$((f - x + xpass)) s=$((s + x)) p=$((p - xpass))
     [ $x -gt 0 ] && [ "$f" -eq 0 ] && rc=0
