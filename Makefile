@@ -15,6 +15,12 @@ KERNEL_WARN := $(WARN) -Wno-missing-prototypes
 CPPFLAGS += -Iinclude -Icommon -D_GNU_SOURCE
 PREFIX   ?= /usr/local
 B        := build
+# make CROSS=ppc64le: everything for ppc64le in build/cross-ppc64le/.
+ifeq ($(CROSS),ppc64le)
+include mk/cross-ppc64le.mk
+else ifneq ($(CROSS),)
+$(error CROSS=$(CROSS): the one cross target is ppc64le)
+endif
 
 # libomptarget answers to every SONAME clang binaries need (clang-abi.md 11.1).
 SONAMES  := libomptarget.so.15 libomptarget.so.16 libomptarget.so.19.1 libomptarget.so.22.1
@@ -54,7 +60,7 @@ TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
   $(TIMELINE_TOOL)
 
-.PHONY: all check demo install clean testbins deps bench
+.PHONY: all check demo install clean testbins deps bench check-ppc64le
 all: $(ALL)
 
 # ---------------------------------------------------------------- CUDA plugin
@@ -175,6 +181,13 @@ check:
 	@tests/deps.sh
 	@$(MAKE) --no-print-directory all testbins
 	@tests/run_tests.sh
+
+# simtarget built for ppc64le (build/cross-ppc64le/) and tested under
+# qemu-ppc64le user mode on this machine (tests/ppc64le/check.sh).
+check-ppc64le:
+	@tests/deps.sh --ppc64le
+	@$(MAKE) --no-print-directory CROSS=ppc64le all testbins
+	@tests/ppc64le/check.sh
 
 # simdevice plugin drivers: call __tgt_rtl_* directly on images they build.
 SIMDEV_TEST_SRC := $(wildcard tests/simdevice/test_*.c)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hostsyms.h"
 #include "report.h"
@@ -174,7 +175,8 @@ static bool explain_device_fault(struct device *dev,
                                  const struct launch_request *req,
                                  uintptr_t addr) {
   LOCK_ASSERT_HELD(&dev->map.lock);
-  const uintptr_t guard = 4096;
+  const long page = sysconf(_SC_PAGESIZE); /* 64 KiB on most POWER machines */
+  const uintptr_t guard = page > 0 ? (uintptr_t)page : 4096;
   struct mapping_entry *e = NULL;
   uintptr_t past = 0; /* bytes past the end of e (0: the first byte after) */
   bool beyond = false;   /* addr is after e, not inside it */

@@ -4,6 +4,9 @@
 #   tests/deps.sh            install what is missing if root, else print the command
 #   tests/deps.sh --check    only report what is missing (exit 1 if anything is)
 #   tests/deps.sh --demo     only what `make demo` needs (the build and one clang)
+#   tests/deps.sh --ppc64le  what `make check-ppc64le` needs besides the above:
+#                            qemu user mode, the ppc64le cross GCC and sysroot
+#                            (its libelf, CMocka, json-c, libomp: tests/ppc64le/kit.sh)
 set -u
 mode=${1:-}
 # The build: a C compiler, libelf, CMocka. The tests: every clang Debian 12
@@ -20,6 +23,8 @@ PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       clang-19 llvm-19
       clang-22 llvm-22"
 [ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libomp-14-dev clang-14"
+[ "$mode" = --ppc64le ] && PKGS="qemu-user gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
+      libc6-dev-ppc64el-cross"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

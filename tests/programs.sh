@@ -37,6 +37,9 @@
 # PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
 # (LLVM 14) instead of each clang's own libomp. PROGRAMS_LIBDIR replaces
 # build/lib as the simtarget under test (coverage.sh: the instrumented one).
+# Another architecture (tests/ppc64le/check.sh): PROGRAMS_ENV_SH names the
+# toolchain file to use instead of tests/toolchains.sh's, PROGRAMS_OUT the
+# binaries' folder, PROGRAMS_RUNNER the emulator each binary runs under.
 #
 # Binaries are cached in build/programs/<N>/ (--diff: build/diff/<N>/<family>/) and rebuilt only when the
 # program, check.h or the flags change; compile logs sit next to them
@@ -48,10 +51,11 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROGDIR="$ROOT/tests/programs"
 DIFFDIR="$ROOT/tests/diff"
-OUT="$ROOT/build/programs"
+OUT=${PROGRAMS_OUT:-$ROOT/build/programs}
 DIFFOUT="$ROOT/build/diff"
 LIBDIR=${PROGRAMS_LIBDIR:-$ROOT/build/lib}
-ENV_SH="$ROOT/build/toolchains/env.sh"
+ENV_SH=${PROGRAMS_ENV_SH:-$ROOT/build/toolchains/env.sh}
+RUNNER=${PROGRAMS_RUNNER:-}
 RUN_TIMEOUT=${PROGRAMS_TIMEOUT:-60}
 
 # ---------------------------------------------------------------- headers
@@ -199,7 +203,7 @@ while [ $# -gt 0 ]; do
     --diff) MODE=diff; export PROGRAMS_TIMEOUT=${PROGRAMS_TIMEOUT:-30} ;;
     --versions) VERSIONS=$2; shift ;;
     -j) JOBS=$2; shift ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     -*) echo "programs.sh: unknown option $1" >&2; exit 2 ;;
     *) if [ -d "$1" ]; then
          while IFS= read -r f; do PROGRAMS+=("$f"); done < <(find "$(cd "$1" && pwd)" -name '*.c' -o -name '*.cpp' | sort)
@@ -216,7 +220,7 @@ elif [ ${#PROGRAMS[@]} -eq 0 ]; then
 fi
 
 start=$(date +%s)
-if ! "$ROOT/tests/toolchains.sh" -q; then
+if [ -z "${PROGRAMS_ENV_SH:-}" ] && ! "$ROOT/tests/toolchains.sh" -q; then
   echo "programs.sh: no usable clang (see the lines above)" >&2
   exit 2
 fi

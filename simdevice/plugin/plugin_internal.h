@@ -42,7 +42,9 @@
 #define DEVICE_BYTES_DEFINED(p, n) ((void)0)
 #endif
 #define PLUGIN_MAX_DEVICES 16
-#define PAGE_BYTES 4096ull
+/* Guard pages and shared (USM) blocks are whole pages of the system's size:
+ * 4 KiB on x86-64, usually 64 KiB on POWER. */
+#define PAGE_BYTES (plugin_settings()->page_bytes)
 
 /* -------------------------------------------------------------- settings.c
  * The environment, read and validated once (bad values: a warning and the
@@ -58,6 +60,7 @@ struct plugin_settings {
   const char *faults_simdevice; /* SIMDEVICE_FAULTS */
   const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS */
   unsigned timeout_s;          /* SIMDEVICE_TIMEOUT, 0: kernels never time out */
+  uint64_t page_bytes;         /* sysconf(_SC_PAGESIZE), not a variable */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
 

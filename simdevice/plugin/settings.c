@@ -113,6 +113,8 @@ static void read_settings(void) {
     }
   }
   settings.memory = default_memory();
+  long page = sysconf(_SC_PAGESIZE);
+  settings.page_bytes = page > 0 ? (uint64_t)page : 4096;
   v = read_var("SIMDEVICE_MEMORY");
   uint64_t bytes = 0;
   if (v != NULL) {

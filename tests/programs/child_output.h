@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "reexec.h"
+
 /* The mode the parent gave, in the child; NULL in the parent. */
 static const char *child_output_mode(void) {
   return getenv("CHILD_OUTPUT_RUN");
@@ -32,7 +34,8 @@ static pid_t child_output_start(const char *self, const char *mode,
     unsetenv("LD_PRELOAD");
     unsetenv("_STDBUF_O");
     unsetenv("_STDBUF_E");
-    execl(self, self, (char *)NULL);
+    char *const argv[] = {(char *)self, NULL};
+    reexec_self(self, argv);
     _exit(127);
   }
   return pid;

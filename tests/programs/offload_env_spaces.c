@@ -13,13 +13,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
+#include "reexec.h"
 
 int main(int argc, char **argv) {
   (void)argc;
   if (!getenv("OFFLOAD_ENV_SPACES_RERUN")) {
     setenv("OFFLOAD_ENV_SPACES_RERUN", "1", 1);
     setenv("OMP_TARGET_OFFLOAD", " Mandatory\t", 1);
-    execv("/proc/self/exe", argv);
+    reexec_self("/proc/self/exe", argv);
     return 2;
   }
   int on_host = 0;

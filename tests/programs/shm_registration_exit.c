@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
+#include "reexec.h"
 
 int *volatile host_flag; /* a host address the failing kernel writes */
 
@@ -70,7 +71,8 @@ int main(int argc, char **argv) {
     dup2(err[1], 2);
     close(err[0]);
     close(err[1]);
-    execl("/proc/self/exe", argv[0], "child", (char *)NULL);
+    char *const child_argv[] = {argv[0], "child", NULL};
+    reexec_self("/proc/self/exe", child_argv);
     _exit(2);
   }
   close(err[1]);

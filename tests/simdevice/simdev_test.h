@@ -93,7 +93,12 @@ static inline unsigned char *read_file(const char *path, size_t *size) {
   return buf;
 }
 
+/* SIMDEVICE_TEST_CC when set (a cross build's tests run under qemu need the
+ * cross compiler), else clang-14, else cc. */
 static inline const char *c_compiler(void) {
+  const char *cc = getenv("SIMDEVICE_TEST_CC");
+  if (cc != NULL && *cc != '\0')
+    return cc;
   return access("/usr/bin/clang-14", X_OK) == 0 ? "clang-14" : "cc";
 }
 
@@ -179,7 +184,9 @@ static inline pid_t find_server(void) {
     int pid = 0;
     char comm[64] = "", state;
     if (sscanf(buf, "%d (%63[^)]) %c", &pid, comm, &state) != 3 ||
-        strncmp(comm, "simdevice-serv", 14) != 0 || state == 'Z' ||
+        (strncmp(comm, "simdevice-serv", 14) != 0 &&
+         strncmp(comm, "qemu-", 5) != 0) || /* under qemu user mode */
+        state == 'Z' ||
         pid <= best)
       continue;
     snprintf(path, sizeof path, "/proc/%s/fd/%d", de->d_name,

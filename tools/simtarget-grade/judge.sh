@@ -45,7 +45,7 @@ run_judged() {
   reason="" detail=""
   for ((run = 1; run <= repeat; run++)); do
     (cd "$(dirname "$bin")" && env ${run_env[@]+"${run_env[@]}"} LD_LIBRARY_PATH=$libpath OMP_TARGET_OFFLOAD=mandatory \
-      timeout -k 5 "$RUN_TIMEOUT" stdbuf -o0 "$bin" >"$log.out" 2>"$log.err") 2>/dev/null
+      timeout -k 5 "$RUN_TIMEOUT" stdbuf -o0 ${RUNNER:-} "$bin" >"$log.out" 2>"$log.err") 2>/dev/null
     rc=$?
     if [ $rc = 124 ] || [ $rc = 137 ]; then
       reason="timed out after ${RUN_TIMEOUT}s"
