@@ -136,6 +136,9 @@ $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 
 -include $(CORE_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
+# ppc64le devices: the plugin, the device process, simtarget-config.
+include mk/device-ppc64le.mk
+
 # ---------------------------------------------------------------- tests
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)

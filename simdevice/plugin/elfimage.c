@@ -13,15 +13,11 @@
 #include "offload_image.h"
 #include "plugin_internal.h"
 
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#define HOST_MACHINE_NAME "x86-64"
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HOST_MACHINE EM_PPC64
-#define HOST_MACHINE_NAME "ppc64le"
+/* DEVICE_MACHINE and its name: plugin_internal.h. */
+#define HOST_MACHINE DEVICE_MACHINE
+#define HOST_MACHINE_NAME DEVICE_MACHINE_NAME
+#if DEVICE_MACHINE == EM_PPC64
 #define HOST_PPC64_ABI 2 /* ELFv2: ppc64le has no other */
-#else
-#error "simdevice runs device code on the host: x86-64 or ppc64le only"
 #endif
 
 /* The policy on a well-formed ELF header. */
@@ -33,7 +29,8 @@ static int check_header(const struct offload_elf_header *h, char *why,
     return -1;
   }
   if (h->data != ELFDATA2LSB) {
-    snprintf(why, why_len, "image is a big-endian ELF file");
+    snprintf(why, why_len, "image is a big-endian ELF file%s",
+             h->machine == EM_PPC64 ? " (ppc64 big-endian, not ppc64le)" : "");
     return -1;
   }
   if (h->machine != HOST_MACHINE) {

@@ -97,7 +97,7 @@ static void rejected(const char *name, const char *value, const char *accepted,
 
 static void read_settings(void) {
   settings.num_devices = DEFAULT_DEVICES;
-  const char *v = read_var("SIMDEVICE_NUM_DEVICES");
+  const char *v = read_var(DEVICE_COUNT_VAR);
   if (v != NULL) {
     char *end;
     errno = 0;
@@ -107,7 +107,7 @@ static void read_settings(void) {
       char accepted[64];
       snprintf(accepted, sizeof accepted, "a number from 0 to %d",
                PLUGIN_MAX_DEVICES);
-      rejected("SIMDEVICE_NUM_DEVICES", v, accepted, "1");
+      rejected(DEVICE_COUNT_VAR, v, accepted, "1");
     } else {
       settings.num_devices = (int)n;
     }
@@ -147,8 +147,10 @@ static void read_settings(void) {
   /* Paths and commands: checked where they are used (process.c), since a
    * missing server only matters when a device starts. They name code or
    * files, so a setuid or setcap program ignores them (secure_getenv). */
-  settings.server = keep_var("SIMDEVICE_SERVER", 1);
+  settings.server = keep_var(DEVICE_SERVER_VAR, 1);
   settings.wrapper = keep_var("SIMDEVICE_WRAPPER", 1);
+  settings.qemu = keep_var("SIMDEVICE_QEMU", 1);
+  settings.sysroot = keep_var("SIMDEVICE_PPC64LE_SYSROOT", 1);
   settings.search_path = keep_var("PATH", 1);
   if (settings.search_path == NULL)
     settings.search_path = "/usr/bin:/bin";

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "simtarget-config: TODO" >&2; exit 1
