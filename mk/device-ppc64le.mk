@@ -24,6 +24,12 @@ PPC_RT_OBJ := $(RT_SRC:%.c=$(PB)/obj/%.o)
 PPC_KIT    := $(PPC_DIR)/link
 PPC_KIT_FILES := $(PPC_KIT)/libomp.so $(PPC_KIT)/libomptarget.so $(PPC_KIT)/libomptarget.devicertl.a \
   $(PPC_KIT)/ld-ppc64le
+# C++ device links ask for -lstdc++: the sysroot has only the runtime name.
+PPC64LE_SYSROOT ?= /usr/powerpc64le-linux-gnu
+PPC_STDCXX := $(wildcard $(PPC64LE_SYSROOT)/lib/libstdc++.so.6)
+ifneq ($(PPC_STDCXX),)
+PPC_KIT_FILES += $(PPC_KIT)/libstdc++.so
+endif
 CONFIG_TOOL := $(B)/bin/simtarget-config
 
 $(PB)/plugin-obj/%.o: %.c
@@ -71,6 +77,9 @@ $(PPC_KIT)/libomptarget.so: $(PPC_DIR)/libomptarget.so
 $(PPC_KIT)/libomptarget.devicertl.a:
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@
+$(PPC_KIT)/libstdc++.so:
+	@mkdir -p $(dir $@)
+	ln -sf $(PPC_STDCXX) $@
 $(PPC_KIT)/ld-ppc64le: tools/ld-ppc64le.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@

@@ -337,6 +337,19 @@ void plugins_close(struct plugin *p) {
 static bool joins_on_demand(const char *name) {
   return !strncmp(name, "simdevice-", 10);
 }
+/* Such a plugin was found without devices (no qemu, or none asked for).
+ * Guarded by plugins_mutex. */
+static bool on_demand_idle;
+
+static bool any_registered_image(void) {
+  registry_lock();
+  bool any = false;
+  for (struct registered_lib *lib = registry_first(); lib && !any;
+       lib = lib->next)
+    any = lib->num_images > 0;
+  registry_unlock();
+  return any;
+}
 
 /* Whether a registered image is valid for plugin `p`. The images are
  * copied under the registry lock, which is never held over a plugin call. */
@@ -374,6 +387,8 @@ static void try_plugin(const char *dir, const char *item, bool on_demand) {
   int opened = plugins_open(path, &p, why, sizeof why);
   if (opened == -2) {
     plugins_add_idle("%s: %s", path, why);
+    if (on_demand && joins_on_demand(item))
+      on_demand_idle = true;
     return;
   }
   if (opened < 0) {
@@ -427,23 +442,25 @@ static void load_from_env_list(const char *dir, const char *list) {
   free(copy);
 }
 
-/* After the folder's plugins joined: when an on-demand plugin joined and
- * the host-machine simdevice plugin accepts none of the registered images
- * (a program built for the ppc64le device only), the latter is left out, so
- * that device 0 is one that runs the program (LLVM 17+ has no devices for a
- * plugin without images). The devices are not built yet: renumbering is
- * safe. Caller holds plugins_mutex. */
+/* After the folder's plugins joined: when an on-demand plugin joined (or
+ * was found without devices) and the host-machine simdevice plugin accepts
+ * none of the registered images (a program built for the ppc64le device
+ * only), the latter is left out, so that device 0 is one that runs the
+ * program, or a mandatory failure says why there is none (LLVM 17+ has no
+ * devices for a plugin without images). The devices are not built yet:
+ * renumbering is safe. Caller holds plugins_mutex. */
 static void drop_unwanted_host_simdevice(void) {
   LOCK_ASSERT_HELD(&plugins_mutex);
   int host = -1;
-  bool other = false;
+  bool other = on_demand_idle;
   for (int i = 0; i < plugin_count; i++) {
     if (!strcmp(plugin_list[i].name, "simdevice"))
       host = i;
     else if (joins_on_demand(plugin_list[i].name))
       other = true;
   }
-  if (host < 0 || !other || accepts_a_registered_image(&plugin_list[host]))
+  if (host < 0 || !other || !any_registered_image() ||
+      accepts_a_registered_image(&plugin_list[host]))
     return;
   plugins_add_idle("%s: no registered image is for its devices, another "
                    "simdevice machine's are; they are left out",

@@ -20,7 +20,9 @@
 #               --device-compiler); the host's dynamic linker and host -L
 #               would reach the device link: --dyld-prefix at a missing
 #               folder plus -Wl,--dynamic-linker keep them apart; the
-#               device link resolves __kmpc_* against the kit's libomp.so.
+#               device link resolves __kmpc_* against the kit's libomp.so
+#               (-z undefs: an entry point simdevice's runtime lacks is
+#               named when the image loads, as on x86-64).
 # --libs prints the library folder flags (libomptarget.so and its rpath).
 # Paths: this script sits in <prefix>/bin (build/bin in the tree); the
 # libraries in <prefix>/lib. SIMTARGET_PPC64LE_GCC_DIR overrides the cross
@@ -69,6 +71,10 @@ elif [ $want_cflags = 1 ]; then
   out="-fopenmp -fopenmp-targets=$T"
   host_pair="--dyld-prefix=/nonexistent -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2"
   [ $native = 1 ] && host_pair=""
+  # 16+ link device images with --no-undefined; entry points the device
+  # runtime does not define (doacross, ...) must fail when the image loads,
+  # naming the construct, as on x86-64, not when the program links.
+  undefs="-Xoffload-linker -z -Xoffload-linker undefs"
   case $ver in
     13|14)
       out="$out -Xopenmp-target=$T -U__FLOAT128__ --ld-path=$KIT/ld-ppc64le -Xopenmp-target=$T -L$KIT" ;;
@@ -76,11 +82,11 @@ elif [ $want_cflags = 1 ]; then
       out="$out -Xopenmp-target=$T -U__FLOAT128__ --ld-path=$KIT/ld-ppc64le"
       out="$out -Xoffload-linker -L$gccdir -Xoffload-linker -L$sysroot/lib -Xoffload-linker -L$KIT" ;;
     16|17|18)
-      out="$out -Xopenmp-target=$T -U__FLOAT128__ $host_pair -Xoffload-linker -L$KIT" ;;
+      out="$out -Xopenmp-target=$T -U__FLOAT128__ $host_pair -Xoffload-linker -L$KIT $undefs" ;;
     19|20|21)
-      out="$out $host_pair -Xoffload-linker-$T --gcc-install-dir=$gccdir -Xoffload-linker -L$KIT" ;;
+      out="$out $host_pair -Xoffload-linker-$T --gcc-install-dir=$gccdir -Xoffload-linker -L$KIT $undefs" ;;
     *)
-      out="$out $host_pair -Wl,--device-compiler=$T=--gcc-install-dir=$gccdir -Xoffload-linker -L$KIT" ;;
+      out="$out $host_pair -Wl,--device-compiler=$T=--gcc-install-dir=$gccdir -Xoffload-linker -L$KIT $undefs" ;;
   esac
 fi
 if [ $want_libs = 1 ]; then
