@@ -397,9 +397,11 @@ static void try_plugin(const char *dir, const char *item, bool on_demand) {
   }
   if (on_demand && joins_on_demand(p.name) &&
       !accepts_a_registered_image(&p)) {
-    plugins_add_idle("%s: no registered image is for its devices; they "
-                     "are left out",
-                     path);
+    /* Only debug output: for the usual program (no image for it) this is
+     * no news under LIBOMPTARGET_INFO. */
+    report_debug("%s: no registered image is for its devices; they are "
+                 "left out",
+                 path);
     goto out_close;
   }
   if (already_loaded(p.name)) {

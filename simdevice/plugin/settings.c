@@ -28,6 +28,7 @@
 #define FALLBACK_MEMORY (1ull << 30) /* size unknown, or under Valgrind */
 
 static struct plugin_settings settings;
+static const char default_search_path[] = "/usr/bin:/bin";
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 
 /* Device memory by default: the machine's physical memory, as a GPU has
@@ -153,11 +154,29 @@ static void read_settings(void) {
   settings.sysroot = keep_var("SIMDEVICE_PPC64LE_SYSROOT", 1);
   settings.search_path = keep_var("PATH", 1);
   if (settings.search_path == NULL)
-    settings.search_path = "/usr/bin:/bin";
+    settings.search_path = default_search_path;
   /* Rules are checked one by one by faults.c, which names a bad one. */
   settings.faults_simtarget = keep_var("SIMTARGET_FAULTS", 0);
   settings.faults_simdevice = keep_var("SIMDEVICE_FAULTS", 0);
   settings.fault_counts = keep_var("SIMTARGET_FAULT_COUNTS", 1);
+}
+
+/* At dlclose or exit: the kept copies go with the plugin. libomptarget
+ * closes a plugin it does not use (the ppc64le one in an x86-64 program),
+ * and a leak checker would report copies left behind by a closed library.
+ * Nothing of this library runs after its destructors. */
+__attribute__((destructor)) static void settings_release(void) {
+  const char **kept[] = {&settings.server,           &settings.wrapper,
+                         &settings.faults_simtarget, &settings.faults_simdevice,
+                         &settings.fault_counts,     &settings.qemu,
+                         &settings.sysroot};
+  for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+    free((void *)*kept[i]);
+    *kept[i] = NULL;
+  }
+  if (settings.search_path != default_search_path)
+    free((void *)settings.search_path);
+  settings.search_path = default_search_path; /* never NULL */
 }
 
 const struct plugin_settings *plugin_settings(void) {
