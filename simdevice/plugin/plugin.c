@@ -554,9 +554,9 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
       INFO_PLUGIN_KERNEL)
     fprintf(stderr,
-            "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
+            "%s: device %d runs kernel `%s` (%d arguments, num_teams "
             "%d, thread_limit %d)\n",
-            id, k->name, arg_num, num_teams, thread_limit);
+            PLUGIN_TAG, id, k->name, arg_num, num_teams, thread_limit);
   output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
 out_leave:

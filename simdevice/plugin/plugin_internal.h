@@ -74,6 +74,12 @@
 #else
 #define DEVICE_FOREIGN 0
 #endif
+/* How the plugin names itself in messages. */
+#if DEVICE_FOREIGN
+#define PLUGIN_TAG "simdevice-" DEVICE_MACHINE_NAME
+#else
+#define PLUGIN_TAG "simdevice"
+#endif
 #ifndef DEVICE_SERVER_DIR
 #define DEVICE_SERVER_DIR "simdevice"
 #define DEVICE_COUNT_VAR "SIMDEVICE_NUM_DEVICES"
