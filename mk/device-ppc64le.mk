@@ -111,3 +111,16 @@ install: install-ppc64le
 check-ppc64le-device: all
 	@tests/ppc64le/device.sh
 .PHONY: install-ppc64le check-ppc64le-device
+
+# Which images each simdevice plugin accepts (tests/ppc64le/test_images.c),
+# linked once with each plugin; run by make check with the other tests.
+PPC_IMAGE_TESTS := $(B)/tests/simdevice/test_images_ppc64le $(B)/tests/simdevice/test_images_x86_64
+$(B)/tests/simdevice/test_images_ppc64le: tests/ppc64le/test_images.c $(PPC_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DPLUGIN_PPC64LE $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
+	  -l:libomptarget.rtl.simdevice-ppc64le.so -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka
+$(B)/tests/simdevice/test_images_x86_64: tests/ppc64le/test_images.c $(PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib \
+	  -l:libomptarget.rtl.simdevice.so -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka
+testbins: $(PPC_IMAGE_TESTS)
