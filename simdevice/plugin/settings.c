@@ -164,8 +164,9 @@ static void read_settings(void) {
 /* At dlclose or exit: the kept copies go with the plugin. libomptarget
  * closes a plugin it does not use (the ppc64le one in an x86-64 program),
  * and a leak checker would report copies left behind by a closed library.
- * Nothing of this library runs after its destructors. */
-__attribute__((destructor)) static void settings_release(void) {
+ * Priority 101: after every other destructor of the library (the fault
+ * counts are written by one), the last to use the settings. */
+__attribute__((destructor(101))) static void settings_release(void) {
   const char **kept[] = {&settings.server,           &settings.wrapper,
                          &settings.faults_simtarget, &settings.faults_simdevice,
                          &settings.fault_counts,     &settings.qemu,
