@@ -2,8 +2,9 @@
  * elfimage.c - is this image for simdevice? The parsing is common/
  * offload_image.c's (the ELF payload, raw or the OpenMP image of an
  * OffloadBinary container; its ELF header read with libelf); the policy is
- * simdevice's: a 64-bit little-endian shared object (ET_DYN) for the host's
- * machine and OS ABI, and on ppc64le the ELFv2 ABI.
+ * simdevice's: a 64-bit little-endian shared object (ET_DYN) for the
+ * plugin's device machine (the host's, or ppc64le for the ppc64le plugin:
+ * DEVICE_MACHINE) and OS ABI, and on ppc64le the ELFv2 ABI.
  *
  * Locking: none; offload_image.c needs none.
  */
