@@ -364,7 +364,7 @@ static bool accepts_a_registered_image(const struct plugin *p) {
   registry_unlock();
   bool found = false;
   for (size_t i = 0; i < n && !found; i++)
-    found = RTL_CALL(DEVICE_IS_VALID_BINARY, &p->ops, is_valid_binary)(
+    found = RTL_CALL(PLUGINS_ON_DEMAND_IMAGE, &p->ops, is_valid_binary)(
                 &copies[i]) != 0;
   free(copies);
   return found;
