@@ -150,6 +150,12 @@ $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 
 -include $(CORE_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
+# ppc64le devices: the plugin, the device process, simtarget-config (not
+# in a cross build, whose host is ppc64le itself).
+ifeq ($(CROSS),)
+include mk/device-ppc64le.mk
+endif
+
 # ---------------------------------------------------------------- tests
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)

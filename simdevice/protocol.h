@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 6
+#define SIMDEV_PROTO_VERSION 7
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -164,6 +164,13 @@ struct simdev_control {
   uint64_t capacity;   /* bytes of device memory */
   uint64_t bounce_offset; /* bounce area offset from the start of this struct */
   uint64_t bounce_size;   /* SIMDEV_BOUNCE_SIZE */
+  /* The handshake, written by the server before server_ready: the machine
+   * it runs (ELF e_machine; a ppc64le device process may serve an x86-64
+   * host) and SIMDEV_PROTO_LAYOUT as it was compiled; the host refuses a
+   * process whose either differs from what it expects. Both sit before any
+   * field whose offset could differ. */
+  uint32_t server_machine;
+  uint32_t server_layout;
   _Atomic uint32_t server_ready;    /* server: 1 once it serves commands, 2 if setup failed */
   _Atomic uint32_t server_sleeping; /* 1 while the server futex-waits on state */
   _Atomic uint32_t guards_disabled; /* server: 1 once it ran out of memory
@@ -191,6 +198,15 @@ struct simdev_control {
    * first post to a process; it posts only to the slots that reply names. */
   struct simdev_slot queues[SIMDEV_QUEUE_SLOTS];
 };
+
+/* The shape of the shared area as one compiler laid it out: sizes and
+ * offsets that differ between ABIs (long, alignment, padding) change it. */
+#define SIMDEV_PROTO_LAYOUT                                                    \
+  ((uint32_t)(sizeof(struct simdev_control) ^                                 \
+              ((uint64_t)sizeof(struct simdev_slot) << 12) ^                  \
+              ((uint64_t)__builtin_offsetof(struct simdev_control, slot) << 7) ^ \
+              ((uint64_t)sizeof(long) << 28) ^                                \
+              ((uint64_t)_Alignof(uint64_t) << 24)))
 
 /* Total bytes of the control mapping. */
 #define SIMDEV_CONTROL_BYTES                                                   \

@@ -97,10 +97,12 @@ void failure_apply_policy(const ident_t *loc, const char *construct,
   if (rejected && rejected[0])
     fprintf(stderr, "omptarget fatal error: rejected plugins and images:\n%s",
             rejected);
-  /* Plugins without devices (no driver, no GPU) matter only when no device
-   * exists at all; otherwise they are said under LIBOMPTARGET_INFO 0x10. */
+  /* Plugins without devices (no driver, no GPU, no qemu) matter when no
+   * device exists at all, or when an image was refused (the device that
+   * would take it may be the missing one); otherwise they are said under
+   * LIBOMPTARGET_INFO 0x10. */
   const char *idle = plugins_without_devices();
-  if (devices_count() == 0 && idle && idle[0])
+  if ((devices_count() == 0 || (rejected && rejected[0])) && idle && idle[0])
     fprintf(stderr, "omptarget fatal error: plugins without devices:\n%s",
             idle);
   if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {

@@ -70,6 +70,9 @@
   /* 31: retired (async.c's cause now comes through site 1) */             \
   /* src/plugins.c: why a plugin has no devices */                            \
   X(32, PLUGINS_NO_DEVICES_CAUSE, get_last_error, "src/plugins.c plugins_open") \
-  X(33, PLUGINS_SET_INFO_FLAG, set_info_flag, "src/plugins.c plugins_open")
+  X(33, PLUGINS_SET_INFO_FLAG, set_info_flag, "src/plugins.c plugins_open")  \
+  /* src/plugins.c: does an on-demand plugin (simdevice-ppc64le) join */      \
+  X(40, PLUGINS_ON_DEMAND_IMAGE, is_valid_binary,                              \
+    "src/plugins.c accepts_a_registered_image")
 
 #endif

@@ -13,6 +13,7 @@
 #include "array.h"
 #include "faults.h"
 #include "lock_check.h"
+#include "registry.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -210,9 +211,10 @@ out_close:
   return failure;
 }
 
-/* Discovery order: simdevice, cuda, then the rest by name. */
+/* Discovery order: simdevice, its other machines (simdevice-ppc64le), cuda,
+ * then the rest by name. */
 static int plugin_rank(const char *name) {
-  if (!strcmp(name, "simdevice"))
+  if (!strncmp(name, "simdevice", 9))
     return 0;
   if (!strcmp(name, "cuda"))
     return 1;
@@ -327,8 +329,49 @@ void plugins_close(struct plugin *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* Plugins found in the folder whose devices emulate another machine
+ * (simdevice-<machine>, e.g. the ppc64le device under qemu) join only a
+ * program that registered an image they accept, as LLVM 17+ does for every
+ * plugin: a program built for x86-64 alone keeps its device count. Named in
+ * LIBOMPTARGET_PLUGINS, they always join. */
+static bool joins_on_demand(const char *name) {
+  return !strncmp(name, "simdevice-", 10);
+}
+/* Such a plugin was found without devices (no qemu, or none asked for).
+ * Guarded by plugins_mutex. */
+static bool on_demand_idle;
+
+static bool any_registered_image(void) {
+  registry_lock();
+  bool any = false;
+  for (struct registered_lib *lib = registry_first(); lib && !any;
+       lib = lib->next)
+    any = lib->num_images > 0;
+  registry_unlock();
+  return any;
+}
+
+/* Whether a registered image is valid for plugin `p`. The images are
+ * copied under the registry lock, which is never held over a plugin call. */
+static bool accepts_a_registered_image(const struct plugin *p) {
+  __tgt_device_image *copies = NULL;
+  size_t n = 0, cap = 0;
+  registry_lock();
+  for (struct registered_lib *lib = registry_first(); lib; lib = lib->next)
+    for (int32_t i = 0; i < lib->num_images; i++)
+      if (ARRAY_RESERVE(copies, cap, n + 1) == 0)
+        copies[n++] = lib->images[i].plugin_image;
+  registry_unlock();
+  bool found = false;
+  for (size_t i = 0; i < n && !found; i++)
+    found = RTL_CALL(PLUGINS_ON_DEMAND_IMAGE, &p->ops, is_valid_binary)(
+                &copies[i]) != 0;
+  free(copies);
+  return found;
+}
+
 /* Open one plugin and append it to the list. Caller holds plugins_mutex. */
-static void try_plugin(const char *dir, const char *item) {
+static void try_plugin(const char *dir, const char *item, bool on_demand) {
   LOCK_ASSERT_HELD(&plugins_mutex);
   char path[PATH_MAX];
   char why[512];
@@ -344,11 +387,22 @@ static void try_plugin(const char *dir, const char *item) {
   int opened = plugins_open(path, &p, why, sizeof why);
   if (opened == -2) {
     plugins_add_idle("%s: %s", path, why);
+    if (on_demand && joins_on_demand(item))
+      on_demand_idle = true;
     return;
   }
   if (opened < 0) {
     plugins_add_rejection("%s: %s", path, why);
     return;
+  }
+  if (on_demand && joins_on_demand(p.name) &&
+      !accepts_a_registered_image(&p)) {
+    /* Only debug output: for the usual program (no image for it) this is
+     * no news under LIBOMPTARGET_INFO. */
+    report_debug("%s: no registered image is for its devices; they are "
+                 "left out",
+                 path);
+    goto out_close;
   }
   if (already_loaded(p.name)) {
     plugins_add_rejection("%s: a plugin named '%s' is already loaded", path,
@@ -385,9 +439,44 @@ static void load_from_env_list(const char *dir, const char *list) {
     while (len && item[len - 1] == ' ')
       item[--len] = '\0';
     if (*item)
-      try_plugin(dir, item);
+      try_plugin(dir, item, false);
   }
   free(copy);
+}
+
+/* After the folder's plugins joined: when an on-demand plugin joined (or
+ * was found without devices) and the host-machine simdevice plugin accepts
+ * none of the registered images (a program built for the ppc64le device
+ * only), the latter is left out, so that device 0 is one that runs the
+ * program, or a mandatory failure says why there is none (LLVM 17+ has no
+ * devices for a plugin without images). The devices are not built yet:
+ * renumbering is safe. Caller holds plugins_mutex. */
+static void drop_unwanted_host_simdevice(void) {
+  LOCK_ASSERT_HELD(&plugins_mutex);
+  int host = -1;
+  bool other = on_demand_idle;
+  for (int i = 0; i < plugin_count; i++) {
+    if (!strcmp(plugin_list[i].name, "simdevice"))
+      host = i;
+    else if (joins_on_demand(plugin_list[i].name))
+      other = true;
+  }
+  if (host < 0 || !other || !any_registered_image() ||
+      accepts_a_registered_image(&plugin_list[host]))
+    return;
+  plugins_add_idle("%s: no registered image is for its devices, another "
+                   "simdevice machine's are; they are left out",
+                   plugin_list[host].path);
+  plugins_close(&plugin_list[host]);
+  for (int i = host; i + 1 < plugin_count; i++)
+    plugin_list[i] = plugin_list[i + 1];
+  plugin_count--;
+  memset(&plugin_list[plugin_count], 0, sizeof plugin_list[plugin_count]);
+  total_devices = 0;
+  for (int i = 0; i < plugin_count; i++) {
+    plugin_list[i].first_device = total_devices;
+    total_devices += plugin_list[i].num_devices;
+  }
 }
 
 static void load_from_folder(const char *dir) {
@@ -399,8 +488,9 @@ static void load_from_folder(const char *dir) {
     return;
   }
   for (size_t i = 0; i < n; i++)
-    try_plugin(dir, names[i]);
+    try_plugin(dir, names[i], true);
   plugins_free_names(names, n);
+  drop_unwanted_host_simdevice();
 }
 
 int plugins_load_all(void) {

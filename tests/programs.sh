@@ -3,7 +3,7 @@
 # usable clang and run it against simtarget (or, with --llvm, against that
 # clang's own LLVM runtime, to check the programs themselves).
 #
-# Usage: tests/programs.sh [--llvm | --diff] [--versions "13 19"] [-j N] [PROGRAM.c | DIR ...]
+# Usage: tests/programs.sh [--llvm | --diff] [--versions "13 19"] [--device=ppc64le] [-j N] [PROGRAM.c | DIR ...]
 #
 # --diff: the differential corpus (tests/diff/<family>/, or the programs and
 # folders named). Each (program, clang) runs on that clang's own LLVM runtime
@@ -34,6 +34,14 @@
 #                          Failing is reported as xfail (skipped); passing as
 #                          XPASS, a failure, so the mark goes when the fix lands
 #
+# --device=ppc64le (or PROGRAMS_DEVICE=ppc64le): compile the device code
+# for ppc64le (build/bin/simtarget-config's flags per clang) and run it on
+# the ppc64le device, under qemu on x86-64 (tests/ppc64le/device.sh).
+# Binaries go to build/programs-ppc64le/; the run's SIMDEVICE_NUM_DEVICES
+# and SIMDEVICE_SERVER become the ppc64le plugin's variables. A program
+# that cannot work there says why in a header field:
+#   ppc64le-skip: CAUSE    (x86-only assembly, long double, ...)
+#
 # PROGRAMS_HOST_LIBOMP=system runs the host side on the system libomp.so.5
 # (LLVM 14) instead of each clang's own libomp. PROGRAMS_LIBDIR replaces
 # build/lib as the simtarget under test (coverage.sh: the instrumented one).
@@ -51,8 +59,17 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROGDIR="$ROOT/tests/programs"
 DIFFDIR="$ROOT/tests/diff"
-OUT=${PROGRAMS_OUT:-$ROOT/build/programs}
-DIFFOUT="$ROOT/build/diff"
+for a in "$@"; do
+  case $a in --device=*) PROGRAMS_DEVICE=${a#--device=} ;; esac
+done
+export PROGRAMS_DEVICE=${PROGRAMS_DEVICE:-x86_64}
+case $PROGRAMS_DEVICE in
+  x86_64) DEVSUFFIX="" ;;
+  ppc64le) DEVSUFFIX="-ppc64le" ;;
+  *) echo "programs.sh: unknown device $PROGRAMS_DEVICE (x86_64 or ppc64le)" >&2; exit 2 ;;
+esac
+OUT=${PROGRAMS_OUT:-$ROOT/build/programs$DEVSUFFIX}
+DIFFOUT="$ROOT/build/diff$DEVSUFFIX"
 LIBDIR=${PROGRAMS_LIBDIR:-$ROOT/build/lib}
 ENV_SH=${PROGRAMS_ENV_SH:-$ROOT/build/toolchains/env.sh}
 RUNNER=${PROGRAMS_RUNNER:-}
@@ -98,6 +115,10 @@ compile_one() {
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
   extra=$(header_field "$src" cflags)
   case $src in *.cpp) cc=${cc/clang-/clang++-}; extra="$extra -lstdc++" ;; esac
+  if [ "$PROGRAMS_DEVICE" = ppc64le ]; then
+    flags=${flags/-fopenmp-targets=x86_64-pc-linux-gnu/}
+    flags="$("$ROOT/build/bin/simtarget-config" --cflags --device=ppc64le --cc="$cc") ${flags/-fopenmp /}"
+  fi
   local cmd="$cc $flags -O1 -I$PROGDIR $extra $src -o $bin"
   # A program may #include another of its folder (the same program at
   # another -O level): that file is a dependency too.
@@ -202,8 +223,9 @@ while [ $# -gt 0 ]; do
     --llvm) MODE=llvm ;;
     --diff) MODE=diff; export PROGRAMS_TIMEOUT=${PROGRAMS_TIMEOUT:-30} ;;
     --versions) VERSIONS=$2; shift ;;
+    --device=*) ;;
     -j) JOBS=$2; shift ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
     -*) echo "programs.sh: unknown option $1" >&2; exit 2 ;;
     *) if [ -d "$1" ]; then
          while IFS= read -r f; do PROGRAMS+=("$f"); done < <(find "$(cd "$1" && pwd)" -name '*.c' -o -name '*.cpp' | sort)
@@ -247,6 +269,10 @@ wanted() {
   fi
   if [ $MODE = llvm ] && has_marker "$1" simtarget-only; then
     echo "simtarget-only"
+    return 1
+  fi
+  if [ "$PROGRAMS_DEVICE" = ppc64le ] && [ -n "$(header_field "$1" ppc64le-skip)" ]; then
+    echo "not on ppc64le: $(header_field "$1" ppc64le-skip)"
     return 1
   fi
   if [ $MODE = llvm ] && [ "$2" = 22 ]; then

@@ -105,7 +105,7 @@ int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
                  dev->id);
     return -1;
   }
-  size_t first = (size_t)dev->id % sizeof slot_order;
+  size_t first = (size_t)(dev->id + DEVICE_SLOT_OFFSET) % sizeof slot_order;
   int reserved = 0;
   for (size_t i = 0; i < sizeof slot_order && !reserved; i++) {
     /* Device d tries its historical slot first, then every other one. */

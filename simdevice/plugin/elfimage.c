@@ -2,8 +2,9 @@
  * elfimage.c - is this image for simdevice? The parsing is common/
  * offload_image.c's (the ELF payload, raw or the OpenMP image of an
  * OffloadBinary container; its ELF header read with libelf); the policy is
- * simdevice's: a 64-bit little-endian shared object (ET_DYN) for the host's
- * machine and OS ABI, and on ppc64le the ELFv2 ABI.
+ * simdevice's: a 64-bit little-endian shared object (ET_DYN) for the
+ * plugin's device machine (the host's, or ppc64le for the ppc64le plugin:
+ * DEVICE_MACHINE) and OS ABI, and on ppc64le the ELFv2 ABI.
  *
  * Locking: none; offload_image.c needs none.
  */
@@ -13,15 +14,11 @@
 #include "offload_image.h"
 #include "plugin_internal.h"
 
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#define HOST_MACHINE_NAME "x86-64"
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HOST_MACHINE EM_PPC64
-#define HOST_MACHINE_NAME "ppc64le"
+/* DEVICE_MACHINE and its name: plugin_internal.h. */
+#define HOST_MACHINE DEVICE_MACHINE
+#define HOST_MACHINE_NAME DEVICE_MACHINE_NAME
+#if DEVICE_MACHINE == EM_PPC64
 #define HOST_PPC64_ABI 2 /* ELFv2: ppc64le has no other */
-#else
-#error "simdevice runs device code on the host: x86-64 or ppc64le only"
 #endif
 
 /* The policy on a well-formed ELF header. */
@@ -33,7 +30,8 @@ static int check_header(const struct offload_elf_header *h, char *why,
     return -1;
   }
   if (h->data != ELFDATA2LSB) {
-    snprintf(why, why_len, "image is a big-endian ELF file");
+    snprintf(why, why_len, "image is a big-endian ELF file%s",
+             h->machine == EM_PPC64 ? " (ppc64 big-endian, not ppc64le)" : "");
     return -1;
   }
   if (h->machine != HOST_MACHINE) {

@@ -14,6 +14,19 @@ static __thread __tgt_rtl_error last_error;
 static void record(uint64_t addr, int kind, int lost, const char *fmt,
                    va_list ap) {
   vsnprintf(last_error.message, sizeof last_error.message, fmt, ap);
+  /* Messages start "simdevice: "; the ppc64le plugin's say which it is
+   * (the tag's rest goes in after "simdevice", the end may be cut). */
+  static const char tag[] = "simdevice: ";
+  const char *rest = PLUGIN_TAG + 9;
+  char *m = last_error.message;
+  size_t len = strlen(m), ins = strlen(rest), room = sizeof last_error.message;
+  if (ins > 0 && strncmp(m, tag, sizeof tag - 1) == 0) {
+    if (len + ins >= room)
+      len = room - 1 - ins;
+    memmove(m + 9 + ins, m + 9, len - 9);
+    memcpy(m + 9, rest, ins);
+    m[len + ins] = '\0';
+  }
   last_error.fault_addr = addr;
   last_error.fault_kind = kind;
   last_error.device_lost = lost;

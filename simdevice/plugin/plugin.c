@@ -57,7 +57,9 @@ static void devices_init(void) {
 
 int device_count(void) {
   pthread_once(&devices_once, devices_init);
-  return plugin_settings()->num_devices;
+  char why[8];
+  return launcher_prepare(why, sizeof why) == 0 ? plugin_settings()->num_devices
+                                                 : 0;
 }
 
 /* The device `id`, also one inherited through fork() (only to forget it).
@@ -66,7 +68,7 @@ static struct sim_device *device_slot(int32_t id) {
   int n = device_count();
   if (id < 0 || id >= n) {
     plugin_error("simdevice: device %d does not exist (%d device%s; "
-                 "SIMDEVICE_NUM_DEVICES)",
+                 DEVICE_COUNT_VAR ")",
                  id, n, n == 1 ? "" : "s");
     return NULL;
   }
@@ -273,7 +275,14 @@ static int check_allocation(struct sim_device *dev, const char *what,
 
 int32_t __tgt_rtl_abi_version(void) { return SIMTARGET_PLUGIN_ABI_VERSION; }
 
-int32_t __tgt_rtl_number_of_devices(void) { return device_count(); }
+int32_t __tgt_rtl_number_of_devices(void) {
+  char why[SIMDEV_MESSAGE_SIZE];
+  if (launcher_prepare(why, sizeof why) != 0) {
+    plugin_error("%s", why); /* libomptarget asks get_last_error why */
+    return 0;
+  }
+  return device_count();
+}
 
 int32_t __tgt_rtl_init_plugin(void) {
   device_count();
@@ -573,9 +582,9 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
       INFO_PLUGIN_KERNEL)
     fprintf(stderr,
-            "simdevice: device %d runs kernel `%s` (%d arguments, num_teams "
+            "%s: device %d runs kernel `%s` (%d arguments, num_teams "
             "%d, thread_limit %d)\n",
-            id, k->name, arg_num, num_teams, thread_limit);
+            PLUGIN_TAG, id, k->name, arg_num, num_teams, thread_limit);
   output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
 out_leave:

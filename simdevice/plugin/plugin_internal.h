@@ -46,6 +46,49 @@
  * 4 KiB on x86-64, usually 64 KiB on POWER. */
 #define PAGE_BYTES (plugin_settings()->page_bytes)
 
+/* ------------------------------------------------------ the device machine
+ * One source, two plugins. Plain, this is libomptarget.rtl.simdevice.so: the
+ * device process runs the host's machine. Built with
+ * -DSIMDEVICE_DEVICE_PPC64LE it is libomptarget.rtl.simdevice-ppc64le.so:
+ * its device processes are ppc64le builds (simdevice-ppc64le/ beside the
+ * plugin), run under qemu-ppc64le unless the host runs them (launcher.c). */
+#if defined(SIMDEVICE_DEVICE_PPC64LE)
+#define DEVICE_MACHINE 21 /* EM_PPC64, little-endian, ELFv2 */
+#define DEVICE_MACHINE_NAME "ppc64le"
+#define DEVICE_SERVER_DIR "simdevice-ppc64le"
+#define DEVICE_COUNT_VAR "SIMDEVICE_PPC64LE_NUM_DEVICES"
+#define DEVICE_SERVER_VAR "SIMDEVICE_PPC64LE_SERVER"
+#define DEVICE_SLOT_OFFSET 8 /* first memory slot: clear of the x86 devices' */
+#elif defined(__x86_64__)
+#define DEVICE_MACHINE 62 /* EM_X86_64 */
+#define DEVICE_MACHINE_NAME "x86-64"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define DEVICE_MACHINE 21
+#define DEVICE_MACHINE_NAME "ppc64le"
+#else
+#error "simdevice runs device code on the host: x86-64 or ppc64le only"
+#endif
+/* 1: the device machine is not the host's (the supervisor is then the
+ * host's server, simdevice/simdevice-server beside the plugin). */
+#if defined(SIMDEVICE_DEVICE_PPC64LE) &&                                      \
+    !(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+#define DEVICE_FOREIGN 1
+#else
+#define DEVICE_FOREIGN 0
+#endif
+/* How the plugin names itself in messages. */
+#if DEVICE_FOREIGN
+#define PLUGIN_TAG "simdevice-" DEVICE_MACHINE_NAME
+#else
+#define PLUGIN_TAG "simdevice"
+#endif
+#ifndef DEVICE_SERVER_DIR
+#define DEVICE_SERVER_DIR "simdevice"
+#define DEVICE_COUNT_VAR "SIMDEVICE_NUM_DEVICES"
+#define DEVICE_SERVER_VAR "SIMDEVICE_SERVER"
+#define DEVICE_SLOT_OFFSET 0
+#endif
+
 /* -------------------------------------------------------------- settings.c
  * The environment, read and validated once (bad values: a warning and the
  * default); see simdevice/README.md. Strings are NULL when unset. */
@@ -53,7 +96,7 @@ struct plugin_settings {
   int num_devices;             /* SIMDEVICE_NUM_DEVICES, 0..16 */
   uint64_t memory;             /* SIMDEVICE_MEMORY, bytes per device */
   int guard;                   /* SIMDEVICE_GUARD */
-  const char *server;          /* SIMDEVICE_SERVER */
+  const char *server;          /* SIMDEVICE_SERVER (DEVICE_SERVER_VAR) */
   const char *wrapper;         /* SIMDEVICE_WRAPPER */
   const char *search_path;     /* PATH, for the wrapper's command */
   const char *faults_simtarget; /* SIMTARGET_FAULTS */
@@ -61,6 +104,8 @@ struct plugin_settings {
   const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS */
   unsigned timeout_s;          /* SIMDEVICE_TIMEOUT, 0: kernels never time out */
   uint64_t page_bytes;         /* sysconf(_SC_PAGESIZE), not a variable */
+  const char *qemu;            /* SIMDEVICE_QEMU (ppc64le plugin) */
+  const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
 
@@ -188,6 +233,15 @@ HIDDEN struct sim_device *device_get(int32_t id); /* NULL with an error */
 HIDDEN int device_count(void);
 HIDDEN int device_setup(struct sim_device *dev);    /* memory + process */
 HIDDEN void device_teardown(struct sim_device *dev);
+
+/* ------------------------------------------------------------ launcher.c
+ * How a device process of DEVICE_MACHINE is run: directly when the host
+ * runs that machine, else under qemu user mode with the guest's sysroot.
+ * launcher_prepare: once, any thread; 0, or -1 with the reason in `why`
+ * (then the plugin has no devices). launcher_words: the words that go
+ * before the server's path (NULL-terminated array, may be empty). */
+HIDDEN int launcher_prepare(char *why, size_t len);
+HIDDEN const char *const *launcher_words(void);
 
 /* ------------------------------------------------------------- process.c
  * Under channel_lock. */

@@ -45,6 +45,9 @@ extern char **environ;
 #define MAX_WRAPPER_WORDS 32
 static pthread_once_t paths_once = PTHREAD_ONCE_INIT;
 static char server_path[PATH_MAX];
+/* The supervisor: the server itself, or for a device process of another
+ * machine (launcher.c) the host's server beside the plugin. */
+static char supervisor_path[PATH_MAX];
 static char wrapper_buf[4096];
 static char *wrapper_argv[MAX_WRAPPER_WORDS + 1];
 static char wrapper_exe[PATH_MAX];
@@ -88,14 +91,25 @@ static void compute_paths(void) {
       *slash = '\0';
     else
       snprintf(dir, sizeof dir, ".");
-    snprintf(server_path, sizeof server_path, "%.4000s/simdevice/simdevice-server",
-             dir);
+    snprintf(server_path, sizeof server_path,
+             "%.4000s/" DEVICE_SERVER_DIR "/simdevice-server", dir);
+    snprintf(supervisor_path, sizeof supervisor_path,
+             "%.4000s/simdevice/simdevice-server", dir);
   }
+  if (!DEVICE_FOREIGN || supervisor_path[0] == '\0')
+    snprintf(supervisor_path, sizeof supervisor_path, "%s", server_path);
   if (access(server_path, X_OK) != 0) {
     snprintf(paths_error, sizeof paths_error,
              "simdevice: the device server %.300s cannot be run: %s (set "
-             "SIMDEVICE_SERVER)",
+             DEVICE_SERVER_VAR ")",
              server_path, strerror(errno));
+    return;
+  }
+  if (access(supervisor_path, X_OK) != 0) {
+    snprintf(paths_error, sizeof paths_error,
+             "simdevice: the supervisor %.300s of the " DEVICE_MACHINE_NAME
+             " device process cannot be run: %s",
+             supervisor_path, strerror(errno));
     return;
   }
   if (set->wrapper != NULL) {
@@ -154,7 +168,7 @@ static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
   pid_t supervisor = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL,
                                     NULL, NULL, 0ul);
   if (supervisor == 0) {
-    execve(server_path, argv, environ);
+    execve(supervisor_path, argv, environ);
     child_exit(127);
   }
   child_exit(supervisor < 0 ? 125 : 0);
@@ -243,6 +257,31 @@ int process_runtime_dir(char *out, size_t len) {
   return 0;
 }
 
+/* The ready server's handshake (protocol.h): its machine and its layout
+ * of the shared area must be this plugin's. 0, or -1 with the process
+ * stopped and the reason recorded. */
+static int handshake_check(struct sim_device *dev) {
+  uint32_t machine = dev->ctl->server_machine;
+  uint32_t layout = dev->ctl->server_layout;
+  if (machine == DEVICE_MACHINE && layout == SIMDEV_PROTO_LAYOUT)
+    return 0;
+  char why[200];
+  if (machine != DEVICE_MACHINE)
+    snprintf(why, sizeof why,
+             "it runs machine %u (%s), this plugin drives %s devices", machine,
+             machine == 62 ? "x86-64" : machine == 21 ? "ppc64le" : "unknown",
+             DEVICE_MACHINE_NAME);
+  else
+    snprintf(why, sizeof why,
+             "its layout of the shared control area is 0x%x, the plugin's "
+             "is 0x%x (built from another protocol.h or for another ABI)",
+             layout, SIMDEV_PROTO_LAYOUT);
+  process_stop(dev);
+  plugin_error("simdevice: device %d: the device process %s was refused: %s",
+               dev->id, server_path, why);
+  return -1;
+}
+
 int process_start(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);
@@ -263,14 +302,20 @@ int process_start(struct sim_device *dev) {
 
   ctl->host_pid = (int32_t)getpid();
 
-  /* simdevice-server --supervise EXE [wrapper words...] server */
-  char *argv[MAX_WRAPPER_WORDS + 5];
+  /* simdevice-server --supervise EXE [wrapper words...] [launcher
+   * words...] server */
+  const char *const *launcher = launcher_words();
+  char *argv[MAX_WRAPPER_WORDS + 16];
   int argc = 0;
-  argv[argc++] = server_path;
+  argv[argc++] = supervisor_path;
   argv[argc++] = "--supervise";
-  argv[argc++] = wrapper_words > 0 ? wrapper_exe : server_path;
+  argv[argc++] = wrapper_words > 0 ? wrapper_exe
+                 : launcher[0] != NULL ? (char *)launcher[0]
+                                       : server_path;
   for (int i = 0; i < wrapper_words; i++)
     argv[argc++] = wrapper_argv[i];
+  for (int i = 0; launcher[i] != NULL && argc < MAX_WRAPPER_WORDS + 14; i++)
+    argv[argc++] = (char *)launcher[i];
   argv[argc++] = server_path;
   argv[argc] = NULL;
 
@@ -331,7 +376,7 @@ int process_start(struct sim_device *dev) {
       dev->wait_status = ctl->exit_status;
     }
     if (ready == 1 && dev->pid > 0)
-      return 0;
+      return handshake_check(dev);
     if (ready == 2) {
       plugin_error("simdevice: device %d failed to start: %.400s", dev->id,
                    ctl->setup_error);

@@ -28,6 +28,7 @@
 #define FALLBACK_MEMORY (1ull << 30) /* size unknown, or under Valgrind */
 
 static struct plugin_settings settings;
+static const char default_search_path[] = "/usr/bin:/bin";
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 
 /* Device memory by default: the machine's physical memory, as a GPU has
@@ -97,7 +98,7 @@ static void rejected(const char *name, const char *value, const char *accepted,
 
 static void read_settings(void) {
   settings.num_devices = DEFAULT_DEVICES;
-  const char *v = read_var("SIMDEVICE_NUM_DEVICES");
+  const char *v = read_var(DEVICE_COUNT_VAR);
   if (v != NULL) {
     char *end;
     errno = 0;
@@ -107,7 +108,7 @@ static void read_settings(void) {
       char accepted[64];
       snprintf(accepted, sizeof accepted, "a number from 0 to %d",
                PLUGIN_MAX_DEVICES);
-      rejected("SIMDEVICE_NUM_DEVICES", v, accepted, "1");
+      rejected(DEVICE_COUNT_VAR, v, accepted, "1");
     } else {
       settings.num_devices = (int)n;
     }
@@ -149,15 +150,36 @@ static void read_settings(void) {
   /* Paths and commands: checked where they are used (process.c), since a
    * missing server only matters when a device starts. They name code or
    * files, so a setuid or setcap program ignores them (secure_getenv). */
-  settings.server = keep_var("SIMDEVICE_SERVER", 1);
+  settings.server = keep_var(DEVICE_SERVER_VAR, 1);
   settings.wrapper = keep_var("SIMDEVICE_WRAPPER", 1);
+  settings.qemu = keep_var("SIMDEVICE_QEMU", 1);
+  settings.sysroot = keep_var("SIMDEVICE_PPC64LE_SYSROOT", 1);
   settings.search_path = keep_var("PATH", 1);
   if (settings.search_path == NULL)
-    settings.search_path = "/usr/bin:/bin";
+    settings.search_path = default_search_path;
   /* Rules are checked one by one by faults.c, which names a bad one. */
   settings.faults_simtarget = keep_var("SIMTARGET_FAULTS", 0);
   settings.faults_simdevice = keep_var("SIMDEVICE_FAULTS", 0);
   settings.fault_counts = keep_var("SIMTARGET_FAULT_COUNTS", 1);
+}
+
+/* At dlclose or exit: the kept copies go with the plugin. libomptarget
+ * closes a plugin it does not use (the ppc64le one in an x86-64 program),
+ * and a leak checker would report copies left behind by a closed library.
+ * Priority 101: after every other destructor of the library (the fault
+ * counts are written by one), the last to use the settings. */
+__attribute__((destructor(101))) static void settings_release(void) {
+  const char **kept[] = {&settings.server,           &settings.wrapper,
+                         &settings.faults_simtarget, &settings.faults_simdevice,
+                         &settings.fault_counts,     &settings.qemu,
+                         &settings.sysroot};
+  for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+    free((void *)*kept[i]);
+    *kept[i] = NULL;
+  }
+  if (settings.search_path != default_search_path)
+    free((void *)settings.search_path);
+  settings.search_path = default_search_path; /* never NULL */
 }
 
 const struct plugin_settings *plugin_settings(void) {

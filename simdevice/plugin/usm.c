@@ -137,6 +137,14 @@ static int usm_load_runtime(struct usm_device *d, int32_t id) {
   LOCK_ASSERT_HELD(&d->lock);
   if (d->loaded)
     return 0;
+  if (DEVICE_FOREIGN) {
+    plugin_error("simdevice: device %d: the program requires "
+                 "unified_shared_memory or unified_address, which simdevice "
+                 "serves by running kernels in the host process; " DEVICE_MACHINE_NAME
+                 " device code cannot run in this process",
+                 id);
+    return -1;
+  }
   char dir[PATH_MAX];
   if (process_runtime_dir(dir, sizeof dir) != 0)
     return -1;

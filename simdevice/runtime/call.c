@@ -3,7 +3,7 @@
  * integer-class arguments (outlined OpenMP regions, kernels) without libffi.
  *
  * Every argument of an outlined region or a kernel is pointer-sized and of
- * SysV integer class, so one trampoline does: the first six go in rdi, rsi,
+ * SysV integer class, so one trampoline per machine does. x86-64: the first six go in rdi, rsi,
  * rdx, rcx, r8, r9, the rest are pushed in reverse so that args[6] is at
  * (%rsp) at the call, and %rsp is 16-byte aligned at the call. Up to
  * SIMDEV_MAX_ARGS arguments; more (or fewer than 0) return -1 without
@@ -78,9 +78,85 @@ __asm__(
     "  .cfi_endproc\n"
     "  .size simdev_call, .-simdev_call\n");
 
+#elif defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
+
+/* ppc64le, ELFv2: the first eight go in r3-r10; with more, the caller's
+ * frame holds a parameter save area for all of them at 32(r1) (after the
+ * back chain, CR, LR and TOC doublewords), args[i] at 32 + 8 * i. The frame
+ * is sized for max(nargs, 8) slots plus the saved r31 (which keeps the old
+ * stack pointer), rounded to 16 bytes. An indirect call enters the global
+ * entry point with r12 = its address and may change r2 (restored after). */
+__asm__(
+    "  .text\n"
+    "  .globl simdev_call\n"
+    "  .type simdev_call, @function\n"
+    "  .p2align 4\n"
+    "simdev_call:\n"
+    "  .cfi_startproc\n"
+    "  cmpwi 4, 0\n"
+    "  blt 9f\n"
+    "  cmpwi 4, 256\n"
+    "  bgt 9f\n"
+    "  mflr 0\n"
+    "  std 0, 16(1)\n"
+    "  .cfi_offset 65, 16\n"
+    "  std 31, -8(1)\n"
+    "  .cfi_offset 31, -8\n"
+    "  mr 31, 1\n"
+    "  .cfi_def_cfa_register 31\n"
+    "  mr 12, 3\n"                 /* fn */
+    "  mr 11, 5\n"                 /* args */
+    "  mr 9, 4\n"                  /* slots = max(nargs, 8) */
+    "  cmpwi 9, 8\n"
+    "  bge 1f\n"
+    "  li 9, 8\n"
+    "1:\n"
+    "  sldi 9, 9, 3\n"
+    "  addi 9, 9, 32 + 8 + 15\n"
+    "  rldicr 9, 9, 0, 59\n"       /* round down to 16 */
+    "  neg 9, 9\n"
+    "  stdux 1, 1, 9\n"            /* new frame, back chain = old r1 */
+    "  li 9, 8\n"                  /* copy args[8..nargs) to the save area */
+    "2:\n"
+    "  cmpw 9, 4\n"
+    "  bge 3f\n"
+    "  sldi 10, 9, 3\n"
+    "  ldx 0, 11, 10\n"
+    "  addi 10, 10, 32\n"
+    "  stdx 0, 1, 10\n"
+    "  addi 9, 9, 1\n"
+    "  b 2b\n"
+    "3:\n"
+    "  mr 0, 4\n"                  /* nargs, r4 is an argument register */
+    "  cmpwi 0, 1\n  blt 4f\n  ld 3, 0(11)\n"
+    "  cmpwi 0, 2\n  blt 4f\n  ld 4, 8(11)\n"
+    "  cmpwi 0, 3\n  blt 4f\n  ld 5, 16(11)\n"
+    "  cmpwi 0, 4\n  blt 4f\n  ld 6, 24(11)\n"
+    "  cmpwi 0, 5\n  blt 4f\n  ld 7, 32(11)\n"
+    "  cmpwi 0, 6\n  blt 4f\n  ld 8, 40(11)\n"
+    "  cmpwi 0, 7\n  blt 4f\n  ld 9, 48(11)\n"
+    "  cmpwi 0, 8\n  blt 4f\n  ld 10, 56(11)\n"
+    "4:\n"
+    "  mtctr 12\n"
+    "  std 2, 24(1)\n"
+    "  bctrl\n"
+    "  ld 2, 24(1)\n"
+    "  mr 1, 31\n"
+    "  .cfi_def_cfa_register 1\n"
+    "  ld 0, 16(1)\n"
+    "  mtlr 0\n"
+    "  ld 31, -8(1)\n"
+    "  li 3, 0\n"
+    "  blr\n"
+    "9:\n"
+    "  li 3, -1\n"
+    "  blr\n"
+    "  .cfi_endproc\n"
+    "  .size simdev_call, .-simdev_call\n");
+
 #else
 
-/* Portable fallback (e.g. ppc64le): a switch up to 16 arguments; beyond
+/* Portable fallback (other machines): a switch up to 16 arguments; beyond
  * that this build returns -1, so SIMDEV_MAX_ARGS is effectively 16 there. */
 typedef uint64_t u;
 int simdev_call(void *fn, int nargs, const uint64_t *a)

@@ -64,6 +64,8 @@ static int access_kind(int sig, siginfo_t *info, void *uctx) {
   uint64_t ip = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
   if (ip != 0 && ip == (uint64_t)info->si_addr)
     return SIMDEV_FAULT_EXEC;
+#elif defined(__powerpc64__)
+  return faults_ppc64le_access_kind(sig, info, uctx);
 #else
   (void)uctx;
   (void)info;
@@ -90,6 +92,8 @@ static int redirect_host_call(int sig, siginfo_t *info, void *uctx) {
     return 0;
   uc->uc_mcontext.gregs[REG_RIP] = (greg_t)device_fn;
   return 1;
+#elif defined(__powerpc64__)
+  return faults_ppc64le_redirect(sig, info, uctx);
 #else
   (void)sig;
   (void)info;
@@ -109,6 +113,10 @@ static void on_fault(int sig, siginfo_t *info, void *uctx) {
   rec->signal = sig;
   rec->address = (uint64_t)info->si_addr;
   rec->kind = access_kind(sig, info, uctx);
+#if defined(__powerpc64__) /* qemu gives no si_addr for a fetch */
+  if (rec->kind == SIMDEV_FAULT_EXEC && rec->address == 0)
+    rec->address = faults_ppc64le_pc(uctx);
+#endif
   rec->kernel = kernel;
   rec->in_kernel = kernel != 0;
   images_entry_name(kernel, rec->kernel_name, sizeof rec->kernel_name);

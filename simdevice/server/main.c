@@ -33,6 +33,14 @@
 #include "cpu_relax.h"
 #include "server.h"
 
+#if defined(__x86_64__)
+#define SERVER_MACHINE 62 /* EM_X86_64 */
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SERVER_MACHINE 21 /* EM_PPC64 (little-endian) */
+#else
+#define SERVER_MACHINE 0
+#endif
+
 static struct simdev_control *ctl;
 static unsigned char *bounce;
 static struct server_runtime runtime;
@@ -461,6 +469,8 @@ int main(int argc, char **argv) {
   ctl = control;
   if (ctl->magic != SIMDEV_PROTO_MAGIC || ctl->version != SIMDEV_PROTO_VERSION)
     fail_setup("%s", "the control area has another protocol version");
+  ctl->server_machine = SERVER_MACHINE;
+  ctl->server_layout = SIMDEV_PROTO_LAYOUT;
   bounce = (unsigned char *)control + ctl->bounce_offset;
   host_pid = ctl->host_pid; /* not our parent: that is the supervisor */
   void *mem = mmap((void *)ctl->dev_base, ctl->capacity,

@@ -56,6 +56,17 @@ HIDDEN int faults_install(struct simdev_control *ctl, char *msg, size_t len);
 /* The kernel the calling thread now runs (0: it finished). */
 HIDDEN void faults_set_running_kernel(uint64_t fn);
 
+/* faults_ppc64le.c (ppc64le builds): the access kind of a SIGSEGV/SIGBUS
+ * decoded from the instruction at the PC (qemu fills no DSISR), the PC,
+ * and the indirect-call redirect (1: resume). Async-signal-safe. */
+#if defined(__powerpc64__)
+#include <signal.h>
+HIDDEN int faults_ppc64le_access_kind(int sig, const siginfo_t *info,
+                                      const void *uctx);
+HIDDEN uint64_t faults_ppc64le_pc(const void *uctx);
+HIDDEN int faults_ppc64le_redirect(int sig, siginfo_t *info, void *uctx);
+#endif
+
 /* indirect.c: the declare target indirect table (SIMDEV_CMD_FPTR_MAP). */
 HIDDEN int indirect_store(const struct simdev_fptr_row *rows, uint64_t count,
                           uint64_t at, uint64_t total, char *msg, size_t len);

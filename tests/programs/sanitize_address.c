@@ -1,5 +1,6 @@
 /* sanitize_address.c - offload from a host built with -fsanitize=address (clang
  * 19; the device code is left uninstrumented with -Xarch_host).
+ * ppc64le-skip: the host sanitizer runtime (an x86-64 library) reaches the device link
  * versions: 19
  * simtarget-only
  * (about simdevice under a sanitizer; LLVM 19's runtime leaks under ASan)

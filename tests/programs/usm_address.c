@@ -1,5 +1,6 @@
 /* usm_address.c - requires unified_address: device pointers are host
  * addresses, usable with is_device_ptr and pointer arithmetic on the host.
+ * ppc64le-skip: requires unified_shared_memory or unified_address, which simdevice serves by running kernels in the (x86-64) host process
  * versions: 14 16 19 22
  * expect: a program that requires unified_address maps its data as usual,
  * gets device memory from omp_target_alloc that it offsets on the host and

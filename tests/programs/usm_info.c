@@ -1,4 +1,5 @@
 /* usm_info.c - what LIBOMPTARGET_INFO says about unified_shared_memory.
+ * ppc64le-skip: requires unified_shared_memory or unified_address, which simdevice serves by running kernels in the (x86-64) host process
  * simtarget-only
  * versions: 14 16 19 22
  * env: LIBOMPTARGET_INFO=0x10

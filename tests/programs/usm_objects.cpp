@@ -1,6 +1,7 @@
 /* usm_objects.cpp - requires unified_shared_memory with C++ objects: virtual
  * functions, a lambda capturing by reference, a member function's `this`,
  * objects built on the host and used on the device without any map.
+ * ppc64le-skip: requires unified_shared_memory or unified_address, which simdevice serves by running kernels in the (x86-64) host process
  * cflags: -O2
  * expect-stderr-not: not device memory|stopped with|faulted
  * expect: objects with virtual functions made on the host (new, on the

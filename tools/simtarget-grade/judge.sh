@@ -30,7 +30,14 @@ load_expectations() {
   [ -z "$want_out" ] && [ "$want_exit" = 0 ] && want_out='^PASS$'
   repeat=$(expect_field "$1" repeat)
   repeat=${repeat:-1}
-  read -r -a run_env <<<"$(expect_field "$1" env)"
+  local env_line
+  env_line=$(expect_field "$1" env)
+  # programs.sh --device=ppc64le: the same device settings, for that plugin.
+  if [ "${PROGRAMS_DEVICE:-}" = ppc64le ]; then
+    env_line=${env_line//SIMDEVICE_NUM_DEVICES=/SIMDEVICE_PPC64LE_NUM_DEVICES=}
+    env_line=${env_line//SIMDEVICE_SERVER=/SIMDEVICE_PPC64LE_SERVER=}
+  fi
+  read -r -a run_env <<<"$env_line"
 }
 
 # last_line FILE: the last non-empty line, for failure reasons.
