@@ -451,9 +451,7 @@ static void watch_host(void) {
                strerror(err));
 }
 
-int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
-    return supervise_main(argc - 2, argv + 2);
+int server_main(void) {
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
                        MAP_SHARED, SIMDEV_FD_CONTROL, 0);
   if (control == MAP_FAILED)
@@ -492,4 +490,10 @@ int main(int argc, char **argv) {
   images_unload_all();
   output_flush();
   _exit(0);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
+    return supervise_main(argc - 2, argv + 2);
+  return server_main();
 }
