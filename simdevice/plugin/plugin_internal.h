@@ -156,6 +156,7 @@ struct sim_device {
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;
   struct simdev_control *ctl;
+  int ctl_zeroed;              /* ctl is a new memfd's: all zeros, untouched */
   unsigned char *bounce;
   struct device_allocator alloc;
   struct shared_block *shared_blocks; /* host/shared memory (shared_memory.c) */
