@@ -451,7 +451,9 @@ static void watch_host(void) {
                strerror(err));
 }
 
-int server_main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
+    return supervise_main(argc - 2, argv + 2);
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
                        MAP_SHARED, SIMDEV_FD_CONTROL, 0);
   if (control == MAP_FAILED)
@@ -490,10 +492,4 @@ int server_main(void) {
   images_unload_all();
   output_flush();
   _exit(0);
-}
-
-int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
-    return supervise_main(argc - 2, argv + 2);
-  return server_main();
 }

@@ -33,13 +33,11 @@ struct server_runtime {
   void (*set_device_num)(int32_t num);
 };
 
-/* main.c: the device server itself (never returns). */
-HIDDEN int server_main(void);
+/* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
+ * or -1 with the reason written to `msg`. */
 /* supervise.c: `simdevice-server --supervise EXE ARGV...` (argv[0] = EXE). */
 HIDDEN int supervise_main(int argc, char **argv);
 
-/* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
- * or -1 with the reason written to `msg`. */
 HIDDEN int images_stage(const void *bytes, size_t size, int start_new,
                         char *msg, size_t msg_len);
 HIDDEN int images_load(const char *names, uint64_t name_count,

@@ -15,7 +15,6 @@
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -39,14 +38,6 @@ int supervise_main(int argc, char **argv) {
   }
   pid_t pid = fork();
   if (pid == 0) {
-    /* No wrapper: the device is this very program, already loaded; run it
-     * in the child without a second exec (half of the device's start time:
-     * an exec re-faults every page of the loader and libc). The layout is
-     * still fixed, ASLR being off since the exec of this supervisor. */
-    if (argc == 2 && strcmp(argv[0], argv[1]) == 0) {
-      munmap(ctl, sizeof *ctl);
-      _exit(server_main());
-    }
     execve(argv[0], argv + 1, environ);
     _exit(127);
   }
