@@ -58,7 +58,13 @@ EXPORT void __tgt_register_lib(__tgt_bin_desc *desc) {
     plugins_add_rejection("descriptor %p: %s", (void *)desc,
                           report_error_get());
     report_error_clear();
+    return;
   }
+  /* Load the plugins now, as LLVM's runtime does at registration: their
+   * libraries are loaded while the program starts, not inside its first
+   * target region. Devices still start at their first use. */
+  if (settings_get()->offload != POLICY_DISABLED)
+    plugins_load_all();
 }
 
 EXPORT void __tgt_unregister_lib(__tgt_bin_desc *desc) {

@@ -409,6 +409,10 @@ int launch_region(struct device *dev, const struct launch_request *req) {
  * (freeing privates and the argument arrays, shadow restores, removals)
  * is deferred to the record's completion (src/async.h).
  */
+/* Argument arrays up to this many entries live on launch_region_async's
+ * stack. */
+#define SMALL_ARGS 16
+
 int launch_region_async(struct device *dev, const struct launch_request *req,
                         struct async_record *rec) {
   const struct map_args *a = &req->args;
@@ -419,6 +423,9 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
   void **privates = NULL; /* device copies of (first)private entries */
   int32_t num_privates = 0;
   int32_t *param_of = NULL; /* argument index -> its parameter, or -1 */
+  void *params_small[SMALL_ARGS], *privates_small[SMALL_ARGS];
+  ptrdiff_t offsets_small[SMALL_ARGS];
+  int32_t param_of_small[SMALL_ARGS];
 
   if (device_lookup_entry(dev, req->host_ptr, &kernel) != 0)
     return -1;
@@ -441,10 +448,24 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
   int32_t n = req->dyn_ptr ? 1 : 0;
   for (int32_t i = 0; i < a->num; i++)
     n += (a->types[i] & OMP_TGT_MAPTYPE_TARGET_PARAM) != 0;
-  params = calloc((size_t)n + 1, sizeof *params);
-  offsets = calloc((size_t)n + 1, sizeof *offsets);
-  privates = calloc((size_t)a->num + 1, sizeof *privates);
-  param_of = calloc((size_t)a->num + 1, sizeof *param_of);
+  /* Most regions have few arguments: their arrays live on the stack (four
+   * calloc/free pairs were a fifth of the host's work for an empty
+   * region). An asynchronous launch hands params and offsets to the
+   * record, which frees them later: those stay on the heap. */
+  if (!rec && n + 1 <= SMALL_ARGS) {
+    params = memset(params_small, 0, sizeof params_small);
+    offsets = memset(offsets_small, 0, sizeof offsets_small);
+  } else {
+    params = calloc((size_t)n + 1, sizeof *params);
+    offsets = calloc((size_t)n + 1, sizeof *offsets);
+  }
+  if (a->num + 1 <= SMALL_ARGS) {
+    privates = memset(privates_small, 0, sizeof privates_small);
+    param_of = memset(param_of_small, 0, sizeof param_of_small);
+  } else {
+    privates = calloc((size_t)a->num + 1, sizeof *privates);
+    param_of = calloc((size_t)a->num + 1, sizeof *param_of);
+  }
   if (!params || !offsets || !privates || !param_of) {
     report_error_set("out of host memory for %d kernel arguments", n);
     goto out_unmap;
@@ -565,10 +586,14 @@ out_unmap:
     report_error_set("%s", saved);
   }
   maps_construct_free(maps);
-  free(params);
-  free(offsets);
-  free(privates);
-  free(param_of);
+  if (params != params_small)
+    free(params);
+  if (offsets != offsets_small)
+    free(offsets);
+  if (privates != privates_small)
+    free(privates);
+  if (param_of != param_of_small)
+    free(param_of);
   __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
   return rc;
 }

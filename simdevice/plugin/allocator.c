@@ -6,9 +6,11 @@
  * allocation takes the first fitting block of the smallest class that can
  * hold it, so it is O(1) apart from a scan of one class. Freeing coalesces
  * with the address neighbours in O(1) and finds the block by its user offset
- * in a hash table. With guard pages the granule is a page, each block carries
- * one extra inaccessible page after its data, and the data ends right before
- * it (8-byte end alignment). With guard pages a freed block stays
+ * in a hash table; a copy that starts inside an allocation finds it through
+ * an ordered index of the used blocks (a treap: O(log n) expected). With
+ * guard pages the granule is a page, each block carries one extra
+ * inaccessible page after its data, and the data ends right before it
+ * (8-byte end alignment). With guard pages a freed block stays
  * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BYTES at
  * most, emptied before memory runs out) instead of being handed out again at
  * once: a kernel that reads memory freed by `target exit data` through a kept
@@ -31,7 +33,78 @@ struct alloc_block {
   struct alloc_block *prev, *next; /* address order */
   struct alloc_block *bin_prev, *bin_next;
   uint64_t user_offset, user_size; /* what the caller got (used blocks) */
+  struct alloc_block *left, *right; /* live_root treap (used blocks) */
+  uint64_t priority;
 };
+
+/* ---- ordered index of used blocks by user offset (a treap) ---- */
+static uint64_t next_priority(struct device_allocator *a) {
+  a->treap_seed ^= a->treap_seed << 13; /* xorshift64 */
+  a->treap_seed ^= a->treap_seed >> 7;
+  a->treap_seed ^= a->treap_seed << 17;
+  return a->treap_seed;
+}
+
+/* Splits `t` into the nodes with keys below `key` and the rest. */
+static void treap_split(struct alloc_block *t, uint64_t key,
+                        struct alloc_block **below, struct alloc_block **rest) {
+  if (t == NULL) {
+    *below = *rest = NULL;
+  } else if (t->user_offset < key) {
+    treap_split(t->right, key, &t->right, rest);
+    *below = t;
+  } else {
+    treap_split(t->left, key, below, &t->left);
+    *rest = t;
+  }
+}
+
+/* Joins two treaps, every key of `lo` below every key of `hi`. */
+static struct alloc_block *treap_merge(struct alloc_block *lo,
+                                       struct alloc_block *hi) {
+  if (lo == NULL)
+    return hi;
+  if (hi == NULL)
+    return lo;
+  if (lo->priority > hi->priority) {
+    lo->right = treap_merge(lo->right, hi);
+    return lo;
+  }
+  hi->left = treap_merge(lo, hi->left);
+  return hi;
+}
+
+static void live_insert(struct device_allocator *a, struct alloc_block *b) {
+  struct alloc_block *below, *rest;
+  b->left = b->right = NULL;
+  b->priority = next_priority(a);
+  treap_split(a->live_root, b->user_offset, &below, &rest);
+  a->live_root = treap_merge(treap_merge(below, b), rest);
+}
+
+static void live_remove(struct device_allocator *a, struct alloc_block *b) {
+  struct alloc_block **link = &a->live_root;
+  while (*link != NULL && *link != b)
+    link = b->user_offset < (*link)->user_offset ? &(*link)->left
+                                                 : &(*link)->right;
+  if (*link == b)
+    *link = treap_merge(b->left, b->right);
+  b->left = b->right = NULL;
+}
+
+/* The used block with the greatest user offset <= `offset`, or NULL. */
+static struct alloc_block *live_floor(const struct device_allocator *a,
+                                      uint64_t offset) {
+  struct alloc_block *best = NULL;
+  for (struct alloc_block *t = a->live_root; t != NULL;)
+    if (t->user_offset <= offset) {
+      best = t;
+      t = t->right;
+    } else {
+      t = t->left;
+    }
+  return best;
+}
 
 static unsigned bin_of(uint64_t units) { return 63u - (unsigned)__builtin_clzll(units); }
 
@@ -119,15 +192,34 @@ static struct alloc_block *coalesce(struct device_allocator *a,
                                     struct alloc_block *b);
 
 /* ---- protection queue ---- */
+/* How far back a change looks for the one it undoes: a region's maps and
+ * unmaps come in small groups. */
+#define CANCEL_WINDOW 16
+
+static int overlaps(const struct simdev_prot_change *c, uint64_t offset,
+                    uint64_t length) {
+  return c->offset < offset + length && offset < c->offset + c->length;
+}
+
 static int queue_protection(struct device_allocator *a, uint64_t offset,
                             uint64_t length, uint32_t access) {
   struct prot_queue *q = &a->pending;
-  /* A block freed (or reused) before the process saw the previous change:
-   * only the last one matters. */
-  if (q->count > 0 && q->items[q->count - 1].offset == offset &&
-      q->items[q->count - 1].length == length) {
-    q->items[q->count - 1].access = access;
-    return 0;
+  /* The same range queued with the other access and nothing later touching
+   * it: the device process never saw the first change, and this one puts
+   * the range back as it was before (a free turns a range that was made
+   * accessible inaccessible again, a reuse of the same block the reverse;
+   * free memory is always inaccessible there), so both go. A block freed
+   * and reused between two commands thus costs no mprotect. */
+  size_t stop = q->count > CANCEL_WINDOW ? q->count - CANCEL_WINDOW : 0;
+  for (size_t i = q->count; i-- > stop;) {
+    struct simdev_prot_change *c = &q->items[i];
+    if (c->offset == offset && c->length == length && c->access != access) {
+      memmove(c, c + 1, (q->count - i - 1) * sizeof *c);
+      q->count--;
+      return 0;
+    }
+    if (overlaps(c, offset, length))
+      break;
   }
   if (q->count == q->cap) {
     size_t cap = q->cap ? q->cap * 2 : 256;
@@ -171,6 +263,7 @@ int allocator_init(struct device_allocator *a, uint64_t base,
   all->units = a->capacity / a->unit;
   all->is_free = 1;
   a->first = all;
+  a->treap_seed = 0x9E3779B97F4A7C15ull ^ base ^ capacity;
   bin_insert(a, all);
   if (pthread_mutex_init(&a->lock, NULL) != 0) {
     free(all);
@@ -318,6 +411,7 @@ int allocator_alloc(struct device_allocator *a, uint64_t size,
   }
   b->is_free = 0;
   b->user_size = size;
+  live_insert(a, b);
   a->bytes_used += b->units * a->unit;
   pthread_mutex_unlock(&a->lock);
   *offset_out = user_offset;
@@ -353,6 +447,7 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
     return -1;
   }
   a->bytes_used -= b->units * a->unit;
+  live_remove(a, b);
   if (a->guard) {
     quarantine_add(a, b);
     pthread_mutex_unlock(&a->lock);
@@ -441,11 +536,8 @@ int allocator_find_live(struct device_allocator *a, uint64_t offset,
       i = (i + 1) & mask;
     b = a->table[i];
   }
-  if (b == NULL) {
-    b = a->first;
-    while (b != NULL && (b->start + b->units) * a->unit <= offset)
-      b = b->next;
-  }
+  if (b == NULL)
+    b = live_floor(a, offset);
   int live = b != NULL && !b->is_free && !b->quarantined &&
              offset >= b->user_offset &&
              offset - b->user_offset < b->user_size;

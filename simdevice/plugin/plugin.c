@@ -124,6 +124,7 @@ int device_setup(struct sim_device *dev) {
     goto out_close_ctl;
   }
   dev->ctl = ctl;
+  dev->ctl_zeroed = 1;
   dev->bounce = (unsigned char *)ctl + SIMDEV_BOUNCE_OFFSET;
   void *view = mmap(NULL, dev->capacity, PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_NORESERVE, dev->mem_fd, 0);

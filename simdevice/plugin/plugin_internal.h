@@ -123,7 +123,9 @@ HIDDEN void plugin_error_take(__tgt_rtl_error *out);
  * blocks are found by address through a hash table. Offsets are relative to
  * the start of device memory. With guard pages, every block ends right before
  * an inaccessible page and freed pages are made inaccessible; the needed
- * protection changes queue up until the channel sends them. */
+ * protection changes queue up until the channel sends them (a change that
+ * undoes one still queued cancels it: free and reuse of the same block
+ * between two commands costs the device process no system call). */
 struct alloc_block;
 struct prot_queue {
   struct simdev_prot_change *items;
@@ -139,6 +141,9 @@ struct device_allocator {
   struct alloc_block *first;        /* every block, in address order */
   struct alloc_block **table;       /* used blocks by offset (open addressing) */
   size_t table_cap, table_used;
+  struct alloc_block *live_root;    /* used blocks by offset, ordered (treap):
+                                       the block holding an inner offset */
+  uint64_t treap_seed;              /* priorities of live_root's nodes */
   uint64_t bytes_used;
   struct prot_queue pending;
   /* freed blocks kept inaccessible, oldest first (allocator.c) */
@@ -202,6 +207,7 @@ struct sim_device {
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;
   struct simdev_control *ctl;
+  int ctl_zeroed;              /* ctl is a new memfd's: all zeros, untouched */
   unsigned char *bounce;
   struct device_allocator alloc;
   struct shared_block *shared_blocks; /* host/shared memory (shared_memory.c) */

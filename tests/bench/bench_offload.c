@@ -30,6 +30,56 @@ static void bench_empty_launch(void) {
   report("empty_launch_us", (now() - t0) / iters * 1e6, "us");
 }
 
+/* A new mapping: `target enter data` of a fresh 64-byte heap object while
+ * the mapping table grows (nothing is unmapped in between, so no device
+ * memory is reused). */
+static void bench_new_objects(void) {
+  const int n = 20000;
+  char **objs = malloc(sizeof *objs * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    objs[i] = malloc(64);
+    memset(objs[i], i, 64);
+  }
+  double t0 = now();
+  for (int i = 0; i < n; i++) {
+    char *o = objs[i];
+#pragma omp target enter data map(to: o[0:64])
+  }
+  report("new_object_64B_us", (now() - t0) / n * 1e6, "us");
+  for (int i = 0; i < n; i++) {
+    char *o = objs[i];
+#pragma omp target exit data map(delete: o[0:64])
+    free(o);
+  }
+  free(objs);
+}
+
+/* map(tofrom) of a small array that is not on the device yet (each region
+ * allocates, copies in, runs, copies out and frees): bytes moved each way
+ * per second. A fresh heap array each time, as a loop over temporaries. */
+static void bench_map_tofrom(size_t bytes, int iters, const char *metric) {
+  const long n = (long)(bytes / sizeof(double));
+  double *keep = malloc(bytes);
+  for (int i = 0; i < 100; i++) {
+#pragma omp target map(tofrom: keep[0:n])
+    keep[0] += 1;
+  }
+  double t = 0;
+  for (int i = 0; i < iters; i++) {
+    double *a = malloc(bytes);
+    memset(a, 0, bytes);
+    double t0 = now();
+#pragma omp target map(tofrom: a[0:n])
+    a[n - 1] += 1;
+    t += now() - t0;
+    if (a[n - 1] != 1)
+      fprintf(stderr, "bench: map(tofrom) lost the kernel's write\n");
+    free(a);
+  }
+  report(metric, (double)bytes * iters / t / 1e9, "GB/s");
+  free(keep);
+}
+
 static void bench_map_unmap(void) {
   const int iters = 20000;
   double x[8] = {0};
@@ -106,6 +156,52 @@ static void bench_bandwidth(void) {
   free(b);
 }
 
+/* Square matrix product: the same loop nest on the device and in a host
+ * `parallel for`, in GFLOP/s. */
+static void bench_matmul(void) {
+  const int n = 256;
+  double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n),
+         *c = malloc(sizeof(double) * n * n);
+  for (int i = 0; i < n * n; i++)
+    a[i] = i % 7, b[i] = i % 5, c[i] = 0;
+  const int reps = 3;
+  double flops = 2.0 * n * n * n * reps;
+#pragma omp target enter data map(to: a[0:n*n], b[0:n*n]) map(alloc: c[0:n*n])
+  double t0 = 0;
+  for (int r = -1; r < reps; r++) { /* r = -1: warm up, not timed */
+    if (r == 0)
+      t0 = now();
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double sum = 0;
+        for (int k = 0; k < n; k++)
+          sum += a[i * n + k] * b[k * n + j];
+        c[i * n + j] = sum;
+      }
+  }
+  double t_dev = now() - t0;
+#pragma omp target exit data map(delete: a[0:n*n], b[0:n*n]) map(from: c[0:n*n])
+  for (int r = -1; r < reps; r++) {
+    if (r == 0)
+      t0 = now();
+#pragma omp parallel for
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double sum = 0;
+        for (int k = 0; k < n; k++)
+          sum += a[i * n + k] * b[k * n + j];
+        c[i * n + j] = sum;
+      }
+  }
+  double t_host = now() - t0;
+  report("matmul_device_GFlops", flops / t_dev / 1e9, "GF/s");
+  report("matmul_host_GFlops", flops / t_host / 1e9, "GF/s");
+  free(a);
+  free(b);
+  free(c);
+}
+
 static void bench_stream(void) {
   const long n = 8L << 20;
   double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n),
@@ -157,6 +253,15 @@ int main(int argc, char **argv) {
     bench_empty_launch();
   if (!*only || !strcmp(only, "map"))
     bench_map_unmap();
+  /* before the lookups: 100000 live guarded objects can outgrow the device
+   * process's vm.max_map_count, which turns simdevice's guard pages off */
+  if (!*only || !strcmp(only, "new"))
+    bench_new_objects();
+  if (!*only || !strcmp(only, "tofrom")) {
+    bench_map_tofrom(4096, 2000, "map_tofrom_4KiB_GBps");
+    bench_map_tofrom(16384, 2000, "map_tofrom_16KiB_GBps");
+    bench_map_tofrom(64u << 20, 10, "map_tofrom_64MiB_GBps");
+  }
   if (!*only || !strcmp(only, "lookup"))
     for (int n = 10; n <= 100000; n *= 10)
       bench_lookup(n);
@@ -164,5 +269,7 @@ int main(int argc, char **argv) {
     bench_bandwidth();
   if (!*only || !strcmp(only, "stream"))
     bench_stream();
+  if (!*only || !strcmp(only, "matmul"))
+    bench_matmul();
   return 0;
 }

@@ -188,6 +188,60 @@ static void test_host_address_in_device_memory_is_refused(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, e), OFFLOAD_SUCCESS);
 }
 
+/* Memory allocated and freed between two commands never became accessible
+ * in the device process (the two protection changes cancel): a kernel that
+ * reads it still faults. */
+static void test_memory_freed_before_any_launch_faults(void **state) {
+  (void)state;
+  double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  uint64_t arg = (uint64_t)d;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "freed device memory"));
+}
+
+/* Memory freed and allocated again between two launches (a new block while
+ * the freed one is in quarantine) is writable, and its guard page still
+ * catches the element past the end; with another size, the new extent is
+ * what the kernel may touch. */
+static void test_reallocated_memory_keeps_its_guard(void **state) {
+  (void)state;
+  enum { N = 100 };
+  double *d = __tgt_rtl_data_alloc(0, (N - 1) * sizeof(double), NULL,
+                                   TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t ok_args[2] = {(uint64_t)d, N - 1};
+  assert_int_equal(launch(0, entry(E_FILL), 2, ok_args), OFFLOAD_SUCCESS);
+  for (int round = 0; round < 3; round++) {
+    assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+    d = __tgt_rtl_data_alloc(0, (N - 1) * sizeof(double), NULL,
+                             TARGET_ALLOC_DEVICE);
+    assert_non_null(d);
+    ok_args[0] = (uint64_t)d;
+    assert_int_equal(launch(0, entry(E_FILL), 2, ok_args), OFFLOAD_SUCCESS);
+  }
+  uint64_t bad_args[2] = {(uint64_t)d, N};
+  assert_int_equal(launch(0, entry(E_FILL), 2, bad_args), OFFLOAD_FAIL);
+  assert_true(last_error(0).fault_addr == (uint64_t)(d + N - 1));
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  /* A small block freed, then three pages: all of them writable, the page
+   * after them not. */
+  double *small = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(small);
+  assert_int_equal(__tgt_rtl_data_delete(0, small), OFFLOAD_SUCCESS);
+  enum { BIG = 3 * 4096 / sizeof(double) };
+  double *big = __tgt_rtl_data_alloc(0, BIG * sizeof(double), NULL,
+                                     TARGET_ALLOC_DEVICE);
+  assert_non_null(big);
+  uint64_t big_args[2] = {(uint64_t)big, BIG};
+  assert_int_equal(launch(0, entry(E_FILL), 2, big_args), OFFLOAD_SUCCESS);
+  big_args[1] = BIG + 1;
+  assert_int_equal(launch(0, entry(E_FILL), 2, big_args), OFFLOAD_FAIL);
+  assert_true(last_error(0).fault_addr == (uint64_t)(big + BIG));
+  assert_int_equal(__tgt_rtl_data_delete(0, big), OFFLOAD_SUCCESS);
+}
+
 static void test_kernel_exit_is_reported(void **state) {
   (void)state;
   uint64_t code = 3;
@@ -252,6 +306,8 @@ int main(void) {
       cmocka_unit_test(test_guard_page_catches_one_element_short),
       cmocka_unit_test(test_freed_memory_faults),
       cmocka_unit_test(test_host_address_in_device_memory_is_refused),
+      cmocka_unit_test(test_memory_freed_before_any_launch_faults),
+      cmocka_unit_test(test_reallocated_memory_keeps_its_guard),
       cmocka_unit_test(test_kernel_exit_is_reported),
       cmocka_unit_test(test_killed_idle_device_restarts),
       cmocka_unit_test(test_no_fd_leak_across_restarts),

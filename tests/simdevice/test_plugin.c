@@ -313,6 +313,43 @@ static void test_many_allocations(void **state) {
   free(p);
 }
 
+/* Copies that start inside an allocation, among many live ones (found
+ * through the ordered index, not a walk): in bounds they work, past the end
+ * or inside a freed allocation they are refused. */
+static void test_interior_copies(void **state) {
+  (void)state;
+  enum { N = 3000, LEN = 100 };
+  double **p = calloc(N, sizeof *p);
+  assert_non_null(p);
+  for (int i = 0; i < N; i++) {
+    p[i] = __tgt_rtl_data_alloc(0, LEN * sizeof(double), NULL,
+                                TARGET_ALLOC_DEVICE);
+    assert_non_null(p[i]);
+  }
+  for (int i = 0; i < N; i++) {
+    double v[3] = {i, i + 0.5, -i};
+    assert_int_equal(__tgt_rtl_data_submit(0, p[i] + 10 + i % 80, v, sizeof v),
+                     OFFLOAD_SUCCESS);
+  }
+  for (int i = N - 1; i >= 0; i--) {
+    double v[3];
+    assert_int_equal(
+        __tgt_rtl_data_retrieve(0, v, p[i] + 10 + i % 80, sizeof v),
+        OFFLOAD_SUCCESS);
+    assert_true(v[0] == i && v[1] == i + 0.5 && v[2] == -i);
+  }
+  double two[2] = {0, 0};
+  assert_int_equal(__tgt_rtl_data_submit(0, p[N / 2] + LEN - 1, two, sizeof two),
+                   OFFLOAD_FAIL);
+  assert_int_equal(__tgt_rtl_data_delete(0, p[N / 2]), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_submit(0, p[N / 2] + 5, two, sizeof(double)),
+                   OFFLOAD_FAIL);
+  for (int i = 0; i < N; i++)
+    if (i != N / 2)
+      assert_int_equal(__tgt_rtl_data_delete(0, p[i]), OFFLOAD_SUCCESS);
+  free(p);
+}
+
 /* The device process starts a server thread for every queue slot at the
  * first asynchronous launch, all at once (creating them during a burst of
  * launches slowed the burst), and none before: a program that never
@@ -473,6 +510,7 @@ int main(void) {
       cmocka_unit_test(test_offload_binary_container),
       cmocka_unit_test(test_alloc_kinds_and_sizes),
       cmocka_unit_test(test_many_allocations),
+      cmocka_unit_test(test_interior_copies),
       cmocka_unit_test(test_queue_threads_start_at_the_first_async_launch),
       cmocka_unit_test(test_async_kernel_sees_new_allocations),
       cmocka_unit_test(test_requires_and_info),
