@@ -160,6 +160,9 @@ HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len)
 
 /* ------------------------------------------------------------ context */
 
+/* (The default TLS model: initial-exec would save a __tls_get_addr call
+ * per access, but a dlopen'ed library cannot count on static TLS space;
+ * under valgrind the load fails.) */
 static __thread struct rt_member *cur;
 static _Atomic int32_t next_gtid;
 static __thread int32_t my_gtid = -1;
