@@ -63,19 +63,35 @@ static int32_t max_spinners(void)
  * its forker (POSTED -> IDLE, rt_pool_revoke), never both. */
 enum { JOB_IDLE, JOB_POSTED, JOB_RUNNING };
 
+/* A forker may post a job to a sleeping worker without waking it (a league
+ * it expects to finish alone, parallel.c). So that teams which wait for
+ * each other still make progress, a sleeping worker looks for such a job
+ * every NAP_NS (its job word changed without a wake), for IDLE_NAPS naps
+ * after the last job posted to it, then sleeps until woken (an idle device
+ * makes no wakeups). */
+#define NAP_NS 2000000
+#define IDLE_NAPS 250
+
 static void *worker_main(void *p)
 {
   struct rt_worker *w = p;
   uint32_t seen = 0;
+  int naps = 0;
   for (;;) {
     /* Hot between kernels: spins for the spin time, then sleeps; sleeps at
      * once when enough others spin already. */
     int spin = atomic_fetch_add(&spinning_workers, 1) < max_spinners();
     if (!spin)
       atomic_fetch_sub(&spinning_workers, 1);
-    rt_await_change(&w->job_seq, seen, &w->sleeping, spin);
+    int changed = rt_await_change(&w->job_seq, seen, &w->sleeping, spin,
+                                  naps < IDLE_NAPS ? NAP_NS : 0);
     if (spin)
       atomic_fetch_sub(&spinning_workers, 1);
+    if (!changed) {
+      naps++; /* nothing was posted */
+      continue;
+    }
+    naps = 0; /* a job came (taken or revoked): the device is in use */
     seen = atomic_load(&w->job_seq);
     if (atomic_load(&w->quit))
       return NULL;

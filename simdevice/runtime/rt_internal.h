@@ -70,11 +70,12 @@ HIDDEN int rt_word_trylock(_Atomic int32_t *w);
 HIDDEN void rt_word_unlock(_Atomic int32_t *w);
 
 /* ------------------------------------------------------------ waiting */
-/* Spin for the spin time, then sleep (wait.c). rt_await_change returns once
- * *word != old; whoever changes it (rt_publish: +1) then calls
- * rt_wake_if_sleeping with the waiter's `sleeping` flag. */
-HIDDEN void rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping,
-                            int spin);
+/* Spin for the spin time (if `spin`), then sleep (wait.c). rt_await_change
+ * returns 1 once *word != old, 0 when timeout_ns (> 0) passed first;
+ * whoever changes the word (rt_publish: +1) then calls rt_wake_if_sleeping
+ * with the waiter's `sleeping` flag. */
+HIDDEN int rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping,
+                           int spin, int64_t timeout_ns);
 HIDDEN void rt_publish(_Atomic uint32_t *word);
 HIDDEN void rt_wake_if_sleeping(_Atomic uint32_t *word, _Atomic uint32_t *sleeping);
 /* A count of outstanding workers (set before they start): each calls

@@ -55,6 +55,12 @@ static void futex_wait(_Atomic uint32_t *w, uint32_t val)
   syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
+static void futex_wait_ns(_Atomic uint32_t *w, uint32_t val, int64_t ns)
+{
+  struct timespec rel = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+  syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, &rel, NULL, 0);
+}
+
 static void futex_wake_all(_Atomic uint32_t *w)
 {
   syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -92,18 +98,30 @@ static int spin_until(_Atomic uint32_t *word, uint32_t arg, int (*done)(uint32_t
 
 static int changed(uint32_t v, uint32_t old) { return v != old; }
 
-HIDDEN void rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping,
-                            int spin)
+HIDDEN int rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping,
+                           int spin, int64_t timeout_ns)
 {
   if (spin ? !spin_until(word, old, changed) : atomic_load(word) == old) {
+    int64_t deadline = timeout_ns > 0 ? now_ns() + timeout_ns : 0;
     atomic_store(sleeping, 1);
     /* seq_cst store then load, against the waker's change then load of
      * `sleeping`: one of the two sees the other. */
-    while (atomic_load(word) == old)
-      futex_wait(word, old);
+    while (atomic_load(word) == old) {
+      if (!deadline) {
+        futex_wait(word, old);
+        continue;
+      }
+      int64_t left = deadline - now_ns();
+      if (left <= 0) {
+        atomic_store(sleeping, 0);
+        return 0;
+      }
+      futex_wait_ns(word, old, left);
+    }
     atomic_store(sleeping, 0);
   }
   HAPPENS_AFTER(word);
+  return 1;
 }
 
 HIDDEN void rt_wake_if_sleeping(_Atomic uint32_t *word, _Atomic uint32_t *sleeping)
