@@ -11,9 +11,10 @@
  *            its private worksharing counters, its current task).
  * The calling thread's rt_member is in the thread-local `rt_cur`; nothing
  * about a launch is global, so launches on different server threads run
- * side by side. Locks: each rt_team's `lock` guards its barrier, task queue,
- * dispatch slots and join count; a league's `lock` guards its completion
- * count; the pool has its own lock (pool.c). These are pthread mutexes, and
+ * side by side. Locks: each rt_team's `lock` guards its barrier, task queue
+ * and dispatch slots; join counts (a parallel team's `workers_running`, a
+ * league's `running`) are atomics (wait.c: spin, then futex); the pool has
+ * its own lock for its lists and per-worker atomic job words (pool.c). These are pthread mutexes, and
  * the functions that need one held (named *_locked) start with
  * LOCK_ASSERT_HELD (lock_check.h: debug builds abort naming the function).
  * The futex word lock (rt_word_lock) is only for locks that live in
