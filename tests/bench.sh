@@ -150,3 +150,46 @@ awk '
     printf "simtarget nowait wall vs its serial sum: %.3fx (target < 0.1x)\n", sim["nowait_wall_ms"] / sim["nowait_serial_ms"]
     printf "simtarget nowait wall vs LLVM 14: %.2fx\n", sim["nowait_wall_ms"] / llvm["nowait_wall_ms"]
   }' "$out/nowait_llvm.txt" "$out/nowait_simtarget.txt"
+
+# ---- device runtime: teams launches, back-to-back kernels, nowait from ----
+# ---- several host threads (issue 19, device half) ----
+# tests/bench/bench_kernels.c (clang-14) against LLVM 14 and simtarget;
+# tests/bench/nowait_threads.c (clang-19: its libomp polls nowait regions)
+# against LLVM 19's own offload runtime and simtarget (+ LLVM 19's libomp).
+# Goals are ratios to LLVM in the same run (simdevice/runtime/README.md).
+echo
+$cc -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu tests/bench/bench_kernels.c -o "$out/bench_kernels"
+echo "teams kernels: LLVM 14 ($llvm_lib) ..."
+LD_LIBRARY_PATH=$llvm_lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_kernels" > "$out/kernels_llvm.txt"
+echo "teams kernels: simtarget (build/lib) ..."
+LD_LIBRARY_PATH=$PWD/build/lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_kernels" > "$out/kernels_simtarget.txt"
+kernels_table() { # LLVM-FILE SIM-FILE LLVM-NAME: "metric llvm sim ratio (goal)"
+  awk -v name="$3" '
+    BEGIN {
+      goal["teams_dpf_0trips_us"] = 1.5; goal["teams_dpf_1024trips_us"] = 1.5
+      goal["back_to_back_us"] = 1.5; goal["nowait_threads_ms"] = 1.0
+    }
+    FNR == NR { llvm[$1] = $2; unit[$1] = $3; next }
+    { sim[$1] = $2; order[++n] = $1 }
+    END {
+      printf "%-24s %12s %12s %8s\n", "metric", name, "simtarget", "sim/llvm"
+      for (i = 1; i <= n; i++) {
+        m = order[i]; r = llvm[m] ? sim[m] / llvm[m] : 0
+        g = (m in goal) ? sprintf("(goal <= %.1fx: %s)", goal[m], r <= goal[m] ? "met" : "NOT met") : ""
+        printf "%-24s %9.3f %-2s %9.3f %-2s %7.2fx %s\n", m, llvm[m], unit[m], sim[m], unit[m], r, g
+      }
+    }' "$1" "$2"
+}
+kernels_table "$out/kernels_llvm.txt" "$out/kernels_simtarget.txt" llvm-14
+if [ -n "${TC_CC_19:-}" ] && [ -e "${TC_RTDIR_19:-}/libomptarget.so.19.1" ]; then
+  # shellcheck disable=SC2086
+  $TC_CC_19 $TC_FLAGS_19 -O2 tests/bench/nowait_threads.c -o "$out/nowait_threads_19"
+  echo "8 host threads x 200 target nowait: LLVM 19 ($TC_RTDIR_19) ..."
+  LD_LIBRARY_PATH=$TC_RTDIR_19 OMP_TARGET_OFFLOAD=mandatory "$out/nowait_threads_19" n 8 > "$out/nowait_threads_llvm.txt"
+  echo "8 host threads x 200 target nowait: simtarget (build/lib, libomp 19) ..."
+  LD_LIBRARY_PATH=$PWD/build/lib:$TC_HOSTLIB_19 OMP_TARGET_OFFLOAD=mandatory \
+    "$out/nowait_threads_19" n 8 > "$out/nowait_threads_simtarget.txt"
+  kernels_table "$out/nowait_threads_llvm.txt" "$out/nowait_threads_simtarget.txt" llvm-19
+else
+  echo "nowait_threads skipped: clang-19 or LLVM 19's offload runtime is missing (tests/toolchains.sh)"
+fi

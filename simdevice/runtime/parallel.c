@@ -9,16 +9,18 @@
  * (thread 0) and pool workers. Nested parallel regions inside an active one
  * get one thread.
  *
- * Locks: a league's `lock` guards `running`; a parallel team's `lock`
- * guards `workers_running` (see rt_internal.h for the rest of the team).
- * The forking thread's stack holds the team/league until every worker has
- * reported done under that lock.
+ * Locks: none of its own. A league's `running` and a parallel team's
+ * `workers_running` are atomic counts of workers not yet done: each worker
+ * counts down once, the forking thread spins then sleeps until zero
+ * (wait.c), and its stack holds the team/league until then (see
+ * rt_internal.h for the team's own lock).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt_internal.h"
 #include "simdev_rt.h"
@@ -145,10 +147,7 @@ static void parallel_worker(void *arg)
 static void parallel_worker_done(void *arg)
 {
   struct rt_team *t = arg;
-  pthread_mutex_lock(&t->lock);
-  if (--t->workers_running == 0)
-    pthread_cond_broadcast(&t->cond);
-  pthread_mutex_unlock(&t->lock);
+  rt_count_down(&t->workers_running);
 }
 
 static int32_t parallel_size(struct rt_member *m)
@@ -196,16 +195,14 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
   t.argc = argc;
   t.args = args;
   t.next_tid = 1;
-  t.workers_running = got;
+  atomic_store(&t.workers_running, (uint32_t)got);
   for (int i = 0; i < got; i++)
     rt_pool_start(workers[i], parallel_worker, parallel_worker_done, &t);
 
   run_implicit_task(&t, 0, m);
 
-  pthread_mutex_lock(&t.lock);
-  while (t.workers_running > 0)
-    pthread_cond_wait(&t.cond, &t.lock);
-  pthread_mutex_unlock(&t.lock);
+  rt_count_await_zero(&t.workers_running);
+  rt_pool_release(workers, got);
   rt_team_destroy(&t);
 out_free_workers:
   if (workers != workers_small)
@@ -302,11 +299,8 @@ struct league_run {
   void *microtask;
   int32_t argc;
   const uint64_t *args;
-  int32_t runners;      /* threads running teams: forker + workers */
-  _Atomic int32_t next_runner;
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int32_t running;      /* workers not yet done */
+  _Atomic int32_t next_team; /* the next team not yet claimed by a runner */
+  _Atomic uint32_t running; /* workers not yet done (rt_count_down) */
 };
 
 static void run_team(struct league_run *lr, int32_t team_num)
@@ -340,27 +334,117 @@ static void run_team(struct league_run *lr, int32_t team_num)
   rt_team_destroy(&t);
 }
 
-/* Runner r runs teams r, r + runners, ... (all of them at once when every
- * worker was obtained). */
-static void league_runner(struct league_run *lr, int32_t r)
+/* Each runner (the forking thread and every worker that starts) claims
+ * the next unclaimed team until none is left: teams run at once when the
+ * workers get CPUs, and a small league finishes on the forking thread alone
+ * when they do not (their jobs are then revoked). */
+static void league_runner(struct league_run *lr)
 {
-  for (int32_t i = r; i < lr->league.nteams; i += lr->runners)
+  for (;;) {
+    int32_t i = atomic_fetch_add(&lr->next_team, 1);
+    if (i >= lr->league.nteams)
+      break;
     run_team(lr, i);
+  }
 }
 
 static void league_worker(void *arg)
 {
-  struct league_run *lr = arg;
-  league_runner(lr, atomic_fetch_add(&lr->next_runner, 1));
+  league_runner(arg);
 }
 
 static void league_worker_done(void *arg)
 {
   struct league_run *lr = arg;
-  pthread_mutex_lock(&lr->lock);
-  if (--lr->running == 0)
-    pthread_cond_broadcast(&lr->cond);
-  pthread_mutex_unlock(&lr->lock);
+  rt_count_down(&lr->running);
+}
+
+/* Waking a sleeping worker costs the forking thread a system call and the
+ * worker a context switch, microseconds on a virtual machine, before it runs
+ * a team: for a league that takes less than this on one thread, the forking
+ * thread runs the teams itself sooner (teams need not run at once). */
+#define WAKE_WORTH_NS 30000
+
+/* How long each teams region's league took last time, by its outlined
+ * function: a hint for the next launch (a wrong guess costs time, never
+ * correctness), so its fields are relaxed atomics and collisions overwrite. */
+#define HISTORY_SLOTS 64
+static struct {
+  _Atomic uintptr_t fn;
+  _Atomic int64_t ns;
+} league_history[HISTORY_SLOTS];
+
+static unsigned history_slot(const void *fn)
+{
+  uintptr_t h = (uintptr_t)fn;
+  return (unsigned)((h ^ (h >> 6) ^ (h >> 12)) % HISTORY_SLOTS);
+}
+
+/* -1 when this region has no history. */
+static int64_t history_get(const void *fn)
+{
+  unsigned i = history_slot(fn);
+  if (atomic_load_explicit(&league_history[i].fn, memory_order_relaxed) != (uintptr_t)fn)
+    return -1;
+  return atomic_load_explicit(&league_history[i].ns, memory_order_relaxed);
+}
+
+static void history_put(const void *fn, int64_t ns)
+{
+  unsigned i = history_slot(fn);
+  atomic_store_explicit(&league_history[i].fn, (uintptr_t)fn, memory_order_relaxed);
+  atomic_store_explicit(&league_history[i].ns, ns, memory_order_relaxed);
+}
+
+static int64_t now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t); /* vDSO: no system call */
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The forking thread's share of a league: posts a job to each worker, wakes
+ * the sleeping ones at once unless this region ran in under WAKE_WORTH_NS
+ * last time (then only once the league has run that long), runs teams until
+ * none is left, takes back the jobs no worker began and waits for the rest. */
+static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
+                                unsigned char *wake_later, int got)
+{
+  int64_t start = now_ns();
+  int64_t last = history_get(lr->microtask);
+  int defer = last >= 0 && last < WAKE_WORTH_NS;
+  int deferred = 0;
+  atomic_store(&lr->running, (uint32_t)got);
+  for (int i = 0; i < got; i++) {
+    wake_later[i] = 0;
+    if (rt_pool_post(workers[i], league_worker, league_worker_done, lr)) {
+      if (defer) {
+        wake_later[i] = 1;
+        deferred++;
+      } else {
+        rt_pool_wake(workers[i]);
+      }
+    }
+  }
+  for (;;) {
+    int32_t team = atomic_fetch_add(&lr->next_team, 1);
+    if (team >= lr->league.nteams)
+      break;
+    if (deferred && now_ns() - start >= WAKE_WORTH_NS) {
+      for (int i = 0; i < got; i++)
+        if (wake_later[i])
+          rt_pool_wake(workers[i]);
+      deferred = 0;
+    }
+    run_team(lr, team);
+  }
+  /* Every team is claimed: a worker that has not begun has nothing to do. */
+  for (int i = 0; i < got; i++)
+    if (rt_pool_revoke(workers[i]))
+      rt_count_down(&lr->running);
+  rt_count_await_zero(&lr->running);
+  rt_pool_release(workers, got);
+  history_put(lr->microtask, now_ns() - start);
 }
 
 EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
@@ -396,39 +480,23 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   lr.microtask = (void *)microtask;
   lr.argc = argc;
   lr.args = args;
-  if (pthread_mutex_init(&lr.lock, NULL) != 0) {
-    rt_error("teams at %s: cannot initialise the league's lock; region skipped",
-             rt_loc(loc, where, sizeof(where)));
-    return;
-  }
-  if (pthread_cond_init(&lr.cond, NULL) != 0) {
-    rt_error("teams at %s: cannot initialise the league's condition; region skipped",
-             rt_loc(loc, where, sizeof(where)));
-    goto out_destroy_lock;
-  }
 
   struct rt_worker *small[16];
+  unsigned char small_flags[16];
   struct rt_worker **workers = small;
+  unsigned char *wake_later = small_flags;
   int want = lr.league.nteams - 1;
-  if (want > 16 && !(workers = malloc((size_t)want * sizeof(*workers)))) {
-    workers = small;
-    want = 16;
+  if (want > 16) {
+    workers = malloc((size_t)want * (sizeof(*workers) + 1));
+    if (workers) {
+      wake_later = (unsigned char *)(workers + want);
+    } else {
+      workers = small;
+      want = 16;
+    }
   }
   int got = want > 0 ? rt_pool_acquire(want, workers) : 0;
-  lr.runners = 1 + got;
-  lr.next_runner = 1;
-  lr.running = got;
-  for (int i = 0; i < got; i++)
-    rt_pool_start(workers[i], league_worker, league_worker_done, &lr);
-  league_runner(&lr, 0);
-
-  pthread_mutex_lock(&lr.lock);
-  while (lr.running > 0)
-    pthread_cond_wait(&lr.cond, &lr.lock);
-  pthread_mutex_unlock(&lr.lock);
+  league_fork_and_run(&lr, workers, wake_later, got);
   if (workers != small)
     free(workers);
-  pthread_cond_destroy(&lr.cond);
-out_destroy_lock:
-  pthread_mutex_destroy(&lr.lock);
 }

@@ -6,8 +6,15 @@
  * thread first reserves the workers it needs (rt_pool_acquire) so it knows
  * the final team size before any of them starts, then hands each one a job.
  *
- * Locks: `pool_lock` guards the idle list, the list of all workers and
- * `shutting_down`; each worker's own `lock` guards its job slot.
+ * An idle worker stays hot: it spins for the spin time waiting for its
+ * next job, then sleeps on its job word (wait.c), so back-to-back kernels
+ * hand jobs to running threads without a system call.
+ *
+ * Locks: `pool_lock` guards the idle list and the list of all workers. A
+ * worker's job slot (fn, finish, arg) has no lock: only the forker that took
+ * the worker from the idle list writes it, before bumping `job_seq`
+ * (atomic), and the worker reads it after seeing the bump. `sleeping` and
+ * `quit` are atomics.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,48 +25,89 @@
 
 struct rt_worker {
   pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t wake;
+  /* The job: written by the starter before it bumps job_seq, read by the
+   * worker after it saw the bump (rt_publish / rt_await_change order them). */
   void (*fn)(void *);
   void (*finish)(void *);
   void *arg;
-  int has_job;
-  int quit;
+  _Atomic uint32_t job_seq;  /* +1 per job (and once for quit) */
+  _Atomic uint32_t job_state; /* JOB_IDLE / JOB_POSTED / JOB_RUNNING */
+  _Atomic uint32_t sleeping; /* the worker sleeps on job_seq (wait.c) */
+  _Atomic int quit;
   int joined;
   struct rt_worker *next_idle;
   struct rt_worker *next_all;
 };
 
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Adaptive: held for a few instructions, by forkers taking workers and by
+ * workers coming back at once, so a short spin beats a futex sleep. */
+static pthread_mutex_t pool_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static struct rt_worker *idle_workers;
 static struct rt_worker *all_workers;
 static int create_failure_reported;
+/* Idle workers spinning now (at most max_spinners(), the rest sleep). */
+static _Atomic int32_t spinning_workers;
+
+/* CPUs an idle worker may spin on: all but two, one for the host thread
+ * that waits for the kernel and one for the server thread that runs it
+ * (and team 0). On two CPUs no worker spins: a third spinning thread would
+ * take a CPU from the two that carry every launch, and each switch between
+ * them costs microseconds (README.md, "Waiting"). */
+static int32_t max_spinners(void)
+{
+  int32_t n = rt_caps()->ncpus - 2;
+  return n > 0 ? n : 0;
+}
+
+/* A posted job is claimed by the worker (POSTED -> RUNNING) or revoked by
+ * its forker (POSTED -> IDLE, rt_pool_revoke), never both. */
+enum { JOB_IDLE, JOB_POSTED, JOB_RUNNING };
+
+/* A forker may post a job to a sleeping worker without waking it (a league
+ * it expects to finish alone, parallel.c). So that teams which wait for
+ * each other still make progress, a sleeping worker looks for such a job
+ * every NAP_NS (its job word changed without a wake), for IDLE_NAPS naps
+ * after the last job posted to it, then sleeps until woken (an idle device
+ * makes no wakeups). */
+#define NAP_NS 2000000
+#define IDLE_NAPS 250
 
 static void *worker_main(void *p)
 {
   struct rt_worker *w = p;
+  uint32_t seen = 0;
+  int naps = 0;
   for (;;) {
-    pthread_mutex_lock(&w->lock);
-    while (!w->has_job && !w->quit)
-      pthread_cond_wait(&w->wake, &w->lock);
-    if (w->quit && !w->has_job) {
-      pthread_mutex_unlock(&w->lock);
-      return NULL;
+    /* Hot between kernels: spins for the spin time, then sleeps; sleeps at
+     * once when enough others spin already. */
+    int spin = atomic_fetch_add(&spinning_workers, 1) < max_spinners();
+    if (!spin)
+      atomic_fetch_sub(&spinning_workers, 1);
+    int changed = rt_await_change(&w->job_seq, seen, &w->sleeping, spin,
+                                  naps < IDLE_NAPS ? NAP_NS : 0);
+    if (spin)
+      atomic_fetch_sub(&spinning_workers, 1);
+    if (!changed) {
+      naps++; /* nothing was posted */
+      continue;
     }
+    naps = 0; /* a job came (taken or revoked): the device is in use */
+    seen = atomic_load(&w->job_seq);
+    if (atomic_load(&w->quit))
+      return NULL;
+    uint32_t posted = JOB_POSTED;
+    if (!atomic_compare_exchange_strong(&w->job_state, &posted, JOB_RUNNING))
+      continue; /* revoked: the forker did the work and took us back */
     void (*fn)(void *) = w->fn;
     void (*finish)(void *) = w->finish;
     void *arg = w->arg;
-    w->has_job = 0;
-    pthread_mutex_unlock(&w->lock);
 
     fn(arg);
 
-    /* Back in the idle list before telling the forker we are done, so the
-     * forker's next region finds this worker idle instead of creating one. */
-    pthread_mutex_lock(&pool_lock);
-    w->next_idle = idle_workers;
-    idle_workers = w;
-    pthread_mutex_unlock(&pool_lock);
+    /* The forker puts us back in the idle list once every worker it took
+     * has finished (so no other forker can post to us while it may still
+     * revoke, and its next region finds us idle). */
+    atomic_store(&w->job_state, JOB_IDLE);
     finish(arg);
   }
 }
@@ -73,23 +121,13 @@ static struct rt_worker *worker_create_locked(void)
   int rc = ENOMEM;
   if (!w)
     goto out_report;
-  rc = pthread_mutex_init(&w->lock, NULL);
-  if (rc)
-    goto out_free;
-  rc = pthread_cond_init(&w->wake, NULL);
-  if (rc)
-    goto out_destroy_lock;
   rc = pthread_create(&w->thread, NULL, worker_main, w);
   if (rc)
-    goto out_destroy_cond;
+    goto out_free;
   w->next_all = all_workers;
   all_workers = w;
   return w;
 
-out_destroy_cond:
-  pthread_cond_destroy(&w->wake);
-out_destroy_lock:
-  pthread_mutex_destroy(&w->lock);
 out_free:
   free(w);
 out_report:
@@ -129,16 +167,30 @@ HIDDEN void rt_pool_release(struct rt_worker **w, int n)
   pthread_mutex_unlock(&pool_lock);
 }
 
-HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
-                          void *arg)
+HIDDEN int rt_pool_post(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
+                        void *arg)
 {
-  pthread_mutex_lock(&w->lock);
   w->fn = fn;
   w->finish = finish;
   w->arg = arg;
-  w->has_job = 1;
-  pthread_cond_signal(&w->wake);
-  pthread_mutex_unlock(&w->lock);
+  atomic_store(&w->job_state, JOB_POSTED);
+  rt_publish(&w->job_seq);
+  return atomic_load(&w->sleeping) != 0;
+}
+
+HIDDEN void rt_pool_wake(struct rt_worker *w) { rt_wake_if_sleeping(&w->job_seq, &w->sleeping); }
+
+HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
+                          void *arg)
+{
+  if (rt_pool_post(w, fn, finish, arg))
+    rt_pool_wake(w);
+}
+
+HIDDEN int rt_pool_revoke(struct rt_worker *w)
+{
+  uint32_t posted = JOB_POSTED;
+  return atomic_compare_exchange_strong(&w->job_state, &posted, JOB_IDLE);
 }
 
 /* At unload, stop and join every worker so no thread outlives the code it
@@ -150,15 +202,12 @@ __attribute__((destructor)) static void pool_shutdown(void)
   idle_workers = NULL;
   pthread_mutex_unlock(&pool_lock);
   for (struct rt_worker *w = idle; w; w = w->next_idle) {
-    pthread_mutex_lock(&w->lock);
-    w->quit = 1;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->lock);
+    atomic_store(&w->quit, 1);
+    rt_publish(&w->job_seq);
+    rt_wake_if_sleeping(&w->job_seq, &w->sleeping);
   }
   for (struct rt_worker *w = idle; w; w = w->next_idle) {
     pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->wake);
-    pthread_mutex_destroy(&w->lock);
     w->joined = 1;
   }
   /* Free the joined ones; busy ones stay allocated (they may still run). */

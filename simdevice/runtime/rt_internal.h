@@ -11,9 +11,10 @@
  *            its private worksharing counters, its current task).
  * The calling thread's rt_member is in the thread-local `rt_cur`; nothing
  * about a launch is global, so launches on different server threads run
- * side by side. Locks: each rt_team's `lock` guards its barrier, task queue,
- * dispatch slots and join count; a league's `lock` guards its completion
- * count; the pool has its own lock (pool.c). These are pthread mutexes, and
+ * side by side. Locks: each rt_team's `lock` guards its barrier, task queue
+ * and dispatch slots; join counts (a parallel team's `workers_running`, a
+ * league's `running`) are atomics (wait.c: spin, then futex); the pool has
+ * its own lock for its lists and per-worker atomic job words (pool.c). These are pthread mutexes, and
  * the functions that need one held (named *_locked) start with
  * LOCK_ASSERT_HELD (lock_check.h: debug builds abort naming the function).
  * The futex word lock (rt_word_lock) is only for locks that live in
@@ -49,6 +50,7 @@ struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
   int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
   int32_t ncpus;         /* online CPUs, >= 1 */
+  int64_t spin_ns;       /* SIMDEVICE_SPIN_US: how long a waiter spins (wait.c) */
 };
 HIDDEN const struct rt_caps *rt_caps(void);
 /* This device's number (simdev_rt_set_device_num; 0 until set). */
@@ -67,6 +69,20 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t nteams);
 HIDDEN void rt_word_lock(_Atomic int32_t *w);
 HIDDEN int rt_word_trylock(_Atomic int32_t *w);
 HIDDEN void rt_word_unlock(_Atomic int32_t *w);
+
+/* ------------------------------------------------------------ waiting */
+/* Spin for the spin time (if `spin`), then sleep (wait.c). rt_await_change
+ * returns 1 once *word != old, 0 when timeout_ns (> 0) passed first;
+ * whoever changes the word (rt_publish: +1) then calls rt_wake_if_sleeping
+ * with the waiter's `sleeping` flag. */
+HIDDEN int rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_t *sleeping,
+                           int spin, int64_t timeout_ns);
+HIDDEN void rt_publish(_Atomic uint32_t *word);
+HIDDEN void rt_wake_if_sleeping(_Atomic uint32_t *word, _Atomic uint32_t *sleeping);
+/* A count of outstanding workers (set before they start): each calls
+ * rt_count_down once; rt_count_await_zero returns when all have. */
+HIDDEN void rt_count_await_zero(_Atomic uint32_t *count);
+HIDDEN void rt_count_down(_Atomic uint32_t *count);
 
 /* ------------------------------------------------------------ structures */
 struct rt_task;
@@ -125,7 +141,7 @@ struct rt_team {
   void *_Atomic task_reduction[2];
   _Atomic int32_t task_reduction_done[2];
   /* fork/join */
-  int32_t workers_running;
+  _Atomic uint32_t workers_running; /* rt_count_down by each worker */
   _Atomic int32_t next_tid;
   void *microtask;
   int32_t argc;
@@ -220,12 +236,23 @@ struct rt_worker;
 /* Reserves up to `want` idle workers (creating them as needed); returns how
  * many were obtained (0..want). Failures to create threads are reported once. */
 HIDDEN int rt_pool_acquire(int want, struct rt_worker **out);
-/* Returns reserved workers that will not be started. */
+/* Returns reserved workers to the pool: ones never started, or ones whose
+ * jobs have all finished or been revoked. */
 HIDDEN void rt_pool_release(struct rt_worker **w, int n);
-/* Starts fn(arg) on a reserved worker; when fn returns the worker goes back
- * to the pool, then calls finish(arg) (which must be its last use of arg). */
+/* Starts fn(arg) on a reserved worker; when fn returns the worker calls
+ * finish(arg) (which must be its last use of arg) and waits for its next
+ * job; the forker returns it to the pool with rt_pool_release after that. */
 HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
                           void *arg);
+/* rt_pool_start in two steps: post the job (a spinning worker takes it at
+ * once; returns 1 if the worker sleeps and needs rt_pool_wake to see it). */
+HIDDEN int rt_pool_post(struct rt_worker *w, void (*fn)(void *), void (*finish)(void *),
+                        void *arg);
+HIDDEN void rt_pool_wake(struct rt_worker *w);
+/* Takes back a posted job the worker has not begun (it sleeps or is not
+ * scheduled): 1 if revoked (fn and finish will not run), 0 if the worker
+ * already runs it. */
+HIDDEN int rt_pool_revoke(struct rt_worker *w);
 
 /* "file:line" of a location for messages. */
 HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len);

@@ -11,6 +11,9 @@
  *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 64
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
  *   (each accepted in 1..1024; another value is reported and ignored)
+ *   SIMDEVICE_SPIN_US      how long an idle worker or a joining thread
+ *                          spins before it sleeps (wait.c)  default 200,
+ *                          0..1000000, 0: sleep at once
  *   default num_teams      online CPUs, clamped to the cap
  *   thread limit           thread_limit if given, else the cap
  *   default threads of a parallel region without num_threads:
@@ -43,6 +46,7 @@
 #define CAP_LIMIT 1024
 #define DEFAULT_MAX_TEAMS 64
 #define DEFAULT_MAX_THREADS 64
+#define DEFAULT_SPIN_US 200 /* why this long: wait.c */
 
 static struct rt_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
@@ -78,6 +82,7 @@ static void caps_init(void)
   caps.ncpus = n < 1 ? 1 : (n > CAP_LIMIT ? CAP_LIMIT : (int32_t)n);
   caps.max_teams = env_int("SIMDEVICE_MAX_TEAMS", DEFAULT_MAX_TEAMS, 1, CAP_LIMIT);
   caps.max_threads = env_int("SIMDEVICE_MAX_THREADS", DEFAULT_MAX_THREADS, 1, CAP_LIMIT);
+  caps.spin_ns = (int64_t)env_int("SIMDEVICE_SPIN_US", DEFAULT_SPIN_US, 0, 1000000) * 1000;
 }
 
 static _Atomic int32_t device_num;
@@ -155,6 +160,9 @@ HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len)
 
 /* ------------------------------------------------------------ context */
 
+/* (The default TLS model: initial-exec would save a __tls_get_addr call
+ * per access, but a dlopen'ed library cannot count on static TLS space;
+ * under valgrind the load fails.) */
 static __thread struct rt_member *cur;
 static _Atomic int32_t next_gtid;
 static __thread int32_t my_gtid = -1;

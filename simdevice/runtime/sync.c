@@ -5,7 +5,9 @@
  * Locks: the barrier's arrival count and generation are guarded by the
  * team's `lock`; the barrier waits on the team's `cond`, which is also
  * signalled when tasks are queued or complete, because a waiting thread
- * runs the team's queued tasks. `single_count` is atomic.
+ * runs the team's queued tasks. `single_count` is atomic. A team of one
+ * thread reads its queue and task count without the lock: only that thread
+ * touches them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,12 @@
 
 HIDDEN void rt_team_barrier(struct rt_team *t)
 {
+  /* A team of one (every team of a league with default threads, the
+   * initial team of a launch) has nobody to wait for; its queue and task
+   * count are only touched by its one thread, so with nothing queued or
+   * running there is nothing to do and no lock to take. */
+  if (t->nthreads == 1 && !t->queue_head && t->tasks_pending == 0)
+    return;
   pthread_mutex_lock(&t->lock);
   uint32_t gen = t->bar_gen;
   t->bar_arrived++;

@@ -10,6 +10,24 @@
 
 static double now(void) { return omp_get_wtime(); }
 
+/* One teams region (one outlined function) run short (wait_all 0) and then
+ * with every team waiting for all 4 (wait_all 1, at most 10 s). */
+static void run_league(int wait_all, atomic_int *here, atomic_int *late, int *runs)
+{
+#pragma omp teams num_teams(4)
+  {
+    runs[omp_get_team_num()]++;
+    atomic_fetch_add(here, 1);
+    if (wait_all) {
+      double start = now();
+      while (atomic_load(here) < 4 && now() - start < 10.0)
+        ;
+      if (atomic_load(here) < 4)
+        atomic_fetch_add(late, 1);
+    }
+  }
+}
+
 int main(void)
 {
   int max_teams = getenv("SIMDEVICE_MAX_TEAMS") ? atoi(getenv("SIMDEVICE_MAX_TEAMS")) : 64;
@@ -106,6 +124,32 @@ int main(void)
     }
     CHECK(dsum == 2048.0 && prod_cnt == 4096, "rep %d: dsum=%g cnt=%ld", rep, dsum, prod_cnt);
   }
+
+  /* A teams region that ran short before (its league finished on the
+   * launching thread without waking the sleeping workers), now with teams
+   * that wait for each other: the workers must still join (they look for
+   * jobs posted without a wake), and every team runs exactly once. */
+  for (int round = 0; round < 3; round++)
+    for (int wait_all = 0; wait_all < 2; wait_all++) {
+      atomic_int here = 0, late = 0;
+      int runs[4] = {0};
+      run_league(wait_all, &here, &late, runs);
+      for (int t = 0; t < 4; t++)
+        CHECK(runs[t] == 1, "round %d wait_all %d: team %d ran %d times", round, wait_all, t,
+              runs[t]);
+      CHECK(atomic_load(&late) == 0, "round %d: %d teams waited 10 s for the others after a "
+            "short run of the same region", round, atomic_load(&late));
+    }
+
+  /* Many short leagues back to back: each team exactly once per league. */
+  int wrong_runs = 0;
+  for (int k = 0; k < 2000; k++) {
+    int runs[3] = {0};
+#pragma omp teams num_teams(3)
+    runs[omp_get_team_num()]++;
+    wrong_runs += runs[0] != 1 || runs[1] != 1 || runs[2] != 1;
+  }
+  CHECK(wrong_runs == 0, "%d of 2000 short leagues did not run each team once", wrong_runs);
 
   /* Outside teams: one team. */
   CHECK(omp_get_num_teams() == 1 && omp_get_team_num() == 0, "outside teams: %d/%d",
