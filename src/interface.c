@@ -168,7 +168,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
                      "nowait region?)",
                      async_handle ? "the task's asynchronous handle is NULL"
                                   : "the handle pointer is NULL");
-    failure_apply_policy(NULL, "target nowait", NULL);
+    failure_apply_policy(NULL, "target nowait", NULL, NULL);
     return;
   }
   struct async_record *rec = *async_handle;
@@ -185,7 +185,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
     const ident_t *loc = async_record_location(rec);
     const char *what = async_record_what(rec);
     async_record_put(rec);
-    failure_apply_policy(loc, what, dev);
+    failure_apply_policy(loc, what, dev, NULL);
     return;
   }
   async_record_put(rec);
@@ -310,7 +310,7 @@ static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
     goto done;
 fail:
   trace_result("failed", report_error_get());
-  failure_apply_policy(loc, what, dev);
+  failure_apply_policy(loc, what, dev, &a);
   return;
 done:
   trace_result(nowait ? "queued" : "ok", NULL);
@@ -456,7 +456,7 @@ static int32_t target_construct(const char *entry, ident_t *loc,
     return OFFLOAD_FAIL;
   }
   trace_result("failed", report_error_get());
-  failure_apply_policy(loc, what, dev);
+  failure_apply_policy(loc, what, dev, &req->args);
   return OFFLOAD_FAIL;
 }
 
@@ -602,7 +602,7 @@ static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
   if (!kargs) {
     report_error_set("__tgt_target_kernel: the kernel-arguments pointer is "
                      "NULL");
-    failure_apply_policy(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->Version < 1 || kargs->Version > 3) {
@@ -610,13 +610,13 @@ static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
                      "not supported (simtarget reads versions 1 to 3, as "
                      "emitted by clang 15 to 22)",
                      kargs->Version);
-    failure_apply_policy(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->NumArgs > INT32_MAX) {
     report_error_set("__tgt_target_kernel: NumArgs %u is out of range",
                      kargs->NumArgs);
-    failure_apply_policy(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
   struct launch_request req = {
@@ -794,7 +794,7 @@ fail:
   } else if (cb) {
     cb(sc->param);
   }
-  failure_apply_policy(NULL, what, dev);
+  failure_apply_policy(NULL, what, dev, NULL);
   return OFFLOAD_FAIL;
 }
 
@@ -844,7 +844,7 @@ static int32_t seed_target(const char *what, const struct seed_call *sc,
                    "(%p); it must be NULL or the same array "
                    "(include/omptarget.h)",
                    what, (void *)maptype_again, (void *)sc->args_maptype);
-  failure_apply_policy(NULL, what, NULL);
+  failure_apply_policy(NULL, what, NULL, NULL);
   if (sc->completion_event)
     *sc->completion_event = NULL;
   tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);

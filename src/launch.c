@@ -8,6 +8,7 @@
  */
 #include "launch.h"
 #include "async.h"
+#include "failure.h"
 #include "faults.h"
 #include "lock_check.h"
 
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "hostsyms.h"
+#include "registry.h"
 #include "report.h"
 #include "trace.h"
 
@@ -315,6 +317,30 @@ static int64_t private_alloc_size(int64_t size) {
   return size > 0 ? (size + 15) & ~(int64_t)15 : 16;
 }
 
+/* The kernel's execution mode for the trace, from the `<kernel>_exec_mode`
+ * global that clang emits in GPU images (LLVM's OMP_TGT_EXEC_MODE_*); CPU
+ * images (simdevice) have none: NULL. */
+static const char *kernel_exec_mode(const struct device_entry *k) {
+  char sym[512];
+  if (!k->lib || !k->name ||
+      snprintf(sym, sizeof sym, "%s_exec_mode", k->name) >= (int)sizeof sym)
+    return NULL;
+  for (int32_t i = 0; i < k->lib->num_images; i++) {
+    uint8_t mode;
+    const struct image_info *im = &k->lib->images[i];
+    if (elf_image_read_symbol(im->payload, im->payload_size, sym, &mode,
+                              sizeof mode) != 0)
+      continue;
+    switch (mode) {
+    case 1: return "generic";
+    case 2: return "spmd";
+    case 3: return "generic-spmd";
+    default: return "unknown";
+    }
+  }
+  return NULL;
+}
+
 /* One private (firstprivate) copy made for this launch. */
 int launch_region(struct device *dev, const struct launch_request *req) {
   return launch_region_async(dev, req, NULL);
@@ -429,7 +455,10 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
       for (int32_t i = 0; i < a->num; i++)
         if (param_of[i] >= 0)
           param_arg[param_of[i]] = i;
-      trace_kernel(kernel.name, n, params, param_arg, a);
+      struct trace_launch launched = {kernel_exec_mode(&kernel),
+                                      req->num_teams, req->thread_limit,
+                                      req->tripcount};
+      trace_kernel(kernel.name, n, params, param_arg, a, &launched);
       free(param_arg);
     }
   }
@@ -476,11 +505,13 @@ out_unmap:
      * version of the region runs next and must see the host's own data.
      * The undo allocates nothing; its own messages would only hide the
      * region's cause. */
+    pthread_mutex_lock(&dev->map.lock);
+    failure_keep_table(dev); /* the table the failure report prints */
+    pthread_mutex_unlock(&dev->map.lock);
     char saved[2048];
     snprintf(saved, sizeof saved, "%s", report_error_get());
     maps_construct_undo(maps);
-    report_error_clear();
-    report_error_set("%s", saved);
+    report_error_replace(saved);
   }
   maps_construct_free(maps);
   free(params);
