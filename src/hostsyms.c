@@ -182,3 +182,31 @@ int elf_image_read_symbol(const void *elf, size_t size, const char *name,
          len);
   return 0;
 }
+
+bool host_symbol_containing(const void *addr, bool function, char *buf,
+                            size_t len, uintptr_t *start, size_t *size) {
+  struct elf_syms s;
+  if (elf_syms_of_host_object(addr, &s) != 0)
+    return false;
+  uintptr_t a = (uintptr_t)addr;
+  bool found = false;
+  for (size_t i = 0; i < s.count && !found; i++) {
+    const Elf64_Sym *sym = &s.syms[i];
+    unsigned type = ELF64_ST_TYPE(sym->st_info);
+    if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0 ||
+        type != (function ? STT_FUNC : STT_OBJECT) || sym->st_size == 0)
+      continue;
+    uintptr_t lo = s.base + sym->st_value;
+    const char *n = elf_syms_name(&s, sym);
+    if (a >= lo && a - lo < sym->st_size && n && n[0]) {
+      snprintf(buf, len, "%s", n);
+      if (start)
+        *start = lo;
+      if (size)
+        *size = sym->st_size;
+      found = true;
+    }
+  }
+  elf_syms_close(&s);
+  return found;
+}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_objects.h"
 #include "hostsyms.h"
 #include "registry.h"
 #include "report.h"
@@ -254,6 +255,11 @@ static void launch_explain_fault(struct device *dev,
       return;
     }
   }
+  /* Elsewhere in host memory: a global, a stack frame, the heap, and the
+   * argument whose (unattached) pointer the kernel followed. */
+  char what[1024];
+  if (host_object_describe(addr, a, what, sizeof what))
+    report_error_set("%s", what);
 }
 
 /* A lambda capture (clang 13-22): LITERAL|PTR_AND_OBJ|IMPLICIT|MEMBER_OF,
