@@ -30,9 +30,11 @@
 #include "array.h"
 #include "faults.h"
 #include "lock_check.h"
+#include "trace.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,7 +72,14 @@ struct async_record {
   void (*callback)(void *);
   void *callback_param;
   struct async_record *next_tracked;
+  struct async_record *live_prev, *live_next; /* every record: live_lock */
+  _Atomic bool abandoned; /* still running when the program exited */
 };
+
+/* Every record alive, for the report of the regions still running at exit
+ * (async_report_running_at_exit). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct async_record *live;
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *tracked;
@@ -89,6 +98,12 @@ struct async_record *async_record_new(struct device *dev, const char *what,
   r->refs = 1;
   r->status = ASYNC_PENDING;
   pthread_mutex_init(&r->lock, NULL);
+  pthread_mutex_lock(&live_lock);
+  r->live_next = live;
+  if (live)
+    live->live_prev = r;
+  live = r;
+  pthread_mutex_unlock(&live_lock);
   return r;
 }
 
@@ -100,6 +115,14 @@ void async_record_put(struct async_record *r) {
   if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
   async_record_wait(r);
+  pthread_mutex_lock(&live_lock);
+  if (r->live_prev)
+    r->live_prev->live_next = r->live_next;
+  else
+    live = r->live_next;
+  if (r->live_next)
+    r->live_next->live_prev = r->live_prev;
+  pthread_mutex_unlock(&live_lock);
   free(r->restores);
   free(r->pinned);
   free(r->device_frees.ptrs);
@@ -441,4 +464,35 @@ const char *async_record_what(struct async_record *r) { return r->what; }
 
 const ident_t *async_record_location(struct async_record *r) {
   return r->loc;
+}
+
+int async_report_running_at_exit(void) {
+  int n = 0;
+  pthread_mutex_lock(&live_lock);
+  for (struct async_record *r = live; r; r = r->live_next) {
+    /* a record another thread is driving right now is running too */
+    bool running = pthread_mutex_trylock(&r->lock) != 0;
+    if (!running) {
+      running = r->status == ASYNC_PENDING;
+      pthread_mutex_unlock(&r->lock);
+    }
+    if (!running || atomic_exchange(&r->abandoned, true))
+      continue; /* done, or said already */
+    n++;
+    char where[512], text[768];
+    report_location(r->loc, where, sizeof where);
+    snprintf(text, sizeof text, "the `%s` construct at %s was still running "
+                                "on device %d when the program exited (or "
+                                "unloaded its code): its results are lost (wait for it with `#pragma "
+                                "omp taskwait` before the program ends)",
+             r->what, where, r->dev ? r->dev->id : -1);
+    fprintf(stderr, "omptarget warning: %s\n", text);
+    trace_note("running_at_exit", text);
+  }
+  pthread_mutex_unlock(&live_lock);
+  return n;
+}
+
+bool async_record_abandoned(struct async_record *r) {
+  return atomic_load(&r->abandoned);
 }

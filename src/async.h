@@ -107,4 +107,13 @@ HIDDEN void async_track(struct async_record *r);
  * still pending. */
 HIDDEN int async_process_pending(void);
 
+/* ---- the program's exit ------------------------------------------------ */
+/* Say (stderr, and a trace note) which asynchronous constructs are still
+ * running now that the program exits, naming each construct and its
+ * source location, and mark them abandoned. Returns how many. */
+HIDDEN int async_report_running_at_exit(void);
+/* Whether `r` was still running at exit: its later failure (the device
+ * released under it) is no failure of the program's. */
+HIDDEN bool async_record_abandoned(struct async_record *r);
+
 #endif

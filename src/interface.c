@@ -65,6 +65,9 @@ EXPORT void __tgt_unregister_lib(__tgt_bin_desc *desc) {
   struct registered_lib *lib = registry_remove(desc);
   if (!lib)
     return;
+  /* clang unregisters at exit, before our destructor: a nowait region
+   * still running is said before its code goes away */
+  async_report_running_at_exit();
   devices_unload_lib(lib);
   registry_free(lib);
 }
@@ -176,6 +179,13 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
   if (st == ASYNC_PENDING)
     return;
   *async_handle = NULL;
+  if (st == ASYNC_FAILED && async_record_abandoned(rec)) {
+    /* reported at exit already: the device went away under it */
+    report_debug("an abandoned %s ended: %s", async_record_what(rec),
+                 async_record_error(rec));
+    async_record_put(rec);
+    return;
+  }
   if (st == ASYNC_FAILED) {
     report_error_clear();
     report_error_set("%s (the construct's task had already returned, so its "
@@ -894,6 +904,7 @@ static int dump_one_table(struct device *dev) {
 }
 
 __attribute__((destructor)) static void interface_fini(void) {
+  async_report_running_at_exit();
   if (REPORT_INFO_ON(INFO_DUMP_TABLE)) {
     int n = devices_count();
     for (int d = 0; d < n; d++) {
