@@ -467,7 +467,8 @@ const ident_t *async_record_location(struct async_record *r) {
 }
 
 int async_report_running_at_exit(void) {
-  int n = 0;
+  struct async_record **held = NULL;
+  size_t n = 0, cap = 0;
   pthread_mutex_lock(&live_lock);
   for (struct async_record *r = live; r; r = r->live_next) {
     /* a record another thread is driving right now is running too */
@@ -478,19 +479,30 @@ int async_report_running_at_exit(void) {
     }
     if (!running || atomic_exchange(&r->abandoned, true))
       continue; /* done, or said already */
-    n++;
     char where[512], text[768];
     report_location(r->loc, where, sizeof where);
     snprintf(text, sizeof text, "the `%s` construct at %s was still running "
-                                "on device %d when the program exited (or "
-                                "unloaded its code): its results are lost (wait for it with `#pragma "
-                                "omp taskwait` before the program ends)",
+                                "on device %d when the program exited (no "
+                                "taskwait waited for it): simtarget waits "
+                                "for it before unloading the device code",
              r->what, where, r->dev ? r->dev->id : -1);
     fprintf(stderr, "omptarget warning: %s\n", text);
     trace_note("running_at_exit", text);
+    if (ARRAY_RESERVE(held, cap, n + 1) == 0) {
+      async_record_get(r);
+      held[n++] = r;
+    }
   }
   pthread_mutex_unlock(&live_lock);
-  return n;
+  /* Unloading the code of a running kernel fails (and the kernel faults, or
+   * libomp's exit waits forever for a task that no thread polls any more):
+   * let each end first, as a taskwait would have. */
+  for (size_t i = 0; i < n; i++) {
+    async_record_wait(held[i]);
+    async_record_put(held[i]);
+  }
+  free(held);
+  return (int)n;
 }
 
 bool async_record_abandoned(struct async_record *r) {

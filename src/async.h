@@ -110,7 +110,9 @@ HIDDEN int async_process_pending(void);
 /* ---- the program's exit ------------------------------------------------ */
 /* Say (stderr, and a trace note) which asynchronous constructs are still
  * running now that the program exits, naming each construct and its
- * source location, and mark them abandoned. Returns how many. */
+ * source location, mark them abandoned, and wait for them to end (their
+ * device code is about to be unloaded). Returns how many. Call it without
+ * any lock held. */
 HIDDEN int async_report_running_at_exit(void);
 /* Whether `r` was still running at exit: its later failure (the device
  * released under it) is no failure of the program's. */
