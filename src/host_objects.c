@@ -93,11 +93,12 @@ static void describe_stack(uintptr_t addr, char *buf, size_t len) {
   _Unwind_Backtrace(frame_step, &s);
   char fn[256];
   if (s.found && host_symbol_containing((const void *)(s.ip - 1), true, fn,
-                                        sizeof fn, NULL, NULL))
+                                        sizeof fn, NULL, NULL)) {
+    fn[strcspn(fn, ".")] = '\0'; /* gcc's clones: f.constprop.0, f.isra.0 */
     snprintf(buf, len, "the stack frame of `%s` on the host thread that ran "
                        "the construct (a local variable)",
              fn);
-  else
+  } else
     snprintf(buf, len, "the stack of the host thread that ran the construct "
                        "(a local variable)");
 }
