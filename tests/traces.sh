@@ -8,7 +8,9 @@
 #   - every line of the trace is valid against
 #     tools/simtarget-maps/trace.schema.json (python3-jsonschema),
 #   - `simtarget-maps check` finds what the program's "check:" header says
-#     (a rule name; none: no violation),
+#     (a rule name, and no other; none: no violation),
+#   - with "keep-going-violations: N", `simtarget-maps run --keep-going`
+#     runs the program to its end and reports N violations,
 #   - the normalised trace (simtarget-maps normalize) equals
 #     tests/traces/golden/<N>/<program>.jsonl.
 # Then the checker's own tests: tests/traces/rules/<rule>.jsonl are
@@ -96,7 +98,9 @@ for n in $versions; do
       fail "$what: does not compile ($(grep -m1 error "$bin.log" | cut -c1-160))"; continue
     fi
     trace=$bin.jsonl
-    (cd "$OUT/$n" && SIMTARGET_TRACE=$trace LD_LIBRARY_PATH=$LIBDIR:$hostlib \
+    # "env:": settings of the run (SIMTARGET_KEEP_GOING=1)
+    runenv=$(sed -n -E 's@^// env: *(.*)$@\1@p' "$src" | head -1)
+    (cd "$OUT/$n" && env $runenv SIMTARGET_TRACE=$trace LD_LIBRARY_PATH=$LIBDIR:$hostlib \
       OMP_TARGET_OFFLOAD=mandatory timeout 60 "$bin" >"$bin.out" 2>"$bin.err")
     rc=$?
     want_exit=$(sed -n -E 's@^// expect-exit: *([0-9]+).*@\1@p' "$src" | head -1)
@@ -132,6 +136,16 @@ PY
     # exactly that rule: a known codegen bug, and nothing else
     if [ -n "$want" ] && grep '\[[a-z-]*\]' <<<"$check" | grep -qv "\[$want\]"; then
       fail "$what: check reports more than [$want]: $(grep '\[' <<<"$check" | grep -v "\[$want\]" | head -3)"; continue
+    fi
+    # "keep-going-violations: N": `simtarget-maps run --keep-going` runs
+    # the whole program and finds N violations (exit status 1)
+    wantkg=$(sed -n -E 's@^// keep-going-violations: *([0-9]+).*@\1@p' "$src" | head -1)
+    if [ -n "$wantkg" ]; then
+      kg=$(cd "$OUT/$n" && LD_LIBRARY_PATH=$LIBDIR:$hostlib OMP_TARGET_OFFLOAD=mandatory \
+        timeout 60 "$TOOL" run --keep-going -- "$bin" 2>/dev/null); kgrc=$?
+      if [ $kgrc != 1 ] || ! grep -q "exit status 0, [0-9]* constructs, $wantkg violations" <<<"$kg"; then
+        fail "$what: simtarget-maps run --keep-going (exit $kgrc): $(tail -1 <<<"$kg")"; continue
+      fi
     fi
     golden=$GOLDEN/$n/$name.jsonl
     "$TOOL" normalize "$trace" >"$bin.norm"
