@@ -80,6 +80,7 @@ struct async_record {
  * (async_report_running_at_exit). */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *live;
+static _Atomic bool exit_started; /* async_report_running_at_exit ran */
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *tracked;
@@ -467,6 +468,7 @@ const ident_t *async_record_location(struct async_record *r) {
 }
 
 int async_report_running_at_exit(void) {
+  atomic_store(&exit_started, true);
   struct async_record **held = NULL;
   size_t n = 0, cap = 0;
   pthread_mutex_lock(&live_lock);
@@ -508,3 +510,5 @@ int async_report_running_at_exit(void) {
 bool async_record_abandoned(struct async_record *r) {
   return atomic_load(&r->abandoned);
 }
+
+bool async_exit_started(void) { return atomic_load(&exit_started); }

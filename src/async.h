@@ -117,5 +117,8 @@ HIDDEN int async_report_running_at_exit(void);
 /* Whether `r` was still running at exit: its later failure (the device
  * released under it) is no failure of the program's. */
 HIDDEN bool async_record_abandoned(struct async_record *r);
+/* Whether the program began to exit (async_report_running_at_exit ran):
+ * a nowait construct whose task starts now finds its code unloaded. */
+HIDDEN bool async_exit_started(void);
 
 #endif

@@ -465,6 +465,21 @@ static int32_t target_construct(const char *entry, ident_t *loc,
     trace_result("host", NULL);
     return OFFLOAD_FAIL;
   }
+  if (nowait && async_exit_started()) {
+    /* its task started after main returned, the device code is gone: no
+     * failure of the program's own, say what happened */
+    char where[512], text[768];
+    snprintf(text, sizeof text, "the `target nowait` construct at %s started "
+                                "after the program began to exit (no "
+                                "taskwait waited for it); its host version "
+                                "runs instead",
+             report_location(loc, where, sizeof where));
+    fprintf(stderr, "omptarget warning: %s\n", text);
+    trace_note("running_at_exit", text);
+    trace_result("host", report_error_get());
+    report_error_clear();
+    return OFFLOAD_FAIL;
+  }
   trace_result("failed", report_error_get());
   failure_apply_policy(loc, what, dev, &req->args);
   return OFFLOAD_FAIL;
