@@ -184,7 +184,9 @@ void failure_apply_policy(const ident_t *loc, const char *construct,
             !strcmp(construct, "target") || !strcmp(construct, "target nowait")
                 ? "the region's host version runs instead"
                 : "the construct is skipped on the device");
-    trace_note("keep_going", construct);
+    char note[1200];
+    snprintf(note, sizeof note, "%s at %s", construct, where);
+    trace_note("keep_going", note);
     report_error_clear();
     return;
   }
