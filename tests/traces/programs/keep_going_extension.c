@@ -1,8 +1,8 @@
-// Run under SIMTARGET_KEEP_GOING=1 (and through `simtarget-maps run
-// --keep-going`): two regions each map more of `a` than the enclosing data
-// region mapped (an explicit extension, an error in OpenMP). Each failure is
-// reported, the region runs on the host and the program goes on, so one run
-// gives the whole trace and both diagnoses; the results are right.
+// Under SIMTARGET_KEEP_GOING=1 (and `simtarget-maps run --keep-going`): two
+// regions map more of `a` than the enclosing data region (an explicit
+// extension, an error). Each failure is reported, the region runs on the host
+// and the program goes on (LLVM's runtime ends it at the first failure).
+// simtarget-only
 // env: SIMTARGET_KEEP_GOING=1
 // check: explicit-extension
 // keep-going-violations: 2
