@@ -125,6 +125,12 @@ static bool find_carrier(uintptr_t addr, const struct map_args *a,
     }
     uintptr_t b = (uintptr_t)a->begin[i];
     int64_t size = a->sizes[i];
+    if (size == 0) { /* a pointer whose pointee is not mapped: its value */
+      if (b && b <= addr && addr - b < CARRIER_REACH && (!found || b > best)) {
+        best = b, *arg = i, *offset = SIZE_MAX - 1, found = true;
+      }
+      continue;
+    }
     if (!b || size < (int64_t)sizeof(uintptr_t) || size > (1 << 16))
       continue; /* a large array holds data, not the pointer */
     for (uintptr_t off = (-b) & (sizeof(uintptr_t) - 1);
@@ -143,7 +149,7 @@ static bool find_carrier(uintptr_t addr, const struct map_args *a,
 
 bool host_object_describe(uintptr_t addr, const struct map_args *a, char *buf,
                           size_t len) {
-  char where[512] = "", region[512] = "", sym[256];
+  char region[512] = "", where[640] = "", sym[256];
   uintptr_t start = 0;
   size_t size = 0;
   bool known = mapped_region(addr, region, sizeof region);
@@ -169,11 +175,18 @@ bool host_object_describe(uintptr_t addr, const struct map_args *a, char *buf,
 
   int32_t arg = -1;
   uintptr_t offset = 0, value = 0;
-  char carrier[384] = "";
+  char carrier[640] = "";
   if (find_carrier(addr, a, &arg, &offset, &value)) {
     char name[128];
     maps_var_name(a, arg, name, sizeof name);
-    if (offset == SIZE_MAX)
+    if (offset == SIZE_MAX - 1)
+      snprintf(carrier, sizeof carrier,
+               "; the pointer came from argument %d `%s`, a pointer mapped "
+               "with no data: no mapping holds 0x%" PRIxPTR ", so the kernel "
+               "got the host value (map what it points to, e.g. `%s[0:n]`)",
+               arg, name[0] ? name : "unknown", value,
+               name[0] ? name : "p");
+    else if (offset == SIZE_MAX)
       snprintf(carrier, sizeof carrier,
                "; the pointer came from argument %d `%s`, passed by value "
                "(0x%" PRIxPTR ", a host address: map what it points to, or "
