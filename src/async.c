@@ -31,9 +31,11 @@
 #include "faults.h"
 #include "lock_check.h"
 #include "profile.h"
+#include "trace.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +75,15 @@ struct async_record {
   struct async_record *next_tracked;
   int profile_lane;   /* LIBOMPTARGET_PROFILE's nowait lane; -1: none */
   uint64_t profile_t0;
+  struct async_record *live_prev, *live_next; /* every record: live_lock */
+  _Atomic bool abandoned; /* still running when the program exited */
 };
+
+/* Every record alive, for the report of the regions still running at exit
+ * (async_report_running_at_exit). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct async_record *live;
+static _Atomic bool exit_started; /* async_report_running_at_exit ran */
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *tracked;
@@ -97,6 +107,12 @@ struct async_record *async_record_new(struct device *dev, const char *what,
     r->profile_t0 = profile_now();
     r->profile_lane = profile_lane_take(dev->id);
   }
+  pthread_mutex_lock(&live_lock);
+  r->live_next = live;
+  if (live)
+    live->live_prev = r;
+  live = r;
+  pthread_mutex_unlock(&live_lock);
   return r;
 }
 
@@ -108,6 +124,14 @@ void async_record_put(struct async_record *r) {
   if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
     return;
   async_record_wait(r);
+  pthread_mutex_lock(&live_lock);
+  if (r->live_prev)
+    r->live_prev->live_next = r->live_next;
+  else
+    live = r->live_next;
+  if (r->live_next)
+    r->live_next->live_prev = r->live_prev;
+  pthread_mutex_unlock(&live_lock);
   free(r->restores);
   free(r->pinned);
   free(r->device_frees.ptrs);
@@ -467,3 +491,49 @@ const char *async_record_what(struct async_record *r) { return r->what; }
 const ident_t *async_record_location(struct async_record *r) {
   return r->loc;
 }
+
+int async_report_running_at_exit(void) {
+  atomic_store(&exit_started, true);
+  struct async_record **held = NULL;
+  size_t n = 0, cap = 0;
+  pthread_mutex_lock(&live_lock);
+  for (struct async_record *r = live; r; r = r->live_next) {
+    /* a record another thread is driving right now is running too */
+    bool running = pthread_mutex_trylock(&r->lock) != 0;
+    if (!running) {
+      running = r->status == ASYNC_PENDING;
+      pthread_mutex_unlock(&r->lock);
+    }
+    if (!running || atomic_exchange(&r->abandoned, true))
+      continue; /* done, or said already */
+    char where[512], text[768];
+    report_location(r->loc, where, sizeof where);
+    snprintf(text, sizeof text, "the `%s` construct at %s was still running "
+                                "on device %d when the program exited (no "
+                                "taskwait waited for it): simtarget waits "
+                                "for it before unloading the device code",
+             r->what, where, r->dev ? r->dev->id : -1);
+    fprintf(stderr, "omptarget warning: %s\n", text);
+    trace_note("running_at_exit", text);
+    if (ARRAY_RESERVE(held, cap, n + 1) == 0) {
+      async_record_get(r);
+      held[n++] = r;
+    }
+  }
+  pthread_mutex_unlock(&live_lock);
+  /* Unloading the code of a running kernel fails (and the kernel faults, or
+   * libomp's exit waits forever for a task that no thread polls any more):
+   * let each end first, as a taskwait would have. */
+  for (size_t i = 0; i < n; i++) {
+    async_record_wait(held[i]);
+    async_record_put(held[i]);
+  }
+  free(held);
+  return (int)n;
+}
+
+bool async_record_abandoned(struct async_record *r) {
+  return atomic_load(&r->abandoned);
+}
+
+bool async_exit_started(void) { return atomic_load(&exit_started); }

@@ -107,4 +107,18 @@ HIDDEN void async_track(struct async_record *r);
  * still pending. */
 HIDDEN int async_process_pending(void);
 
+/* ---- the program's exit ------------------------------------------------ */
+/* Say (stderr, and a trace note) which asynchronous constructs are still
+ * running now that the program exits, naming each construct and its
+ * source location, mark them abandoned, and wait for them to end (their
+ * device code is about to be unloaded). Returns how many. Call it without
+ * any lock held. */
+HIDDEN int async_report_running_at_exit(void);
+/* Whether `r` was still running at exit: its later failure (the device
+ * released under it) is no failure of the program's. */
+HIDDEN bool async_record_abandoned(struct async_record *r);
+/* Whether the program began to exit (async_report_running_at_exit ran):
+ * a nowait construct whose task starts now finds its code unloaded. */
+HIDDEN bool async_exit_started(void);
+
 #endif

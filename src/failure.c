@@ -5,14 +5,17 @@
  * Before the mandatory _exit(1) it removes the host libomp's registration
  * file, which libomp's skipped exit handler would have removed.
  *
- * Locking: no state of its own. The mapping table is printed under
- * dev->map.lock taken with trylock: the program is ending, and another
- * thread may hold that lock forever.
+ * Locking: no state of its own (the table kept at the failure is report.c's,
+ * per thread). failure_keep_table runs under dev->map.lock held by its
+ * caller; the live table is printed under dev->map.lock taken with trylock:
+ * the program is ending, and another thread may hold that lock forever.
  */
 #include "failure.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,8 +25,11 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "launch.h"
+#include "lock_check.h"
 #include "plugins.h"
 #include "report.h"
+#include "trace.h"
 
 /* Present only in gcov-instrumented builds. */
 extern void __gcov_dump(void) __attribute__((weak));
@@ -64,8 +70,86 @@ static void unregister_host_libomp(void) {
   }
 }
 
+void failure_keep_table(struct device *dev) {
+  LOCK_ASSERT_HELD(&dev->map.lock);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return; /* best effort: the report then prints the live table */
+  char title[96];
+  snprintf(title, sizeof title,
+           "mapping table of device %d when the construct failed", dev->id);
+  mapping_dump(&dev->map, f, title);
+  if (fclose(f) == 0)
+    report_failure_table_keep(text);
+  else
+    free(text);
+}
+
+/* Whether the program was compiled without -g: clang then gives no source
+ * location (";unknown;unknown;0;0;;") and no map names. */
+static bool lacks_debug_info(const ident_t *loc, const struct map_args *a) {
+  char where[64];
+  return !strcmp(report_location(loc, where, sizeof where),
+                 "unknown location") &&
+         (!a || a->num == 0 || !a->names);
+}
+
+/* The report of a failed construct, each line starting with `prefix`. */
+static void print_failure(const char *prefix, const char *construct,
+                          const char *where, const char *cause,
+                          const char *why, struct device *dev,
+                          const struct map_args *a, bool no_debug_info) {
+  fprintf(stderr, "%s%s at %s failed%s\n%scause: %s\n", prefix, construct,
+          where, why, prefix, cause);
+  /* the arguments as the compiler passed them (the table alone does not
+   * show what the construct asked for) */
+  if (a && a->num > 0 && a->base && a->begin && a->sizes && a->types) {
+    fprintf(stderr, "%sthe construct's %d argument%s:\n", prefix, a->num,
+            a->num == 1 ? "" : "s");
+    for (int32_t i = 0; i < a->num; i++) {
+      char type[160], name[128];
+      fprintf(stderr,
+              "  [%d] %s(%s) base=%p begin=%p size=%" PRId64
+              " type=0x%" PRIx64 "\n",
+              i, launch_map_type_string(a->types[i], type, sizeof type),
+              maps_var_name(a, i, name, sizeof name)[0] ? name : "no name",
+              a->base[i], a->begin[i],
+              a->sizes[i], (uint64_t)a->types[i]);
+    }
+  }
+  const char *rejected = plugins_rejections();
+  if (rejected && rejected[0])
+    fprintf(stderr, "%srejected plugins and images:\n%s", prefix, rejected);
+  /* Plugins without devices (no driver, no GPU, no qemu) matter when no
+   * device exists at all, or when an image was refused (the device that
+   * would take it may be the missing one); otherwise they are said under
+   * LIBOMPTARGET_INFO 0x10. */
+  const char *idle = plugins_without_devices();
+  if ((devices_count() == 0 || (rejected && rejected[0])) && idle && idle[0])
+    fprintf(stderr, "%splugins without devices:\n%s", prefix, idle);
+  /* The table as it was when the construct failed (kept by maps.c and
+   * launch.c before the undo removed the construct's entries); else the
+   * table now. */
+  const char *kept = report_failure_table();
+  if (kept)
+    fputs(kept, stderr);
+  else if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {
+    char title[64];
+    snprintf(title, sizeof title, "mapping table of device %d", dev->id);
+    mapping_dump(&dev->map, stderr, title);
+    pthread_mutex_unlock(&dev->map.lock);
+  }
+  static atomic_flag said_g = ATOMIC_FLAG_INIT;
+  if (no_debug_info && !atomic_flag_test_and_set(&said_g))
+    fprintf(stderr, "%snote: the program has no debug information: compile "
+                    "it with -g for variable names and source locations\n",
+            prefix);
+}
+
 void failure_apply_policy(const ident_t *loc, const char *construct,
-                          struct device *dev) {
+                          struct device *dev, const struct map_args *a) {
   char where[1024];
   report_location(loc, where, sizeof where);
   const char *cause = report_error_get();
@@ -84,33 +168,32 @@ void failure_apply_policy(const ident_t *loc, const char *construct,
     report_error_clear();
     return;
   }
-  fprintf(stderr,
-          "omptarget fatal error: %s at %s failed while offloading is "
-          "mandatory (%s)\n"
-          "omptarget fatal error: cause: %s\n",
-          construct, where,
-          policy == POLICY_MANDATORY
-              ? "OMP_TARGET_OFFLOAD=mandatory"
-              : "OMP_TARGET_OFFLOAD is not set and a device exists",
-          cause);
-  const char *rejected = plugins_rejections();
-  if (rejected && rejected[0])
-    fprintf(stderr, "omptarget fatal error: rejected plugins and images:\n%s",
-            rejected);
-  /* Plugins without devices (no driver, no GPU, no qemu) matter when no
-   * device exists at all, or when an image was refused (the device that
-   * would take it may be the missing one); otherwise they are said under
-   * LIBOMPTARGET_INFO 0x10. */
-  const char *idle = plugins_without_devices();
-  if ((devices_count() == 0 || (rejected && rejected[0])) && idle && idle[0])
-    fprintf(stderr, "omptarget fatal error: plugins without devices:\n%s",
-            idle);
-  if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {
-    char title[64];
-    snprintf(title, sizeof title, "mapping table of device %d", dev->id);
-    mapping_dump(&dev->map, stderr, title);
-    pthread_mutex_unlock(&dev->map.lock);
+  const char *why = policy == POLICY_MANDATORY
+                        ? " while offloading is mandatory "
+                          "(OMP_TARGET_OFFLOAD=mandatory)"
+                        : " while offloading is mandatory (OMP_TARGET_OFFLOAD "
+                          "is not set and a device exists)";
+  bool no_debug_info = lacks_debug_info(loc, a);
+  if (settings_get()->keep_going) {
+    /* Compiler teams (issue 16): every diagnosis of a test file in one run.
+     * The construct is reported and the program goes on as LLVM's host
+     * fallback would: a region's host version runs (its entry point
+     * returns failure), a data construct leaves the host's data alone. */
+    print_failure("omptarget error: ", construct, where, cause, why, dev, a,
+                  no_debug_info);
+    fprintf(stderr, "omptarget error: SIMTARGET_KEEP_GOING=1: the program "
+                    "goes on; %s\n",
+            !strcmp(construct, "target") || !strcmp(construct, "target nowait")
+                ? "the region's host version runs instead"
+                : "the construct is skipped on the device");
+    char note[1200];
+    snprintf(note, sizeof note, "%s at %s", construct, where);
+    trace_note("keep_going", note);
+    report_error_clear();
+    return;
   }
+  print_failure("omptarget fatal error: ", construct, where, cause, why, dev,
+                a, no_debug_info);
   /* _exit, not exit: the failing construct may run in a libomp helper
    * thread (target nowait), and exit() from there deadlocks in libomp's own
    * shutdown, which waits for that very thread. LLVM aborts here; the issue

@@ -12,6 +12,7 @@
 #include "settings.h"
 
 struct device;
+struct map_args;
 /*
  * Called by an entry point whose construct failed, with the construct's
  * name ("target", "target data begin"...) and the cause recorded with
@@ -20,9 +21,19 @@ struct device;
  * location, the cause, the rejected plugins and images, and the device's
  * mapping table (`dev` may be NULL), then exits with status 1. Otherwise
  * (`disabled`, or no device) it says under LIBOMPTARGET_INFO that the host
- * version runs instead, clears the cause and returns.
+ * version runs instead, clears the cause and returns. `a` (may be NULL) is
+ * the construct's argument list, printed with the report. Under
+ * SIMTARGET_KEEP_GOING=1 the mandatory report is printed as an error and
+ * the call returns: the entry point then fails the construct (a region's
+ * host version runs).
  */
 HIDDEN void failure_apply_policy(const ident_t *loc, const char *construct,
-                                 struct device *dev);
+                                 struct device *dev, const struct map_args *a);
+
+/* Keep the device's mapping table as it is now, at the moment a construct
+ * fails and before its entries are undone, for failure_apply_policy's
+ * report (the first kept since report_error_clear wins). The caller holds
+ * dev->map.lock. Best effort: nothing is kept out of memory. */
+HIDDEN void failure_keep_table(struct device *dev);
 
 #endif

@@ -146,3 +146,67 @@ bool host_function_at(const void *addr, char *buf, size_t len) {
   elf_syms_close(&s);
   return found;
 }
+
+int elf_image_read_symbol(const void *elf, size_t size, const char *name,
+                          void *out, size_t len) {
+  struct elf_syms s;
+  if (elf_syms_from_memory(elf, size, false, &s) != 0 &&
+      elf_syms_from_memory(elf, size, true, &s) != 0)
+    return -1;
+  const Elf64_Sym *found = NULL;
+  for (size_t i = 0; i < s.count && !found; i++) {
+    const char *n = elf_syms_name(&s, &s.syms[i]);
+    if (n && !strcmp(n, name) && s.syms[i].st_shndx != SHN_UNDEF)
+      found = &s.syms[i];
+  }
+  if (!found || found->st_shndx >= SHN_LORESERVE)
+    return -1;
+  /* The symbol's initial bytes: its section's file offset plus its
+   * address inside the section; every offset checked (size 64 headers
+   * were checked by elf_syms_from_memory). */
+  const Elf64_Ehdr *eh = elf;
+  if (eh->e_shentsize != sizeof(Elf64_Shdr) || found->st_shndx >= eh->e_shnum ||
+      eh->e_shoff > size ||
+      (size - eh->e_shoff) / sizeof(Elf64_Shdr) <= found->st_shndx)
+    return -1;
+  Elf64_Shdr sh;
+  memcpy(&sh, (const char *)elf + eh->e_shoff +
+                  found->st_shndx * sizeof(Elf64_Shdr),
+         sizeof sh);
+  if (sh.sh_type == SHT_NOBITS || found->st_value < sh.sh_addr ||
+      found->st_value - sh.sh_addr > sh.sh_size ||
+      sh.sh_size - (found->st_value - sh.sh_addr) < len ||
+      sh.sh_offset > size || size - sh.sh_offset < sh.sh_size)
+    return -1;
+  memcpy(out, (const char *)elf + sh.sh_offset + (found->st_value - sh.sh_addr),
+         len);
+  return 0;
+}
+
+bool host_symbol_containing(const void *addr, bool function, char *buf,
+                            size_t len, uintptr_t *start, size_t *size) {
+  struct elf_syms s;
+  if (elf_syms_of_host_object(addr, &s) != 0)
+    return false;
+  uintptr_t a = (uintptr_t)addr;
+  bool found = false;
+  for (size_t i = 0; i < s.count && !found; i++) {
+    const Elf64_Sym *sym = &s.syms[i];
+    unsigned type = ELF64_ST_TYPE(sym->st_info);
+    if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0 ||
+        type != (function ? STT_FUNC : STT_OBJECT) || sym->st_size == 0)
+      continue;
+    uintptr_t lo = s.base + sym->st_value;
+    const char *n = elf_syms_name(&s, sym);
+    if (a >= lo && a - lo < sym->st_size && n && n[0]) {
+      snprintf(buf, len, "%s", n);
+      if (start)
+        *start = lo;
+      if (size)
+        *size = sym->st_size;
+      found = true;
+    }
+  }
+  elf_syms_close(&s);
+  return found;
+}

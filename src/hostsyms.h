@@ -46,5 +46,16 @@ HIDDEN void *elf_syms_find_function(const struct elf_syms *s, const char *name);
 /* The host function that starts at `addr`: its name in buf and true, or
  * false when `addr` is not the start of a known host function. */
 HIDDEN bool host_function_at(const void *addr, char *buf, size_t len);
+/* The symbol of a loaded host object whose extent holds `addr`: a function
+ * (`function`) or a data object; its name in buf, its start and size (each
+ * may be NULL). false when none does. */
+HIDDEN bool host_symbol_containing(const void *addr, bool function, char *buf,
+                                   size_t len, uintptr_t *start, size_t *size);
+/* The first `len` initial bytes of the defined symbol `name` of the ELF64
+ * image held in memory (a device image: `<kernel>_exec_mode`), into out.
+ * 0, or -1 when there is no such symbol or its bytes lie outside the file
+ * (.bss). */
+HIDDEN int elf_image_read_symbol(const void *elf, size_t size,
+                                 const char *name, void *out, size_t len);
 
 #endif

@@ -71,6 +71,9 @@ EXPORT void __tgt_unregister_lib(__tgt_bin_desc *desc) {
   struct registered_lib *lib = registry_remove(desc);
   if (!lib)
     return;
+  /* clang unregisters at exit, before our destructor: a nowait region
+   * still running is said before its code goes away */
+  async_report_running_at_exit();
   devices_unload_lib(lib);
   registry_free(lib);
 }
@@ -174,7 +177,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
                      "nowait region?)",
                      async_handle ? "the task's asynchronous handle is NULL"
                                   : "the handle pointer is NULL");
-    failure_apply_policy(NULL, "target nowait", NULL);
+    failure_apply_policy(NULL, "target nowait", NULL, NULL);
     return;
   }
   struct async_record *rec = *async_handle;
@@ -182,6 +185,13 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
   if (st == ASYNC_PENDING)
     return;
   *async_handle = NULL;
+  if (st == ASYNC_FAILED && async_record_abandoned(rec)) {
+    /* reported at exit already: the device went away under it */
+    report_debug("an abandoned %s ended: %s", async_record_what(rec),
+                 async_record_error(rec));
+    async_record_put(rec);
+    return;
+  }
   if (st == ASYNC_FAILED) {
     report_error_clear();
     report_error_set("%s (the construct's task had already returned, so its "
@@ -191,7 +201,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
     const ident_t *loc = async_record_location(rec);
     const char *what = async_record_what(rec);
     async_record_put(rec);
-    failure_apply_policy(loc, what, dev);
+    failure_apply_policy(loc, what, dev, NULL);
     return;
   }
   async_record_put(rec);
@@ -316,7 +326,7 @@ static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
     goto done;
 fail:
   trace_result("failed", report_error_get());
-  failure_apply_policy(loc, what, dev);
+  failure_apply_policy(loc, what, dev, &a);
   return;
 done:
   trace_result(nowait ? "queued" : "ok", NULL);
@@ -461,8 +471,23 @@ static int32_t target_construct(const char *entry, ident_t *loc,
     trace_result("host", NULL);
     return OFFLOAD_FAIL;
   }
+  if (nowait && async_exit_started()) {
+    /* its task started after main returned, the device code is gone: no
+     * failure of the program's own, say what happened */
+    char where[512], text[768];
+    snprintf(text, sizeof text, "the `target nowait` construct at %s started "
+                                "after the program began to exit (no "
+                                "taskwait waited for it); its host version "
+                                "runs instead",
+             report_location(loc, where, sizeof where));
+    fprintf(stderr, "omptarget warning: %s\n", text);
+    trace_note("running_at_exit", text);
+    trace_result("host", report_error_get());
+    report_error_clear();
+    return OFFLOAD_FAIL;
+  }
   trace_result("failed", report_error_get());
-  failure_apply_policy(loc, what, dev);
+  failure_apply_policy(loc, what, dev, &req->args);
   return OFFLOAD_FAIL;
 }
 
@@ -608,7 +633,7 @@ static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
   if (!kargs) {
     report_error_set("__tgt_target_kernel: the kernel-arguments pointer is "
                      "NULL");
-    failure_apply_policy(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->Version < 1 || kargs->Version > 3) {
@@ -616,13 +641,13 @@ static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
                      "not supported (simtarget reads versions 1 to 3, as "
                      "emitted by clang 15 to 22)",
                      kargs->Version);
-    failure_apply_policy(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
   if (kargs->NumArgs > INT32_MAX) {
     report_error_set("__tgt_target_kernel: NumArgs %u is out of range",
                      kargs->NumArgs);
-    failure_apply_policy(loc, "target", NULL);
+    failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
   struct launch_request req = {
@@ -800,7 +825,7 @@ fail:
   } else if (cb) {
     cb(sc->param);
   }
-  failure_apply_policy(NULL, what, dev);
+  failure_apply_policy(NULL, what, dev, NULL);
   return OFFLOAD_FAIL;
 }
 
@@ -850,7 +875,7 @@ static int32_t seed_target(const char *what, const struct seed_call *sc,
                    "(%p); it must be NULL or the same array "
                    "(include/omptarget.h)",
                    what, (void *)maptype_again, (void *)sc->args_maptype);
-  failure_apply_policy(NULL, what, NULL);
+  failure_apply_policy(NULL, what, NULL, NULL);
   if (sc->completion_event)
     *sc->completion_event = NULL;
   tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
@@ -900,6 +925,7 @@ static int dump_one_table(struct device *dev) {
 }
 
 __attribute__((destructor)) static void interface_fini(void) {
+  async_report_running_at_exit();
   if (REPORT_INFO_ON(INFO_DUMP_TABLE)) {
     int n = devices_count();
     for (int d = 0; d < n; d++) {

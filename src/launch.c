@@ -8,6 +8,7 @@
  */
 #include "launch.h"
 #include "async.h"
+#include "failure.h"
 #include "faults.h"
 #include "lock_check.h"
 
@@ -17,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host_objects.h"
 #include "hostsyms.h"
+#include "registry.h"
 #include "report.h"
 #include "trace.h"
 
@@ -302,10 +305,16 @@ static void launch_explain_fault(struct device *dev,
         (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
       nearest = i;
   }
-  /* A pointer used in the region without a map of its data is passed as a
-   * zero-size argument holding its host value: an address past that value
-   * is the pointer's data, read on the device where it is not mapped. */
-  if (nearest >= 0) {
+  /* Elsewhere in host memory: a global, a stack frame, the heap, and the
+   * argument whose (unattached) pointer the kernel followed. */
+  char what[1024];
+  if (host_object_describe(addr, a, what, sizeof what))
+    report_error_set("%s", what);
+  else if (nearest >= 0) {
+    /* A pointer used in the region without a map of its data is passed as
+     * a zero-size argument holding its host value: an address past that
+     * value is the pointer's data, read on the device where it is not
+     * mapped. */
     char name[128];
     uintptr_t b = (uintptr_t)a->begin[nearest];
     report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
@@ -314,9 +323,8 @@ static void launch_explain_fault(struct device *dev,
                      "mapped)",
                      addr, addr - b, addr - b == 1 ? "" : "s", b,
                      maps_var_name(a, nearest, name, sizeof name), nearest);
-    return;
-  }
-  explain_by_value_pointer(req, addr);
+  } else
+    explain_by_value_pointer(req, addr);
 }
 
 /* A lambda capture (clang 13-22): LITERAL|PTR_AND_OBJ|IMPLICIT|MEMBER_OF,
@@ -395,6 +403,30 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
  * up to 16 keeps the copy 16-byte aligned. */
 static int64_t private_alloc_size(int64_t size) {
   return size > 0 ? (size + 15) & ~(int64_t)15 : 16;
+}
+
+/* The kernel's execution mode for the trace, from the `<kernel>_exec_mode`
+ * global that clang emits in GPU images (LLVM's OMP_TGT_EXEC_MODE_*); CPU
+ * images (simdevice) have none: NULL. */
+static const char *kernel_exec_mode(const struct device_entry *k) {
+  char sym[512];
+  if (!k->lib || !k->name ||
+      snprintf(sym, sizeof sym, "%s_exec_mode", k->name) >= (int)sizeof sym)
+    return NULL;
+  for (int32_t i = 0; i < k->lib->num_images; i++) {
+    uint8_t mode;
+    const struct image_info *im = &k->lib->images[i];
+    if (elf_image_read_symbol(im->payload, im->payload_size, sym, &mode,
+                              sizeof mode) != 0)
+      continue;
+    switch (mode) {
+    case 1: return "generic";
+    case 2: return "spmd";
+    case 3: return "generic-spmd";
+    default: return "unknown";
+    }
+  }
+  return NULL;
 }
 
 /* One private (firstprivate) copy made for this launch. */
@@ -532,7 +564,10 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
       for (int32_t i = 0; i < a->num; i++)
         if (param_of[i] >= 0)
           param_arg[param_of[i]] = i;
-      trace_kernel(kernel.name, n, params, param_arg, a);
+      struct trace_launch launched = {kernel_exec_mode(&kernel),
+                                      req->num_teams, req->thread_limit,
+                                      req->tripcount};
+      trace_kernel(kernel.name, n, params, param_arg, a, &launched);
       free(param_arg);
     }
   }
@@ -579,11 +614,13 @@ out_unmap:
      * version of the region runs next and must see the host's own data.
      * The undo allocates nothing; its own messages would only hide the
      * region's cause. */
+    pthread_mutex_lock(&dev->map.lock);
+    failure_keep_table(dev); /* the table the failure report prints */
+    pthread_mutex_unlock(&dev->map.lock);
     char saved[2048];
     snprintf(saved, sizeof saved, "%s", report_error_get());
     maps_construct_undo(maps);
-    report_error_clear();
-    report_error_set("%s", saved);
+    report_error_replace(saved);
   }
   maps_construct_free(maps);
   if (params != params_small)

@@ -34,6 +34,7 @@
 #include "api.h"
 #include "array.h"
 #include "async.h"
+#include "failure.h"
 #include "lock_check.h"
 #include "trace.h"
 
@@ -1383,8 +1384,12 @@ static int run_pass(struct maps_construct *c, enum pass_kind kind) {
     }
   }
   trace_set_arg(-1, -1);
+  if (rc != 0) /* before the rollback removes the construct's entries */
+    failure_keep_table(c->dev);
   if (p->finish)
     rc = p->finish(c, rc);
+  if (rc != 0)
+    failure_keep_table(c->dev); /* a failure of the finish step */
   if (rc != 0)
     dump_on_failure(c->dev);
   pthread_mutex_unlock(&c->dev->map.lock);

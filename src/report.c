@@ -16,12 +16,16 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static pthread_once_t report_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t info_flags;
 
 static __thread char last_error[2048];
+/* The mapping table as it was when the current construct failed (malloc'ed
+ * text), printed by failure.c's report. */
+static __thread char *failure_table;
 
 static void report_copy_settings(void) {
   atomic_store(&info_flags, settings_get()->info_flags);
@@ -91,7 +95,24 @@ void report_error_set(const char *fmt, ...) {
 
 const char *report_error_get(void) { return last_error; }
 
-void report_error_clear(void) { last_error[0] = '\0'; }
+void report_error_clear(void) {
+  last_error[0] = '\0';
+  free(failure_table);
+  failure_table = NULL;
+}
+
+void report_error_replace(const char *cause) {
+  snprintf(last_error, sizeof last_error, "%s", cause);
+}
+
+void report_failure_table_keep(char *text) {
+  if (failure_table) /* the first failure's table: later ones are undo */
+    free(text);
+  else
+    failure_table = text;
+}
+
+const char *report_failure_table(void) { return failure_table; }
 
 const char *report_location(const ident_t *loc, char *buf, size_t len) {
   /* psource is ";file;function;line;column;;" */

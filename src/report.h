@@ -41,6 +41,14 @@ HIDDEN void report_error_set(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 HIDDEN const char *report_error_get(void);
 HIDDEN void report_error_clear(void);
+/* Replace the cause with `cause` (after an undo whose own messages would
+ * hide it), keeping the table below. */
+HIDDEN void report_error_replace(const char *cause);
+/* The state at the failure: `text` (malloc'ed, taken over) is the mapping
+ * table as it was when the current construct failed, kept until
+ * report_error_clear; the first one kept wins. NULL when none was kept. */
+HIDDEN void report_failure_table_keep(char *text);
+HIDDEN const char *report_failure_table(void);
 
 /* "file:line:col" (or "unknown location") from ident_t's psource. */
 HIDDEN const char *report_location(const ident_t *loc, char *buf, size_t len);

@@ -584,12 +584,21 @@ void trace_lookup(const char *result, uintptr_t begin, int64_t size) {
 }
 
 void trace_kernel(const char *kernel, int32_t n, void *const *params,
-                  const int32_t *param_arg, const struct map_args *a) {
+                  const int32_t *param_arg, const struct map_args *a,
+                  const struct trace_launch *launched) {
   struct event ev;
   if (!event_begin(&ev, "kernel"))
     return;
   fputs(",\"kernel\":", ev.f);
   put_string(ev.f, kernel ? kernel : "?");
+  fputs(",\"exec_mode\":", ev.f);
+  if (launched->exec_mode)
+    put_string(ev.f, launched->exec_mode);
+  else
+    fputs("null", ev.f);
+  fprintf(ev.f, ",\"launched\":{\"num_teams\":%d,\"thread_limit\":%d,"
+                "\"tripcount\":%" PRIu64 "}",
+          launched->num_teams, launched->thread_limit, launched->tripcount);
   fprintf(ev.f, ",\"params\":[");
   for (int32_t p = 0; p < n; p++) {
     int32_t i = param_arg[p];

@@ -30,7 +30,7 @@
 #include "omptarget.h"
 #include "settings.h"
 
-#define TRACE_SCHEMA_VERSION 1
+#define TRACE_SCHEMA_VERSION 2
 
 /* A construct's argument arrays (the same layout as struct map_args). */
 struct map_args;
@@ -114,8 +114,14 @@ HIDDEN void trace_lookup(const char *result, uintptr_t begin, int64_t size);
 
 /* The kernel launch: its parameters, param_arg[p] the argument index each
  * one came from (-1: the dyn_ptr), as asked and as launched. */
+struct trace_launch {
+  const char *exec_mode; /* from the image's exec-mode global; NULL: none */
+  int32_t num_teams, thread_limit; /* handed to the plugin */
+  uint64_t tripcount;
+};
 HIDDEN void trace_kernel(const char *kernel, int32_t n, void *const *params,
-                         const int32_t *param_arg, const struct map_args *a);
+                         const int32_t *param_arg, const struct map_args *a,
+                         const struct trace_launch *launched);
 
 /* A kernel or construct still queued when the program exits. */
 HIDDEN void trace_note(const char *kind, const char *text);

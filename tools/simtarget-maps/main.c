@@ -26,7 +26,7 @@ static const char usage[] =
     "    TRACE files are written by simtarget's libomptarget when the program "
     "runs\n"
     "    with SIMTARGET_TRACE=FILE: one JSON object per line, in the schema\n"
-    "    trace.schema.json (version 1).\n"
+    "    trace.schema.json (version 2).\n"
     "\n"
     "    decode     print the bits of a map type (decimal or 0x hex) and what "
     "they\n"

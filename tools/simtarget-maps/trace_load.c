@@ -91,9 +91,9 @@ int trace_load(const char *path, struct trace *t) {
       rc = -1;
       break;
     }
-    if (field_int(ev, "v") != 1) {
+    if (field_int(ev, "v") != 2) {
       fprintf(stderr, "simtarget-maps: %s:%zu: schema version %" PRId64
-                      " (this tool reads version 1)\n",
+                      " (this tool reads version 2)\n",
               path, lineno, field_int(ev, "v"));
       json_object_put(ev);
       rc = -1;
