@@ -35,6 +35,7 @@
 
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +493,32 @@ const ident_t *async_record_location(struct async_record *r) {
   return r->loc;
 }
 
+/* How long program exit waits for the nowait regions still running. */
+#define EXIT_WAIT_S 2
+
+/* Polls r until it is no longer pending (true) or the deadline passes
+ * (false). Never blocks on r->lock: another thread may hold it while it
+ * waits on the same kernel. */
+static bool record_ends_by(struct async_record *r,
+                           const struct timespec *deadline) {
+  for (;;) {
+    if (pthread_mutex_trylock(&r->lock) == 0) {
+      if (r->status == ASYNC_PENDING)
+        queue_progress(r, false);
+      bool ended = r->status != ASYNC_PENDING;
+      pthread_mutex_unlock(&r->lock);
+      if (ended)
+        return true;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > deadline->tv_sec ||
+        (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+      return false;
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+}
+
 int async_report_running_at_exit(void) {
   atomic_store(&exit_started, true);
   struct async_record **held = NULL;
@@ -511,8 +538,9 @@ int async_report_running_at_exit(void) {
     snprintf(text, sizeof text, "the `%s` construct at %s was still running "
                                 "on device %d when the program exited (no "
                                 "taskwait waited for it): simtarget waits "
-                                "for it before unloading the device code",
-             r->what, where, r->dev ? r->dev->id : -1);
+                                "up to %d s for it before unloading the "
+                                "device code",
+             r->what, where, r->dev ? r->dev->id : -1, EXIT_WAIT_S);
     fprintf(stderr, "omptarget warning: %s\n", text);
     trace_note("running_at_exit", text);
     if (ARRAY_RESERVE(held, cap, n + 1) == 0) {
@@ -523,9 +551,19 @@ int async_report_running_at_exit(void) {
   pthread_mutex_unlock(&live_lock);
   /* Unloading the code of a running kernel fails (and the kernel faults, or
    * libomp's exit waits forever for a task that no thread polls any more):
-   * let each end first, as a taskwait would have. */
+   * let each end first, as a taskwait would have; but program exit does not
+   * wait for device work that may never finish (an endless kernel). */
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += EXIT_WAIT_S;
   for (size_t i = 0; i < n; i++) {
-    async_record_wait(held[i]);
+    if (record_ends_by(held[i], &deadline))
+      async_record_wait(held[i]); /* ended: only runs its completion */
+    else
+      fprintf(stderr, "omptarget warning: the `%s` construct did not end "
+                      "within %d s of the program's exit: the program exits "
+                      "without it\n",
+              held[i]->what, EXIT_WAIT_S);
     async_record_put(held[i]);
   }
   free(held);
