@@ -11,6 +11,7 @@
  * here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -36,6 +37,9 @@ int supervise_main(int argc, char **argv) {
     perror("simdevice-server --supervise: cannot map the control area");
     return 2;
   }
+  /* The host's sign that this process is gone (protocol.h): held here
+   * until the end, never by the device process. */
+  fcntl(SIMDEV_FD_SUPERVISOR, F_SETFD, FD_CLOEXEC);
   pid_t pid = fork();
   if (pid == 0) {
     execve(argv[0], argv + 1, environ);
