@@ -16,6 +16,7 @@
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -55,6 +56,11 @@ int supervise_main(int argc, char **argv) {
     atomic_store(&ctl->server_pid, (int32_t)pid);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
+    /* Test hook (tests/simdevice/test_faults.c): widens the moment where
+     * the device process is reaped (its pid gone) but not yet recorded. */
+    const char *late = getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
+    if (late != NULL && atoi(late) > 0)
+      usleep((useconds_t)atoi(late) * 1000u);
   }
   ctl->exit_status = status;
   atomic_store(&ctl->server_exited, 1);
