@@ -39,6 +39,11 @@
 /* The read end of a pipe whose only write end the host holds: it reads EOF
  * when the host process is gone (even by SIGKILL), and the server exits. */
 #define SIMDEV_FD_HOST_ALIVE 5
+/* The supervisor's only: the write end of a pipe whose read end the host
+ * holds (not passed on to the device process). EOF there means the
+ * supervisor is gone, so its last writes to the control area (exit_status,
+ * server_exited) are done: after that the host may reuse the area. */
+#define SIMDEV_FD_SUPERVISOR 6
 
 /* Largest number of kernel parameters (matches SIMDEV_MAX_ARGS of the
  * device runtime, simdevice/runtime/simdev_rt.h). */

@@ -215,6 +215,8 @@ struct sim_device {
   pid_t pid;                /* 0 when none runs */
   int host_alive_fd;        /* write end of the process's liveness pipe
                                (protocol.h SIMDEV_FD_HOST_ALIVE); -1 if none */
+  int supervisor_fd;        /* read end of the supervisor's pipe
+                               (SIMDEV_FD_SUPERVISOR); -1 if none */
   int inherited;            /* this is a fork() child of the process that
                                owns the device: it must not touch it */
   pid_t owner_pid;          /* with `inherited`: the process that owns it */

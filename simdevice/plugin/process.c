@@ -5,7 +5,8 @@
  * Start: a fork-like clone with exit signal 0 that runs no fork handlers
  * (libomp's would register a /dev/shm file for the child that exec then
  * leaks) puts the two memfds on fds 3 and 4 and the read end of the
- * liveness pipe on fd 5, turns ASLR off, forks the supervisor
+ * liveness pipe on fd 5 and the write end of the supervisor's pipe on fd 6
+ * (its EOF tells the supervisor is gone), turns ASLR off, forks the supervisor
  * (`simdevice-server --supervise`, server/supervise.c) and exits at once.
  * The supervisor is thus an orphan, and the device process it forks is no
  * child of the program: a program that reaps all its children or counts
@@ -25,6 +26,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -143,7 +145,8 @@ static _Noreturn void child_exit(int status) {
  * they are unblocked. Forks the supervisor and exits: 0, or 126 when the
  * descriptors cannot be set up, 125 when the fork fails. */
 static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
-                             char *const argv[], const sigset_t *mask) {
+                             int supervisor_fd, char *const argv[],
+                             const sigset_t *mask) {
   for (int sig = 1; sig < NSIG; sig++) {
     struct sigaction old;
     if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL &&
@@ -154,12 +157,14 @@ static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
   int ctl_high = fcntl(ctl_fd, F_DUPFD, 10);
   int mem_high = fcntl(mem_fd, F_DUPFD, 10);
   int alive_high = fcntl(alive_fd, F_DUPFD, 10);
-  if (ctl_high < 0 || mem_high < 0 || alive_high < 0 ||
+  int supervisor_high = fcntl(supervisor_fd, F_DUPFD, 10);
+  if (ctl_high < 0 || mem_high < 0 || alive_high < 0 || supervisor_high < 0 ||
       dup2(ctl_high, SIMDEV_FD_CONTROL) < 0 ||
       dup2(mem_high, SIMDEV_FD_MEMORY) < 0 ||
-      dup2(alive_high, SIMDEV_FD_HOST_ALIVE) < 0)
+      dup2(alive_high, SIMDEV_FD_HOST_ALIVE) < 0 ||
+      dup2(supervisor_high, SIMDEV_FD_SUPERVISOR) < 0)
     child_exit(126);
-  syscall(SYS_close_range, SIMDEV_FD_HOST_ALIVE + 1, ~0u, 0);
+  syscall(SYS_close_range, SIMDEV_FD_SUPERVISOR + 1, ~0u, 0);
   /* Same images at the same addresses after a restart (inherited through
    * both fork and exec). */
   int persona = personality(0xffffffff);
@@ -180,6 +185,15 @@ static void sleep_ms(long ms) {
     ;
 }
 
+/* 1 once the supervisor has exited (EOF on its pipe), or when there is no
+ * pipe to tell. */
+static int supervisor_gone(struct sim_device *dev) {
+  if (dev->supervisor_fd < 0)
+    return 1;
+  struct pollfd p = {.fd = dev->supervisor_fd, .events = POLLIN};
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLIN | POLLERR));
+}
+
 int process_gone(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   if (dev->pid <= 0)
@@ -191,8 +205,13 @@ int process_gone(struct sim_device *dev) {
     dev->wait_status = dev->ctl->exit_status;
     return 1;
   }
-  /* The supervisor was killed too: the pid is all there is to watch. */
-  if (kill(dev->pid, 0) != 0 && errno == ESRCH) {
+  /* The supervisor was killed too: the pid is all there is to watch. But
+   * the device process is also gone (reaped) in the moment between the
+   * supervisor's waitpid and its writes of exit_status and server_exited:
+   * it is gone for good only once the supervisor is, else those late
+   * writes would land in the control area of the next process, which would
+   * then seem to have died (with the old status) while it runs on. */
+  if (kill(dev->pid, 0) != 0 && errno == ESRCH && supervisor_gone(dev)) {
     dev->reaped = 1;
     dev->wait_status = -1;
     return 1;
@@ -204,6 +223,9 @@ static void close_liveness(struct sim_device *dev) {
   if (dev->host_alive_fd >= 0)
     close(dev->host_alive_fd);
   dev->host_alive_fd = -1;
+  if (dev->supervisor_fd >= 0)
+    close(dev->supervisor_fd);
+  dev->supervisor_fd = -1;
 }
 
 void process_reap(struct sim_device *dev, const char *kernel) {
@@ -330,6 +352,14 @@ int process_start(struct sim_device *dev) {
                  strerror(errno));
     return -1;
   }
+  int supervisor[2];
+  if (pipe2(supervisor, O_CLOEXEC) != 0) {
+    close(alive[0]);
+    close(alive[1]);
+    plugin_error("simdevice: cannot start device %d: no pipe: %s", dev->id,
+                 strerror(errno));
+    return -1;
+  }
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -343,10 +373,12 @@ int process_start(struct sim_device *dev) {
     starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
                              NULL, 0ul);
   if (starter == 0)
-    start_supervisor(dev->ctl_fd, dev->mem_fd, alive[0], argv, &old);
+    start_supervisor(dev->ctl_fd, dev->mem_fd, alive[0], supervisor[1], argv,
+                     &old);
   int spawn_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(alive[0]);
+  close(supervisor[1]);
   int starter_status = 0;
   if (starter > 0)
     while (waitpid(starter, &starter_status, __WALL) < 0 && errno == EINTR)
@@ -354,6 +386,7 @@ int process_start(struct sim_device *dev) {
   if (starter < 0 || !WIFEXITED(starter_status) ||
       WEXITSTATUS(starter_status) != 0) {
     close(alive[1]);
+    close(supervisor[0]);
     plugin_error("simdevice: cannot start device %d: %s", dev->id,
                  starter < 0 ? strerror(spawn_errno)
                  : WIFEXITED(starter_status) && WEXITSTATUS(starter_status) == 125
@@ -362,6 +395,9 @@ int process_start(struct sim_device *dev) {
     return -1;
   }
   dev->host_alive_fd = alive[1];
+  if (dev->supervisor_fd >= 0)
+    close(dev->supervisor_fd);
+  dev->supervisor_fd = supervisor[0];
   dev->kill_reason[0] = '\0';
   dev->stop_reported = 0;
   dev->pid = 0;

@@ -11,10 +11,12 @@
  * here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -36,6 +38,9 @@ int supervise_main(int argc, char **argv) {
     perror("simdevice-server --supervise: cannot map the control area");
     return 2;
   }
+  /* The host's sign that this process is gone (protocol.h): held here
+   * until the end, never by the device process. */
+  fcntl(SIMDEV_FD_SUPERVISOR, F_SETFD, FD_CLOEXEC);
   pid_t pid = fork();
   if (pid == 0) {
     execve(argv[0], argv + 1, environ);
@@ -51,6 +56,11 @@ int supervise_main(int argc, char **argv) {
     atomic_store(&ctl->server_pid, (int32_t)pid);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
+    /* Test hook (tests/simdevice/test_faults.c): widens the moment where
+     * the device process is reaped (its pid gone) but not yet recorded. */
+    const char *late = getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
+    if (late != NULL && atoi(late) > 0)
+      usleep((useconds_t)atoi(late) * 1000u);
   }
   ctl->exit_status = status;
   atomic_store(&ctl->server_exited, 1);

@@ -69,9 +69,7 @@ count() { # passed failed skipped name
 # Test cases known to fail under qemu for a reason outside this build, with
 # the reason: counted as skipped (xfail) when they fail, as a failure
 # (XPASS) when they pass, so that the mark goes when the cause is fixed.
-declare -A XFAIL=(
-  [simdevice/test_faults:test_guard_page_catches_one_element_short]="under qemu the fault register does not say read or write: ppc64le fault decoding (issue 18 part 1) reads the instruction"
-)
+declare -A XFAIL=() # none at present
 # Timing under emulation: a failure counts as skipped, a pass as a pass.
 declare -A MAYFAIL=(
   [simdevice/test_faults:test_killed_idle_device_restarts]="a device restart under qemu may take longer than the test's 1 s bound"
@@ -148,11 +146,9 @@ run_suite() { # name command...
   count "$p" "$f" "${s:-0}" "$name ($f failed)"
 }
 
-# The device runtime's own tests (simdevice/runtime/tests), ppc64le. t_launch
-# calls kernels of up to 256 arguments: more than the portable fallback's 16
-# (issue 18 part 1 adds the ppc64le call path).
+# The device runtime's own tests (simdevice/runtime/tests), ppc64le.
 RUNTIME_TESTS_BUILD=build/cross-ppc64le RUNTIME_TESTS_CFLAGS=--target=powerpc64le-linux-gnu \
-  RUNTIME_TESTS_RUNNER=qemu-ppc64le RUNTIME_TESTS_XFAIL=t_launch \
+  RUNTIME_TESTS_RUNNER=qemu-ppc64le \
   run_suite runtime "$ROOT/simdevice/runtime/tests/run.sh"
 
 # Programs: host and device ppc64le, per clang's flags (toolchains.sh).

@@ -280,6 +280,36 @@ static void test_killed_idle_device_restarts(void **state) {
   printf("restarted after kill -9 in %.3f s\n", waited);
 }
 
+/* A device process is gone (its pid reaped) a moment before its supervisor
+ * records how it ended in the control area. A restart in that moment must
+ * wait for the record: else it lands in the new process's control area,
+ * and that process seems to die idle (with the old status) while it runs
+ * on. The supervisor's test hook makes the moment 400 ms long. */
+static void test_late_supervisor_record_spares_next_process(void **state) {
+  (void)state;
+  assert_int_equal(setenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS", "400", 1), 0);
+  uint64_t code = 1; /* a restart under a supervisor with the hook */
+  assert_int_equal(launch(0, entry(E_EXIT), 1, &code), OFFLOAD_FAIL);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  unsetenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
+  pid_t pid = find_server();
+  assert_true(pid > 0);
+  assert_int_equal(kill(pid, SIGKILL), 0);
+  for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
+    usleep(10000);
+  assert_int_not_equal(kill(pid, 0), 0); /* reaped, not yet recorded */
+  /* Sent before the record: fails as a death during the command, or
+   * restarts first if the record came in time. */
+  (void)launch(0, entry(E_EMPTY), 0, NULL);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  pid_t restarted = find_server();
+  assert_true(restarted > 0 && restarted != pid);
+  usleep(600000); /* past the old supervisor's record */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  assert_int_equal(find_server(), restarted);
+  assert_int_equal(kill(restarted, 0), 0);
+}
+
 static void test_no_fd_leak_across_restarts(void **state) {
   (void)state;
   int before = 0, after = 0;
@@ -310,6 +340,7 @@ int main(void) {
       cmocka_unit_test(test_reallocated_memory_keeps_its_guard),
       cmocka_unit_test(test_kernel_exit_is_reported),
       cmocka_unit_test(test_killed_idle_device_restarts),
+      cmocka_unit_test(test_late_supervisor_record_spares_next_process),
       cmocka_unit_test(test_no_fd_leak_across_restarts),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
