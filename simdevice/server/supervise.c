@@ -58,7 +58,7 @@ int supervise_main(int argc, char **argv) {
       ;
     /* Test hook (tests/simdevice/test_faults.c): widens the moment where
      * the device process is reaped (its pid gone) but not yet recorded. */
-    const char *late = getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
+    const char *late = secure_getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
     if (late != NULL && atoi(late) > 0)
       usleep((useconds_t)atoi(late) * 1000u);
   }
