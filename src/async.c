@@ -6,7 +6,10 @@
  * and deferred lists (taken by whoever drives the record; the non-blocking
  * poll only try-locks it, so a task never waits behind another thread's
  * wait). tracked_lock guards the list of the seed interface's records and is
- * never held together with another lock.
+ * never held together with another lock. live_lock guards the list of every
+ * live record (live, live_prev/live_next); under it the exit report only
+ * try-locks an R, and async_record_put takes it with no R held, so it
+ * orders before R and never waits for one.
  *
  * R and the table lock dev->map.lock (T) nest in both orders, each in one
  * stage of a record's life:
@@ -519,6 +522,19 @@ static bool record_ends_by(struct async_record *r,
   }
 }
 
+/* A reference to r unless its last one was put already: that put waits for
+ * r and then, behind live_lock, unlinks and frees it, so a reference taken
+ * now would outlive the record. */
+static bool get_unless_released(struct async_record *r) {
+  int refs = atomic_load_explicit(&r->refs, memory_order_relaxed);
+  while (refs > 0)
+    if (atomic_compare_exchange_weak_explicit(&r->refs, &refs, refs + 1,
+                                              memory_order_relaxed,
+                                              memory_order_relaxed))
+      return true;
+  return false;
+}
+
 int async_report_running_at_exit(void) {
   atomic_store(&exit_started, true);
   struct async_record **held = NULL;
@@ -543,10 +559,8 @@ int async_report_running_at_exit(void) {
              r->what, where, r->dev ? r->dev->id : -1, EXIT_WAIT_S);
     fprintf(stderr, "omptarget warning: %s\n", text);
     trace_note("running_at_exit", text);
-    if (ARRAY_RESERVE(held, cap, n + 1) == 0) {
-      async_record_get(r);
+    if (ARRAY_RESERVE(held, cap, n + 1) == 0 && get_unless_released(r))
       held[n++] = r;
-    }
   }
   pthread_mutex_unlock(&live_lock);
   /* Unloading the code of a running kernel fails (and the kernel faults, or

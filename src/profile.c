@@ -18,6 +18,7 @@
  * `thread_named` are thread-local.
  */
 #include "profile.h"
+#include "report.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -204,22 +205,14 @@ static void complete_event(int pid, long tid, const char *name,
 static void location(const ident_t *loc, char *where, size_t len,
                      char *func, size_t func_len) {
   where[0] = func[0] = '\0';
-  if (!loc || !loc->psource || loc->psource[0] != ';')
+  struct source_location l;
+  if (!report_location_parts(loc, &l))
     return;
-  const char *p = loc->psource + 1, *q = strchr(p, ';');
-  const char *r = q ? strchr(q + 1, ';') : NULL;
-  if (!q || !r)
-    return;
-  const char *base = p;
-  for (const char *c = p; c < q; c++)
-    if (*c == '/')
-      base = c + 1;
-  int line = atoi(r + 1);
-  char raw[256];
-  snprintf(raw, sizeof raw, "%.*s:%d", (int)(q - base), base, line);
+  const char *base = strrchr(l.file, '/');
+  char raw[sizeof l.file + 16];
+  snprintf(raw, sizeof raw, "%s:%d", base ? base + 1 : l.file, l.line);
   put_json_string(where, len, raw);
-  snprintf(raw, sizeof raw, "%.*s", (int)(r - q - 1), q + 1);
-  put_json_string(func, func_len, raw);
+  put_json_string(func, func_len, l.func);
 }
 
 /* ------------------------------------------------------- open and close */

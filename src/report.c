@@ -114,25 +114,30 @@ void report_failure_table_keep(char *text) {
 
 const char *report_failure_table(void) { return failure_table; }
 
-const char *report_location(const ident_t *loc, char *buf, size_t len) {
+bool report_location_parts(const ident_t *loc, struct source_location *out) {
+  memset(out, 0, sizeof *out);
   /* psource is ";file;function;line;column;;" */
-  if (!loc || !loc->psource || loc->psource[0] != ';') {
-    snprintf(buf, len, "unknown location");
-    return buf;
-  }
-  char file[512] = "", func[256] = "";
-  int line = 0, col = 0;
+  if (!loc || !loc->psource || loc->psource[0] != ';')
+    return false;
   const char *p = loc->psource + 1;
   const char *q = strchr(p, ';');
-  if (q) {
-    snprintf(file, sizeof file, "%.*s", (int)(q - p), p);
-    p = q + 1;
-    q = strchr(p, ';');
-    if (q) {
-      snprintf(func, sizeof func, "%.*s", (int)(q - p), p);
-      sscanf(q + 1, "%d;%d", &line, &col);
-    }
-  }
+  if (!q)
+    return false;
+  snprintf(out->file, sizeof out->file, "%.*s", (int)(q - p), p);
+  p = q + 1;
+  q = strchr(p, ';');
+  if (!q)
+    return false;
+  snprintf(out->func, sizeof out->func, "%.*s", (int)(q - p), p);
+  sscanf(q + 1, "%d;%d", &out->line, &out->col);
+  return true;
+}
+
+const char *report_location(const ident_t *loc, char *buf, size_t len) {
+  struct source_location l;
+  report_location_parts(loc, &l);
+  const char *file = l.file, *func = l.func;
+  int line = l.line, col = l.col;
   if (!file[0] || !strcmp(file, "unknown"))
     snprintf(buf, len, "unknown location");
   else if (func[0])

@@ -11,6 +11,7 @@
 #ifndef SIMTARGET_REPORT_H
 #define SIMTARGET_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,15 @@ HIDDEN void report_failure_table_keep(char *text);
 HIDDEN const char *report_failure_table(void);
 
 /* "file:line:col" (or "unknown location") from ident_t's psource. */
+/* Clang's ident psource ";file;function;line;column;;" split into its
+ * parts (those missing stay empty / 0). Returns whether it has at least the
+ * file and the function field. */
+struct source_location {
+  char file[512], func[256];
+  int line, col;
+};
+HIDDEN bool report_location_parts(const ident_t *loc,
+                                  struct source_location *out);
 HIDDEN const char *report_location(const ident_t *loc, char *buf, size_t len);
 
 #endif

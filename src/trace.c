@@ -304,20 +304,13 @@ static void put_location(FILE *f, const ident_t *loc) {
     fputs(",\"loc\":null", f);
     return;
   }
-  const char *p = loc->psource + 1, *q = strchr(p, ';');
-  const char *r = q ? strchr(q + 1, ';') : NULL;
-  int line = 0, col = 0;
-  if (r)
-    sscanf(r + 1, "%d;%d", &line, &col);
+  struct source_location l;
+  report_location_parts(loc, &l);
   fputs(",\"loc\":{\"file\":", f);
-  char file[512], func[256];
-  snprintf(file, sizeof file, "%.*s", q ? (int)(q - p) : 0, p);
-  snprintf(func, sizeof func, "%.*s", q && r ? (int)(r - q - 1) : 0,
-           q ? q + 1 : "");
-  put_string(f, file);
+  put_string(f, l.file);
   fputs(",\"func\":", f);
-  put_string(f, func);
-  fprintf(f, ",\"line\":%d,\"col\":%d}", line, col);
+  put_string(f, l.func);
+  fprintf(f, ",\"line\":%d,\"col\":%d}", l.line, l.col);
 }
 
 /* One argument (or mapper component): everything the compiler said. */

@@ -208,8 +208,10 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
    * it: the device process never saw the first change, and this one puts
    * the range back as it was before (a free turns a range that was made
    * accessible inaccessible again, a reuse of the same block the reverse;
-   * free memory is always inaccessible there), so both go. A block freed
-   * and reused between two commands thus costs no mprotect. */
+   * free memory is always inaccessible there), so both go. A block
+   * allocated and freed between two commands thus costs no mprotect (the
+   * reverse, freed then reused, needs the block out of the quarantine
+   * first: only when memory runs short). */
   size_t stop = q->count > CANCEL_WINDOW ? q->count - CANCEL_WINDOW : 0;
   for (size_t i = q->count; i-- > stop;) {
     struct simdev_prot_change *c = &q->items[i];

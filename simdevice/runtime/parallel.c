@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rt_internal.h"
 #include "simdev_rt.h"
@@ -396,13 +395,6 @@ static void history_put(const void *fn, int64_t ns)
   atomic_store_explicit(&league_history[i].ns, ns, memory_order_relaxed);
 }
 
-static int64_t now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t); /* vDSO: no system call */
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* The forking thread's share of a league: posts a job to each worker, wakes
  * the sleeping ones at once unless this region ran in under WAKE_WORTH_NS
  * last time (then only once the league has run that long), runs teams until
@@ -410,7 +402,7 @@ static int64_t now_ns(void)
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
                                 unsigned char *wake_later, int got)
 {
-  int64_t start = now_ns();
+  int64_t start = rt_now_ns();
   int64_t last = history_get(lr->microtask);
   int defer = last >= 0 && last < WAKE_WORTH_NS;
   int deferred = 0;
@@ -430,7 +422,7 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
     int32_t team = atomic_fetch_add(&lr->next_team, 1);
     if (team >= lr->league.nteams)
       break;
-    if (deferred && now_ns() - start >= WAKE_WORTH_NS) {
+    if (deferred && rt_now_ns() - start >= WAKE_WORTH_NS) {
       for (int i = 0; i < got; i++)
         if (wake_later[i])
           rt_pool_wake(workers[i]);
@@ -444,7 +436,7 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
       rt_count_down(&lr->running);
   rt_count_await_zero(&lr->running);
   rt_pool_release(workers, got);
-  history_put(lr->microtask, now_ns() - start);
+  history_put(lr->microtask, rt_now_ns() - start);
 }
 
 EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)

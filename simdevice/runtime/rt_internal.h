@@ -71,6 +71,8 @@ HIDDEN int rt_word_trylock(_Atomic int32_t *w);
 HIDDEN void rt_word_unlock(_Atomic int32_t *w);
 
 /* ------------------------------------------------------------ waiting */
+/* CLOCK_MONOTONIC in nanoseconds (vDSO: no system call; wait.c). */
+HIDDEN int64_t rt_now_ns(void);
 /* Spin for the spin time (if `spin`), then sleep (wait.c). rt_await_change
  * returns 1 once *word != old, 0 when timeout_ns (> 0) passed first;
  * whoever changes the word (rt_publish: +1) then calls rt_wake_if_sleeping

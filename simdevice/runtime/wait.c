@@ -66,7 +66,7 @@ static void futex_wake_all(_Atomic uint32_t *w)
   syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-static int64_t now_ns(void)
+HIDDEN int64_t rt_now_ns(void)
 {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t); /* vDSO: no system call */
@@ -86,7 +86,7 @@ static int spin_until(_Atomic uint32_t *word, uint32_t arg, int (*done)(uint32_t
         return 1;
       cpu_relax();
     }
-    int64_t t = now_ns();
+    int64_t t = rt_now_ns();
     if (deadline == 0)
       deadline = t + spin_ns;
     else if (t >= deadline)
@@ -102,7 +102,7 @@ HIDDEN int rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_
                            int spin, int64_t timeout_ns)
 {
   if (spin ? !spin_until(word, old, changed) : atomic_load(word) == old) {
-    int64_t deadline = timeout_ns > 0 ? now_ns() + timeout_ns : 0;
+    int64_t deadline = timeout_ns > 0 ? rt_now_ns() + timeout_ns : 0;
     atomic_store(sleeping, 1);
     /* seq_cst store then load, against the waker's change then load of
      * `sleeping`: one of the two sees the other. */
@@ -111,7 +111,7 @@ HIDDEN int rt_await_change(_Atomic uint32_t *word, uint32_t old, _Atomic uint32_
         futex_wait(word, old);
         continue;
       }
-      int64_t left = deadline - now_ns();
+      int64_t left = deadline - rt_now_ns();
       if (left <= 0) {
         atomic_store(sleeping, 0);
         return 0;
