@@ -88,6 +88,8 @@ struct async_record {
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *live;
 static _Atomic bool exit_started; /* async_report_running_at_exit ran */
+static pthread_t exit_thread;      /* its first caller: set before the flag */
+static atomic_flag exit_thread_set = ATOMIC_FLAG_INIT;
 
 static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct async_record *tracked;
@@ -536,6 +538,8 @@ static bool get_unless_released(struct async_record *r) {
 }
 
 int async_report_running_at_exit(void) {
+  if (!atomic_flag_test_and_set(&exit_thread_set))
+    exit_thread = pthread_self();
   atomic_store(&exit_started, true);
   struct async_record **held = NULL;
   size_t n = 0, cap = 0;
@@ -589,3 +593,8 @@ bool async_record_abandoned(struct async_record *r) {
 }
 
 bool async_exit_started(void) { return atomic_load(&exit_started); }
+
+bool async_exit_started_elsewhere(void) {
+  return atomic_load(&exit_started) &&
+         !pthread_equal(exit_thread, pthread_self());
+}

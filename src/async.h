@@ -120,5 +120,8 @@ HIDDEN bool async_record_abandoned(struct async_record *r);
 /* Whether the program began to exit (async_report_running_at_exit ran):
  * a nowait construct whose task starts now finds its code unloaded. */
 HIDDEN bool async_exit_started(void);
+/* The exit began on another host thread (it unloads the device code and
+ * releases the devices under this one). */
+HIDDEN bool async_exit_started_elsewhere(void);
 
 #endif

@@ -878,6 +878,25 @@ void device_release(struct device *dev) {
   device_teardown(dev);
 }
 
+void devices_release_at_exit(void) {
+  pthread_mutex_lock(&devices_mutex);
+  for (int i = 0; i < num_devices; i++) {
+    struct device *dev = &devices[i];
+    pthread_mutex_lock(&dev->lock);
+    if (dev->state == DEVICE_READY && dev->plugin->ops.deinit_device &&
+        RTL_CALL(DEVICE_DEINIT_DEVICE, &dev->plugin->ops, deinit_device)(
+            dev->rtl_id) != 0)
+      report_error("device %d: releasing the device failed "
+                   "(__tgt_rtl_deinit_device)",
+                   dev->id);
+    if (dev->state != DEVICE_NEW) /* NEW: nothing to release, nothing to say */
+      device_fail(dev, "device %d was released: the program is exiting",
+                  dev->id);
+    pthread_mutex_unlock(&dev->lock);
+  }
+  pthread_mutex_unlock(&devices_mutex);
+}
+
 void devices_release_all(void) {
   pthread_mutex_lock(&devices_mutex);
   for (int i = 0; i < num_devices; i++)

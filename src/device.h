@@ -90,8 +90,13 @@ HIDDEN int device_lookup_entry(struct device *dev, const void *host_addr,
 HIDDEN void *device_translate_fptr(struct device *dev, void *host_fn);
 /* Unload one library from every device that loaded it (dtors first). */
 HIDDEN void devices_unload_lib(struct registered_lib *lib);
-/* Release all devices at library exit. */
+/* Release all devices and free their state (unit tests). */
 HIDDEN void devices_release_all(void);
+/* At program exit: deinit_device each device and mark it failed ("the
+ * program is exiting"), but free nothing: other host threads may still be
+ * inside a construct (exit() on one thread stops the others only when the
+ * process ends) and hold pointers to the devices, their locks and tables. */
+HIDDEN void devices_release_at_exit(void);
 /* One device, for the devices array and unit tests: set up as NEW (0, or -1
  * with report_error_set), and torn down again (frees the entry table, the
  * image records and the mapping table; calls no plugin). */

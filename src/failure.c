@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "async.h"
 #include "device.h"
 #include "launch.h"
 #include "lock_check.h"
@@ -148,6 +150,23 @@ static void print_failure(const char *prefix, const char *construct,
             prefix);
 }
 
+/* How long a construct that failed under another thread's exit() waits for
+ * the process to end before it is reported after all (an exit that hangs). */
+#define EXIT_ELSEWHERE_WAIT_S 10
+
+/* Another host thread is in exit(): it unloaded the device code and
+ * releases the devices, so this construct failed because the program is
+ * ending, not through a fault of its own. A fatal error here would print a
+ * misleading cause ("not a kernel of any loaded image") and replace the
+ * status the program gave exit() on the other thread; this thread waits to
+ * be ended with the process instead, as it would have been without the
+ * failure. Returns only if the process is still there after the wait. */
+static void wait_for_exit_elsewhere(void) {
+  struct timespec step = {0, 50 * 1000 * 1000};
+  for (int i = 0; i < EXIT_ELSEWHERE_WAIT_S * 20; i++)
+    nanosleep(&step, NULL);
+}
+
 void failure_apply_policy(const ident_t *loc, const char *construct,
                           struct device *dev, const struct map_args *a) {
   char where[1024];
@@ -191,6 +210,13 @@ void failure_apply_policy(const ident_t *loc, const char *construct,
     trace_note("keep_going", note);
     report_error_clear();
     return;
+  }
+  if (async_exit_started_elsewhere()) {
+    wait_for_exit_elsewhere();
+    fprintf(stderr, "omptarget fatal error: another thread began the "
+                    "program's exit %d s ago and the process has not ended; "
+                    "this construct failed under it:\n",
+            EXIT_ELSEWHERE_WAIT_S);
   }
   print_failure("omptarget fatal error: ", construct, where, cause, why, dev,
                 a, no_debug_info);

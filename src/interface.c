@@ -934,6 +934,8 @@ __attribute__((destructor)) static void interface_fini(void) {
         dump_one_table(dev);
     }
   }
-  devices_release_all();
-  plugins_unload_all();
+  /* Release, not free: exit() on one host thread leaves the others running
+   * (inside a construct, maybe) until the process ends. */
+  devices_release_at_exit();
+  plugins_release_at_exit();
 }

@@ -543,6 +543,19 @@ struct plugin *plugins_for_device(int32_t device_id) {
   return NULL;
 }
 
+void plugins_release_at_exit(void) {
+  pthread_mutex_lock(&plugins_mutex);
+  for (int i = 0; i < plugin_count; i++) {
+    struct plugin *p = &plugin_list[i];
+    if (p->ops.deinit_plugin &&
+        RTL_CALL(PLUGINS_DEINIT_PLUGIN_CLOSE, &p->ops, deinit_plugin)() != 0)
+      report_error("plugin %s: releasing the plugin failed "
+                   "(__tgt_rtl_deinit_plugin)",
+                   p->name);
+  }
+  pthread_mutex_unlock(&plugins_mutex);
+}
+
 void plugins_unload_all(void) {
   pthread_mutex_lock(&plugins_mutex);
   for (int i = 0; i < plugin_count; i++)

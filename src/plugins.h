@@ -64,6 +64,10 @@ HIDDEN int plugins_check_compliance(const struct plugin_ops *ops, char *why,
 /* Release every plugin (deinit_plugin, dlclose). Call devices_release_all()
  * first. A later plugins_load_all() discovers them again. */
 HIDDEN void plugins_unload_all(void);
+/* At program exit: deinit_plugin each plugin, but no dlclose and no free:
+ * another host thread may still be inside a plugin call or about to ask
+ * one for its last error (devices_release_at_exit). */
+HIDDEN void plugins_release_at_exit(void);
 
 /* The steps of discovery, for the loader and unit tests. */
 /* dlopen `path`, resolve every row, check compliance, init_plugin, count
