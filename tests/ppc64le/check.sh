@@ -69,7 +69,9 @@ count() { # passed failed skipped name
 # Test cases known to fail under qemu for a reason outside this build, with
 # the reason: counted as skipped (xfail) when they fail, as a failure
 # (XPASS) when they pass, so that the mark goes when the cause is fixed.
-declare -A XFAIL=() # none at present
+declare -A XFAIL=(
+  [unit/test_host_objects:test_heap_and_nothing]="under qemu-user the guest's malloc heap is not a [heap] line of /proc/self/maps, so a heap address is not named as heap"
+)
 # Timing under emulation: a failure counts as skipped, a pass as a pass.
 declare -A MAYFAIL=(
   [simdevice/test_faults:test_killed_idle_device_restarts]="a device restart under qemu may take longer than the test's 1 s bound"

@@ -4,8 +4,9 @@
 // made it fault, or left libomp's exit waiting forever for its task).
 // simtarget-only
 // versions: 16 19 22
+// ppc64le-skip: the kernel times itself with __builtin_ia32_rdtsc (x86 only)
 // cflags: -g
-// expect-stderr: the `target nowait` construct at [^ ]*nowait_running_at_exit.c:17:1 \(in main\) was still running on device 0 when the program exited
+// expect-stderr: the `target nowait` construct at [^ ]*nowait_running_at_exit.c:18:1 \(in main\) was still running on device 0 when the program exited
 // expect-stderr-not: fatal error|unloading the image
 #include <stdio.h>
 #include <unistd.h>
