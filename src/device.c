@@ -865,14 +865,20 @@ void devices_unload_lib(struct registered_lib *lib) {
     device_unload_lib(&devices[i], lib);
 }
 
-void device_release(struct device *dev) {
-  pthread_mutex_lock(&dev->lock);
+/* The plugin's deinit_device for a ready device. Under dev->lock. */
+static void device_deinit(struct device *dev) {
+  LOCK_ASSERT_HELD(&dev->lock);
   if (dev->state == DEVICE_READY && dev->plugin->ops.deinit_device &&
       RTL_CALL(DEVICE_DEINIT_DEVICE, &dev->plugin->ops, deinit_device)(
           dev->rtl_id) != 0)
     report_error("device %d: releasing the device failed "
                  "(__tgt_rtl_deinit_device)",
                  dev->id);
+}
+
+void device_release(struct device *dev) {
+  pthread_mutex_lock(&dev->lock);
+  device_deinit(dev);
   dev->state = DEVICE_NEW;
   pthread_mutex_unlock(&dev->lock);
   device_teardown(dev);
@@ -883,12 +889,7 @@ void devices_release_at_exit(void) {
   for (int i = 0; i < num_devices; i++) {
     struct device *dev = &devices[i];
     pthread_mutex_lock(&dev->lock);
-    if (dev->state == DEVICE_READY && dev->plugin->ops.deinit_device &&
-        RTL_CALL(DEVICE_DEINIT_DEVICE, &dev->plugin->ops, deinit_device)(
-            dev->rtl_id) != 0)
-      report_error("device %d: releasing the device failed "
-                   "(__tgt_rtl_deinit_device)",
-                   dev->id);
+    device_deinit(dev);
     if (dev->state != DEVICE_NEW) /* NEW: nothing to release, nothing to say */
       device_fail(dev, "device %d was released: the program is exiting",
                   dev->id);
