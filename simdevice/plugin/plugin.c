@@ -197,6 +197,12 @@ static int lock_for_exit(struct sim_device *dev, const char *what) {
   return -1;
 }
 
+static void not_initialized(int32_t id) {
+  plugin_error("simdevice: device %d is not initialised: a call before "
+               "init_device, or after deinit_device released it",
+               id);
+}
+
 /* Takes the channel lock of an initialised, running device (restarting it
  * after a death); `exit_path`: only within 2 s (lock_for_exit). Returns
  * NULL, unlocked, with the error recorded. */
@@ -209,8 +215,15 @@ static struct sim_device *enter_device_for(int32_t id, const char *exit_path) {
     pthread_mutex_lock(&dev->channel_lock);
   else if (lock_for_exit(dev, exit_path) != 0)
     return NULL;
-  if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
-      indirect_resync(dev) != 0) {
+  if (!atomic_load(&dev->initialized)) {
+    /* Never set up, or released by deinit_device (at program exit) while
+     * this thread waited for the lock: a process started now would outlive
+     * the release. */
+    pthread_mutex_unlock(&dev->channel_lock);
+    not_initialized(dev->id);
+    return NULL;
+  }
+  if (channel_begin(dev, epoch) != 0 || indirect_resync(dev) != 0) {
     pthread_mutex_unlock(&dev->channel_lock);
     return NULL;
   }
@@ -358,8 +371,10 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
   }
   if (usm_active())
     return usm_data_alloc(id, size, hst_ptr);
-  if (!atomic_load(&dev->initialized) && __tgt_rtl_init_device(id) != 0)
+  if (!atomic_load(&dev->initialized)) {
+    not_initialized(id);
     return NULL;
+  }
   /* Host and shared memory: both processes map it at the same address. */
   if (kind == TARGET_ALLOC_HOST || kind == TARGET_ALLOC_SHARED)
     return shared_alloc(dev, size, kind == TARGET_ALLOC_HOST ? "host" : "shared");

@@ -122,6 +122,14 @@ static void test_deinit_and_reinit(void **state) {
   assert_int_equal(__tgt_rtl_data_submit(1, (void *)0x610000000000ull, "x", 1),
                    OFFLOAD_FAIL);
   assert_non_null(strstr(last_error(1).message, "before init_device"));
+  /* A released device is not set up again behind init_device's back (at
+   * exit, a thread that waited for the lock must not start a process). */
+  assert_null(__tgt_rtl_load_binary(1, &img.image));
+  assert_non_null(strstr(last_error(1).message,
+                         "device 1 is not initialised: a call before "
+                         "init_device, or after deinit_device"));
+  assert_null(__tgt_rtl_data_alloc(1, 8, NULL, TARGET_ALLOC_DEVICE));
+  assert_non_null(strstr(last_error(1).message, "not initialised"));
   assert_int_equal(__tgt_rtl_init_device(1), OFFLOAD_SUCCESS);
   __tgt_target_table *t1 = __tgt_rtl_load_binary(1, &img.image);
   assert_non_null(t1);
