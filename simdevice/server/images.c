@@ -170,14 +170,19 @@ static void describe_load_failure(const char *why, char *msg, size_t msg_len) {
   }
   /* Device code instrumented by a sanitizer needs its runtime, which the
    * device process must not start (plugin/address_range.c). */
-  int sanitized = strstr(why, "__asan_") != NULL ||
-                   strstr(why, "__tsan_") != NULL ||
-                   strstr(why, "__msan_") != NULL;
-  snprintf(msg, msg_len, "dlopen of the image failed: %s%s", why,
-           sanitized ? " (the device code was built with a sanitizer: build "
-                       "the host side only with it, e.g. -Xarch_host "
-                       "-fsanitize=address)"
-                     : "");
+  const char *sanitizer = strstr(why, "__asan_")   ? "address"
+                          : strstr(why, "__tsan_") ? "thread"
+                          : strstr(why, "__msan_") ? "memory"
+                                                   : NULL;
+  if (sanitizer == NULL) {
+    snprintf(msg, msg_len, "dlopen of the image failed: %s", why);
+    return;
+  }
+  snprintf(msg, msg_len,
+           "dlopen of the image failed: %s (device code built with "
+           "-fsanitize=%s: keep it to the host, with -Xarch_host on clang 17+, "
+           "or -Xopenmp-target=<triple> -fno-sanitize=%s on clang 14-16)",
+           why, sanitizer, sanitizer);
 }
 
 int images_load(const char *names, uint64_t name_count, size_t names_len,
@@ -213,8 +218,12 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
   snprintf(path, sizeof path, "/proc/self/fd/%d", img->fd);
   img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (img->handle == NULL) {
-    const char *why = dlerror();
-    describe_load_failure(why ? why : "unknown reason", msg, msg_len);
+    /* A copy: the next dl* call (dlsym in describe_load_failure) frees
+     * dlerror's string. */
+    char why[SIMDEV_MESSAGE_SIZE];
+    const char *err = dlerror();
+    snprintf(why, sizeof why, "%s", err ? err : "unknown reason");
+    describe_load_failure(why, msg, msg_len);
     goto out_release;
   }
   const char *p = names, *end = names + names_len;
