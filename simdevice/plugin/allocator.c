@@ -381,6 +381,11 @@ static void quarantine_release_oldest(struct device_allocator *a) {
   bin_insert(a, b);
 }
 
+static uint64_t quarantine_max(const struct device_allocator *a) {
+  return a->capacity / 4 < QUARANTINE_MAX_BYTES ? a->capacity / 4
+                                                : QUARANTINE_MAX_BYTES;
+}
+
 static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
   b->quarantined = 1;
   /* The quarantine links through bin_prev/bin_next, oldest first. */
@@ -393,9 +398,7 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
   a->quarantine_tail = b;
   a->quarantine_bytes += b->units * a->unit;
   by_host_insert(a, b);
-  uint64_t max = a->capacity / 4 < QUARANTINE_MAX_BYTES ? a->capacity / 4
-                                                         : QUARANTINE_MAX_BYTES;
-  while (a->quarantine_bytes > max)
+  while (a->quarantine_bytes > quarantine_max(a))
     quarantine_release_oldest(a);
 }
 
@@ -539,7 +542,9 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
   }
   a->bytes_used -= b->units * a->unit;
   live_remove(a, b);
-  if (a->guard) {
+  /* A block larger than the whole quarantine is not kept: it would push
+   * every other freed block out. */
+  if (a->guard && b->units * a->unit <= quarantine_max(a)) {
     quarantine_add(a, b);
     pthread_mutex_unlock(&a->lock);
     return 0;

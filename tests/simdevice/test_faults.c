@@ -209,6 +209,27 @@ static void test_freed_block_goes_back_to_its_host_object(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, bigger), OFFLOAD_SUCCESS);
 }
 
+/* A freed block larger than the whole quarantine (64 MiB) is not kept, and
+ * does not push the smaller freed blocks out: a kernel reading one of them
+ * through a kept pointer still faults on freed memory. */
+static void test_huge_free_keeps_the_quarantine(void **state) {
+  (void)state;
+  double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t arg = (uint64_t)d;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  void *huge = __tgt_rtl_data_alloc(0, 65 << 20, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(huge);
+  assert_int_equal(__tgt_rtl_data_delete(0, huge), OFFLOAD_SUCCESS);
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  char want[128];
+  snprintf(want, sizeof want,
+           "freed device memory (the 64-byte device allocation at %p",
+           (void *)d);
+  assert_non_null(strstr(last_error(0).message, want));
+}
+
 /* A host address that lies in device memory (a device pointer passed as a
  * host one) is refused by the copy, never read or written on the host. */
 static void test_host_address_in_device_memory_is_refused(void **state) {
@@ -387,6 +408,7 @@ int main(void) {
       cmocka_unit_test(test_guard_page_catches_one_element_short),
       cmocka_unit_test(test_freed_memory_faults),
       cmocka_unit_test(test_freed_block_goes_back_to_its_host_object),
+      cmocka_unit_test(test_huge_free_keeps_the_quarantine),
       cmocka_unit_test(test_host_address_in_device_memory_is_refused),
       cmocka_unit_test(test_memory_freed_before_any_launch_faults),
       cmocka_unit_test(test_reallocated_memory_keeps_its_guard),
