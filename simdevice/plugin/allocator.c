@@ -551,6 +551,7 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
   }
   b->is_free = 1;
   b->user_size = 0;
+  b->host = 0;
   b = coalesce(a, b);
   bin_insert(a, b);
   pthread_mutex_unlock(&a->lock);
