@@ -31,9 +31,13 @@ PROGRAMS="$HOST_PROGRAMS $KERNEL_PROGRAMS"
 #   flat METRIC N: simtarget's metric / simtarget's METRIC at most N
 # A metric without a line is printed with its ratio and no goal.
 # new_object_64B_us: each guarded allocation has a data page of its own, and
-# a new page of shared memory costs the kernel ~4 us on the 2-core test VM
-# (faulted or populated alike), against 0.75 us for LLVM's whole mapping;
-# with SIMDEVICE_GUARD=0 the same loop measured 0.8-1.3 us.
+# a new page of shared memory costs the kernel 2.5-4 us on the 2-core test VM
+# (faulted or populated alike): filling its page-table entry alone costs
+# 1.2-1.8 us even for a page that exists already, populating ahead
+# (MADV_POPULATE_WRITE, 2 MiB at a time) costs 2.4 us a page and takes the
+# guard pages too, against 0.54-0.75 us for LLVM's whole mapping. With the
+# host's view of device memory populated beforehand the loop measured 0.85
+# us (LLVM 0.75 us in the same runs), with SIMDEVICE_GUARD=0 0.8-1.6 us.
 GOALS="
 empty_launch_us max 2
 teams_dpf_0trips_us max 1.5

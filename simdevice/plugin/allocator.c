@@ -14,7 +14,14 @@
  * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BYTES at
  * most, emptied before memory runs out) instead of being handed out again at
  * once: a kernel that reads memory freed by `target exit data` through a kept
- * device pointer faults instead of reading a newer allocation.
+ * device pointer faults instead of reading a newer allocation. One
+ * allocation may take a block back from the quarantine: a new mapping of
+ * the same host object (data_alloc's hst_ptr) with the same number of
+ * pages. A kept pointer then reads a newer copy of the same object (as with
+ * a caching GPU allocator), never another object's data, and the block's
+ * pages are populated in both processes already while its queued change to
+ * inaccessible cancels with the new one to accessible: a region that maps a
+ * temporary costs the device process no system call and no page fault.
  *
  * Locking: `lock` guards every field, including the queue of protection
  * changes that the channel drains.
@@ -31,7 +38,11 @@ struct alloc_block {
   int is_free;
   int quarantined; /* freed, kept inaccessible: neither free nor used */
   struct alloc_block *prev, *next; /* address order */
-  struct alloc_block *bin_prev, *bin_next;
+  struct alloc_block *bin_prev, *bin_next; /* a bin, or the quarantine */
+  /* The host object a used block mirrors (0: none). A quarantined block
+   * with a nonzero `host` is in the by_host table, chained here. */
+  uint64_t host;
+  struct alloc_block *host_prev, *host_next;
   uint64_t user_offset, user_size; /* what the caller got (used blocks) */
   struct alloc_block *left, *right; /* live_root treap (used blocks) */
   uint64_t priority;
@@ -239,6 +250,60 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
 /* The most freed bytes kept inaccessible before the oldest is reused. */
 #define QUARANTINE_MAX_BYTES (64ull << 20)
 
+/* ---- quarantined blocks by host object (chained hash table) ---- */
+/* The quarantine holds at most 8192 blocks (QUARANTINE_MAX_BYTES of blocks
+ * of one data page and a guard page): chains stay short. */
+#define BY_HOST_BITS 12
+
+static size_t host_bucket(uint64_t host) {
+  return (size_t)(((host >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - BY_HOST_BITS));
+}
+
+/* Indexes quarantined `b` by its host object; without the table (no host
+ * memory for it) the block is just not taken back: `host` becomes 0. */
+static void by_host_insert(struct device_allocator *a, struct alloc_block *b) {
+  if (b->host == 0)
+    return;
+  if (a->by_host == NULL &&
+      (a->by_host = calloc((size_t)1 << BY_HOST_BITS, sizeof *a->by_host)) ==
+          NULL) {
+    b->host = 0;
+    return;
+  }
+  struct alloc_block **head = &a->by_host[host_bucket(b->host)];
+  b->host_prev = NULL;
+  b->host_next = *head;
+  if (*head != NULL)
+    (*head)->host_prev = b;
+  *head = b;
+}
+
+static void by_host_remove(struct device_allocator *a, struct alloc_block *b) {
+  if (b->host == 0)
+    return;
+  if (b->host_prev != NULL)
+    b->host_prev->host_next = b->host_next;
+  else
+    a->by_host[host_bucket(b->host)] = b->host_next;
+  if (b->host_next != NULL)
+    b->host_next->host_prev = b->host_prev;
+  b->host_prev = b->host_next = NULL;
+  b->host = 0;
+}
+
+/* The most recently quarantined block of host object `host` that is `units`
+ * granules long, or NULL. */
+static struct alloc_block *by_host_find(const struct device_allocator *a,
+                                        uint64_t host, uint64_t units) {
+  if (host == 0 || a->by_host == NULL)
+    return NULL;
+  for (struct alloc_block *b = a->by_host[host_bucket(host)]; b != NULL;
+       b = b->host_next)
+    if (b->host == host && b->units == units)
+      return b;
+  return NULL;
+}
+
 /* Bytes of the accessible part of a used block (all but its guard page). */
 static uint64_t data_bytes(const struct device_allocator *a,
                            const struct alloc_block *b) {
@@ -283,38 +348,57 @@ void allocator_destroy(struct device_allocator *a) {
     b = next;
   }
   free(a->table);
+  free(a->by_host);
   free(a->pending.items);
   pthread_mutex_destroy(&a->lock);
   memset(a, 0, sizeof *a);
 }
 
+/* Takes `b` out of the quarantine (neither free nor used then). */
+static void quarantine_remove(struct device_allocator *a,
+                              struct alloc_block *b) {
+  if (b->bin_prev != NULL)
+    b->bin_prev->bin_next = b->bin_next;
+  else
+    a->quarantine_head = b->bin_next;
+  if (b->bin_next != NULL)
+    b->bin_next->bin_prev = b->bin_prev;
+  else
+    a->quarantine_tail = b->bin_prev;
+  b->bin_prev = b->bin_next = NULL;
+  a->quarantine_bytes -= b->units * a->unit;
+  by_host_remove(a, b);
+  b->quarantined = 0;
+}
+
 /* Hands the oldest quarantined block back to the free bins. */
 static void quarantine_release_oldest(struct device_allocator *a) {
   struct alloc_block *b = a->quarantine_head;
-  a->quarantine_head = b->bin_next;
-  if (a->quarantine_head == NULL)
-    a->quarantine_tail = NULL;
-  b->bin_next = NULL;
-  a->quarantine_bytes -= b->units * a->unit;
-  b->quarantined = 0;
+  quarantine_remove(a, b);
   b->is_free = 1;
   b->user_size = 0;
   b = coalesce(a, b);
   bin_insert(a, b);
 }
 
+static uint64_t quarantine_max(const struct device_allocator *a) {
+  return a->capacity / 4 < QUARANTINE_MAX_BYTES ? a->capacity / 4
+                                                : QUARANTINE_MAX_BYTES;
+}
+
 static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
   b->quarantined = 1;
-  b->bin_prev = b->bin_next = NULL; /* the quarantine links through bin_next */
+  /* The quarantine links through bin_prev/bin_next, oldest first. */
+  b->bin_prev = a->quarantine_tail;
+  b->bin_next = NULL;
   if (a->quarantine_tail != NULL)
     a->quarantine_tail->bin_next = b;
   else
     a->quarantine_head = b;
   a->quarantine_tail = b;
   a->quarantine_bytes += b->units * a->unit;
-  uint64_t max = a->capacity / 4 < QUARANTINE_MAX_BYTES ? a->capacity / 4
-                                                         : QUARANTINE_MAX_BYTES;
-  while (a->quarantine_bytes > max)
+  by_host_insert(a, b);
+  while (a->quarantine_bytes > quarantine_max(a))
     quarantine_release_oldest(a);
 }
 
@@ -354,7 +438,7 @@ static struct alloc_block *coalesce(struct device_allocator *a,
   return b;
 }
 
-int allocator_alloc(struct device_allocator *a, uint64_t size,
+int allocator_alloc(struct device_allocator *a, uint64_t size, uint64_t host,
                     uint64_t *offset_out) {
   uint64_t payload = size == 0 ? 8 : (size + 7) & ~7ull;
   if (size > a->capacity) {
@@ -365,7 +449,11 @@ int allocator_alloc(struct device_allocator *a, uint64_t size,
   }
   uint64_t need = (payload + a->unit - 1) / a->unit + (a->guard ? 1 : 0);
   pthread_mutex_lock(&a->lock);
-  struct alloc_block *b = find_fit(a, need), *rest = NULL;
+  /* A new copy of a host object goes where its last copy was. */
+  struct alloc_block *b = by_host_find(a, host, need), *rest = NULL;
+  int taken_back = b != NULL;
+  if (b == NULL)
+    b = find_fit(a, need);
   if (b == NULL && a->quarantine_head != NULL) {
     while (a->quarantine_head != NULL) /* memory before use-after-free checks */
       quarantine_release_oldest(a);
@@ -380,7 +468,7 @@ int allocator_alloc(struct device_allocator *a, uint64_t size,
                  (unsigned long long)a->capacity);
     return -1;
   }
-  if (b->units > need) {
+  if (!taken_back && b->units > need) {
     rest = calloc(1, sizeof *rest);
     if (rest == NULL)
       goto out_no_host_memory;
@@ -398,7 +486,10 @@ int allocator_alloc(struct device_allocator *a, uint64_t size,
     table_take(a, user_offset);
     goto out_restore_offset;
   }
-  bin_remove(a, b);
+  if (taken_back)
+    quarantine_remove(a, b);
+  else
+    bin_remove(a, b);
   if (rest != NULL) {
     rest->start = b->start + need;
     rest->units = b->units - need;
@@ -413,6 +504,7 @@ int allocator_alloc(struct device_allocator *a, uint64_t size,
   }
   b->is_free = 0;
   b->user_size = size;
+  b->host = host; /* indexed only once quarantined */
   live_insert(a, b);
   a->bytes_used += b->units * a->unit;
   pthread_mutex_unlock(&a->lock);
@@ -450,13 +542,16 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
   }
   a->bytes_used -= b->units * a->unit;
   live_remove(a, b);
-  if (a->guard) {
+  /* A block larger than the whole quarantine is not kept: it would push
+   * every other freed block out. */
+  if (a->guard && b->units * a->unit <= quarantine_max(a)) {
     quarantine_add(a, b);
     pthread_mutex_unlock(&a->lock);
     return 0;
   }
   b->is_free = 1;
   b->user_size = 0;
+  b->host = 0;
   b = coalesce(a, b);
   bin_insert(a, b);
   pthread_mutex_unlock(&a->lock);

@@ -378,8 +378,11 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
   /* Host and shared memory: both processes map it at the same address. */
   if (kind == TARGET_ALLOC_HOST || kind == TARGET_ALLOC_SHARED)
     return shared_alloc(dev, size, kind == TARGET_ALLOC_HOST ? "host" : "shared");
+  /* hst_ptr: the host object a mapping mirrors, NULL for memory that must
+   * be distinct (omp_target_alloc, private copies, close). */
   uint64_t offset;
-  if (allocator_alloc(&dev->alloc, (uint64_t)size, &offset) != 0)
+  if (allocator_alloc(&dev->alloc, (uint64_t)size, (uint64_t)(uintptr_t)hst_ptr,
+                      &offset) != 0)
     return NULL;
   return (void *)(dev->dev_base + offset);
 }

@@ -149,14 +149,22 @@ struct device_allocator {
   /* freed blocks kept inaccessible, oldest first (allocator.c) */
   struct alloc_block *quarantine_head, *quarantine_tail;
   uint64_t quarantine_bytes;
+  /* the quarantined blocks that mirrored a host object, by its address:
+   * a new mapping of the same object takes its block back (NULL until the
+   * first such free; without it, blocks are just not taken back) */
+  struct alloc_block **by_host;
 };
 HIDDEN int allocator_init(struct device_allocator *a, uint64_t base,
                           uint64_t capacity, int guard);
 HIDDEN void allocator_destroy(struct device_allocator *a);
 /* Returns 0 and the user offset, or -1 (out of memory / no memory for
- * bookkeeping; the reason is in plugin_error). */
+ * bookkeeping; the reason is in plugin_error). `host` is the address of the
+ * host object the block mirrors (data_alloc's hst_ptr), or 0 for memory
+ * that must be distinct (omp_target_alloc, private copies, host/shared
+ * memory): a block freed for the same host object and of the same size is
+ * taken back from the quarantine, no other. */
 HIDDEN int allocator_alloc(struct device_allocator *a, uint64_t size,
-                           uint64_t *offset_out);
+                           uint64_t host, uint64_t *offset_out);
 /* Returns 0, or -1 when `offset` is not the start of a live allocation. */
 HIDDEN int allocator_free(struct device_allocator *a, uint64_t offset);
 /* Moves up to `max` queued protection changes to `out`; returns how many. */

@@ -31,7 +31,7 @@ void *shared_alloc(struct sim_device *dev, int64_t size, const char *kind) {
   uint64_t len = ((uint64_t)(size ? size : 1) + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
   uint64_t block;
   /* One page more, so that whole pages inside the block can be mapped. */
-  if (allocator_alloc(&dev->alloc, len + PAGE_BYTES, &block) != 0)
+  if (allocator_alloc(&dev->alloc, len + PAGE_BYTES, 0, &block) != 0)
     return NULL;
   uint64_t start = (block + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
   struct shared_block *s = malloc(sizeof *s);

@@ -158,6 +158,78 @@ static void test_freed_memory_faults(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, other), OFFLOAD_SUCCESS);
 }
 
+/* A new mapping of the same host object (data_alloc's hst_ptr) with the
+ * same number of pages takes the object's freed block back from the
+ * quarantine, accessible again and still ending at its guard page; another
+ * object, another size or an allocation without a host object never gets
+ * it, so a kernel reading through a kept pointer still faults. */
+static void test_freed_block_goes_back_to_its_host_object(void **state) {
+  (void)state;
+  double x[8], y[8], z[8];
+  double *d = __tgt_rtl_data_alloc(0, sizeof x, x, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  uint64_t arg = (uint64_t)d;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  double *other = __tgt_rtl_data_alloc(0, sizeof y, y, TARGET_ALLOC_DEFAULT);
+  double *distinct = __tgt_rtl_data_alloc(0, sizeof x, NULL, TARGET_ALLOC_DEVICE);
+  double *bigger = __tgt_rtl_data_alloc(0, 2 * 4096, x, TARGET_ALLOC_DEFAULT);
+  assert_non_null(other);
+  assert_non_null(distinct);
+  assert_non_null(bigger);
+  assert_true(other != d && distinct != d && bigger != d);
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  char want[128];
+  snprintf(want, sizeof want,
+           "freed device memory (the 64-byte device allocation at %p",
+           (void *)d);
+  assert_non_null(strstr(last_error(0).message, want));
+  /* The next copy of x: x's block again, readable and writable. */
+  double *again = __tgt_rtl_data_alloc(0, sizeof x, x, TARGET_ALLOC_DEFAULT);
+  assert_ptr_equal(again, d);
+  uint64_t fill[2] = {(uint64_t)again, 8};
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, z, again, sizeof z),
+                   OFFLOAD_SUCCESS);
+  assert_true(z[7] == 7);
+  fill[1] = 9;
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_FAIL);
+  assert_true(last_error(0).fault_addr == (uint64_t)(again + 8));
+  /* Freed and taken back between two launches (its two changes cancel in
+   * the queue): accessible at the next launch. */
+  assert_int_equal(__tgt_rtl_data_delete(0, again), OFFLOAD_SUCCESS);
+  again = __tgt_rtl_data_alloc(0, sizeof x - 8, x, TARGET_ALLOC_DEFAULT);
+  assert_ptr_equal(again, d + 1); /* 7 doubles, ending at the guard page */
+  fill[0] = (uint64_t)again;
+  fill[1] = 7;
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, again), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, other), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, distinct), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, bigger), OFFLOAD_SUCCESS);
+}
+
+/* A freed block larger than the whole quarantine (64 MiB) is not kept, and
+ * does not push the smaller freed blocks out: a kernel reading one of them
+ * through a kept pointer still faults on freed memory. */
+static void test_huge_free_keeps_the_quarantine(void **state) {
+  (void)state;
+  double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t arg = (uint64_t)d;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  void *huge = __tgt_rtl_data_alloc(0, 65 << 20, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(huge);
+  assert_int_equal(__tgt_rtl_data_delete(0, huge), OFFLOAD_SUCCESS);
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  char want[128];
+  snprintf(want, sizeof want,
+           "freed device memory (the 64-byte device allocation at %p",
+           (void *)d);
+  assert_non_null(strstr(last_error(0).message, want));
+}
+
 /* A host address that lies in device memory (a device pointer passed as a
  * host one) is refused by the copy, never read or written on the host. */
 static void test_host_address_in_device_memory_is_refused(void **state) {
@@ -335,6 +407,8 @@ int main(void) {
       cmocka_unit_test(test_queue_fault_while_images_change),
       cmocka_unit_test(test_guard_page_catches_one_element_short),
       cmocka_unit_test(test_freed_memory_faults),
+      cmocka_unit_test(test_freed_block_goes_back_to_its_host_object),
+      cmocka_unit_test(test_huge_free_keeps_the_quarantine),
       cmocka_unit_test(test_host_address_in_device_memory_is_refused),
       cmocka_unit_test(test_memory_freed_before_any_launch_faults),
       cmocka_unit_test(test_reallocated_memory_keeps_its_guard),
