@@ -165,6 +165,7 @@ static int finish_nowait(struct async_record *rec) {
       *slot = rec;
       return 0;
     }
+    report_debug("nowait construct ended in its dispatch; completed there");
   } else {
     report_debug("nowait construct dispatched; waiting for it here (no "
                  "libomp 16+ task to hand it to)");
