@@ -152,15 +152,26 @@ static void **task_async_handle(void) {
  */
 static int finish_nowait(struct async_record *rec) {
   void **slot = task_async_handle();
+  enum async_status st = ASYNC_PENDING;
   if (slot) {
-    report_debug("nowait construct dispatched; its task completes it "
-                 "(__tgt_target_nowait_query)");
-    *slot = rec;
-    return 0;
+    /* Ended already (a short kernel): complete it here, as LLVM's runtime
+     * does when its queue is done, instead of having libomp re-queue the
+     * task for one more poll (each re-queue wakes a helper thread, and on
+     * few cores waits for one to get a CPU). */
+    st = async_record_poll(rec);
+    if (st == ASYNC_PENDING) {
+      report_debug("nowait construct dispatched; its task completes it "
+                   "(__tgt_target_nowait_query)");
+      *slot = rec;
+      return 0;
+    }
+    report_debug("nowait construct ended in its dispatch; completed there");
+  } else {
+    report_debug("nowait construct dispatched; waiting for it here (no "
+                 "libomp 16+ task to hand it to)");
+    st = async_record_wait(rec);
   }
-  report_debug("nowait construct dispatched; waiting for it here (no "
-               "libomp 16+ task to hand it to)");
-  if (async_record_wait(rec) == ASYNC_FAILED) {
+  if (st == ASYNC_FAILED) {
     report_error_set("%s", async_record_error(rec));
     async_record_put(rec);
     return -1;

@@ -17,6 +17,20 @@
  * trip). A queue whose kernel finds every slot busy keeps it pending and
  * posts it on a later call.
  *
+ * Waiting without blocking: enqueue and query_async never wait for a
+ * kernel whose run time is unknown or long while it is young (less than
+ * QUERY_WAIT_US since its post), so the thread that launched it (a libomp
+ * helper thread) goes on to launch the next region at once: waiting there
+ * let 2 helper threads keep only 2 kernels in flight (bench_nowait.c). They
+ * wait up to QUERY_WAIT_US for a kernel that ran shorter than
+ * SHORT_KERNEL_NS last time (the server reports each kernel's run time):
+ * it ends as soon as its thread has a CPU, and completing the region in the
+ * call spares libomp a re-queue and re-run of the task, which on a busy
+ * machine each wait for a CPU (nowait_threads.c). And they wait up to
+ * QUERY_WAIT_US for a kernel that has run that long already: libomp polls
+ * again at once from threads with nothing else to do, and polling without
+ * a pause took the CPU from the device's own threads.
+ *
  * Errors: the first failing operation fails the queue; the operations after
  * it are dropped, and synchronize / query_async return OFFLOAD_FAIL with the
  * cause (get_last_error), on whichever thread calls them.
@@ -29,7 +43,9 @@
  * claims the slot inside it. Polling a posted kernel's slot takes no lock;
  * the liveness check between polls takes channel_lock (a non-blocking query
  * only when it is free, channel_queue_check_alive), and a queued copy takes
- * whatever __tgt_rtl_data_submit/retrieve take.
+ * whatever __tgt_rtl_data_submit/retrieve take. run_hints are relaxed
+ * atomics without a lock: a torn or overwritten hint only changes whether a
+ * call waits, never a result.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,6 +63,11 @@
 /* How long a non-blocking query waits for a running kernel before saying
  * it is still running. */
 #define QUERY_WAIT_US 1000L
+/* A kernel that ran shorter than this last time is waited for (above). */
+#define SHORT_KERNEL_NS (100 * 1000LL)
+/* Run times remembered per device (by kernel address, hashed; a collision
+ * overwrites: they are hints). */
+#define RUN_HINTS 64
 
 enum queue_op_kind { OP_SUBMIT, OP_RETRIEVE, OP_RUN };
 
@@ -64,6 +85,7 @@ struct sim_queue {
   int32_t device_id;
   struct queue_op *head, *tail; /* head is the running or next operation */
   int slot;                     /* queue slot of the posted head RUN, or -1 */
+  int short_kernel;             /* it ran shorter than SHORT_KERNEL_NS last time */
   uint64_t epoch;               /* the device's death epoch at that post */
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE];
   int64_t last_alive_check_ns;
@@ -80,6 +102,30 @@ struct slot_pool {
 
 static struct slot_pool slot_pools[PLUGIN_MAX_DEVICES] = {
     [0 ... PLUGIN_MAX_DEVICES - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+
+/* The last run time of a kernel, as its server measured it. */
+struct run_hint {
+  _Atomic uint64_t kernel; /* device address; 0: none */
+  _Atomic uint64_t ns;
+};
+static struct run_hint run_hints[PLUGIN_MAX_DEVICES][RUN_HINTS];
+
+static struct run_hint *run_hint_of(int32_t id, uint64_t kernel) {
+  return &run_hints[id][(kernel >> 4) % RUN_HINTS];
+}
+
+static void run_hint_record(int32_t id, uint64_t kernel, uint64_t ns) {
+  struct run_hint *h = run_hint_of(id, kernel);
+  atomic_store_explicit(&h->ns, ns, memory_order_relaxed);
+  atomic_store_explicit(&h->kernel, kernel, memory_order_relaxed);
+}
+
+static int run_hint_short(int32_t id, uint64_t kernel) {
+  struct run_hint *h = run_hint_of(id, kernel);
+  return atomic_load_explicit(&h->kernel, memory_order_relaxed) == kernel &&
+         atomic_load_explicit(&h->ns, memory_order_relaxed) <
+             (uint64_t)SHORT_KERNEL_NS;
+}
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -214,6 +260,8 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
   s->a[1] = (uint64_t)op->num_args;
   s->a[2] = (uint64_t)(int64_t)op->num_teams;
   s->a[3] = (uint64_t)(int64_t)op->thread_limit;
+  s->a[4] = UINT64_MAX; /* the run time, in the reply */
+  q->short_kernel = run_hint_short(q->device_id, op->kernel);
   snprintf(q->kernel_name, sizeof q->kernel_name, "%s",
            k->name ? k->name : "?");
   q->epoch = atomic_load(&dev->death_epoch);
@@ -281,6 +329,7 @@ static int queue_advance(struct sim_queue *q, int block) {
     }
     uint32_t st = channel_queue_state(dev, q->slot);
     if (st == SIMDEV_SLOT_DONE && atomic_load(&dev->death_epoch) == q->epoch) {
+      run_hint_record(q->device_id, op->kernel, dev->ctl->queues[q->slot].a[4]);
       int rc = channel_queue_take_reply(dev, q->slot);
       slot_release(q->device_id, q->slot);
       q->slot = -1;
@@ -296,11 +345,16 @@ static int queue_advance(struct sim_queue *q, int block) {
         int64_t t = now_ns();
         if (!q->device_stopped &&
             t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS) {
-          /* libomp polls again at once, from every thread that has nothing
-           * else to do: returning at once starved the device's own thread
-           * of CPU. Wait a little for the kernel instead (the server wakes
-           * a sleeping host when it finishes). */
-          channel_queue_sleep(dev, q->slot, QUERY_WAIT_US);
+          /* Wait for a short kernel or a long-running one, not for a young
+           * one of unknown or long run time (the top of this file); the
+           * server wakes a sleeping host when the kernel ends. */
+          int64_t age_us = (t - q->posted_ns) / 1000;
+          if (!q->short_kernel && age_us < QUERY_WAIT_US)
+            return 0;
+          channel_queue_sleep(dev, q->slot,
+                              q->short_kernel && age_us < QUERY_WAIT_US
+                                  ? QUERY_WAIT_US - age_us
+                                  : QUERY_WAIT_US);
           if (channel_queue_state(dev, q->slot) == SIMDEV_SLOT_REQUEST)
             return 0;
           continue;

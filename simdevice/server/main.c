@@ -343,9 +343,15 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   case SIMDEV_CMD_UNLOAD:
     rc = images_unload(s->a[0], s->message, sizeof s->message);
     break;
-  case SIMDEV_CMD_RUN:
+  case SIMDEV_CMD_RUN: {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = run_kernel(s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s->a[4] = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+                         (t1.tv_nsec - t0.tv_nsec));
     break;
+  }
   case SIMDEV_CMD_READ:
   case SIMDEV_CMD_WRITE:
     if (s->a[1] > ctl->bounce_size) {
