@@ -349,7 +349,29 @@ static int handshake_check(struct sim_device *dev) {
   return -1;
 }
 
-int process_start(struct sim_device *dev) {
+/* Collects the starter, which exits right after cloning the supervisor: 0,
+ * or -1 with the error set when it could not set up the descriptors or
+ * clone the supervisor. The program having reaped it first (a wait with
+ * __WALL) is no error: the control area tells how the start goes. */
+static int reap_starter(struct sim_device *dev) {
+  pid_t starter = dev->starter_pid;
+  if (starter <= 0)
+    return 0;
+  dev->starter_pid = 0;
+  int status = 0;
+  pid_t got;
+  while ((got = waitpid(starter, &status, __WALL)) < 0 && errno == EINTR)
+    ;
+  if (got != starter || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    return 0;
+  plugin_error("simdevice: cannot start device %d: %s", dev->id,
+               WIFEXITED(status) && WEXITSTATUS(status) == 125
+                   ? "fork of its supervisor failed"
+                   : "setting up its descriptors failed");
+  return -1;
+}
+
+int process_launch(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
@@ -423,21 +445,16 @@ int process_start(struct sim_device *dev) {
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(alive[0]);
   close(supervisor[1]);
-  int starter_status = 0;
-  if (starter > 0)
-    while (waitpid(starter, &starter_status, __WALL) < 0 && errno == EINTR)
-      ;
-  if (starter < 0 || !WIFEXITED(starter_status) ||
-      WEXITSTATUS(starter_status) != 0) {
+  if (starter < 0) {
     close(alive[1]);
     close(supervisor[0]);
     plugin_error("simdevice: cannot start device %d: %s", dev->id,
-                 starter < 0 ? strerror(spawn_errno)
-                 : WIFEXITED(starter_status) && WEXITSTATUS(starter_status) == 125
-                     ? "fork of its supervisor failed"
-                     : "setting up its descriptors failed");
+                 strerror(spawn_errno));
     return -1;
   }
+  /* Reaped in process_await: it exits within microseconds, but waiting for
+   * it here would keep an early start (plugin.c) from returning at once. */
+  dev->starter_pid = starter;
   dev->host_alive_fd = alive[1];
   if (dev->supervisor_fd >= 0)
     close(dev->supervisor_fd);
@@ -448,7 +465,16 @@ int process_start(struct sim_device *dev) {
   dev->reaped = 0;
   dev->dead = 0;
   dev->queue_threads = 0; /* a new process starts its own on first use */
+  return 0;
+}
 
+int process_await(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
+  struct simdev_control *ctl = dev->ctl;
+  if (reap_starter(dev) != 0) {
+    close_liveness(dev);
+    return -1;
+  }
   /* Wait for the server to report ready; a wrapper such as valgrind makes
    * the start slow, so the limit is generous. */
   for (int waited_ms = 0;; waited_ms += 100) {
@@ -493,8 +519,16 @@ int process_start(struct sim_device *dev) {
   }
 }
 
+int process_start(struct sim_device *dev) {
+  return process_launch(dev) != 0 ? -1 : process_await(dev);
+}
+
 void process_stop(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
+  if (reap_starter(dev) != 0) { /* an early start that never got going */
+    __tgt_rtl_error ignored;
+    plugin_error_take(&ignored);
+  }
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
   if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {
@@ -564,10 +598,20 @@ int process_watch(struct sim_device *dev, const char *kernel,
   return 0;
 }
 
+void process_forget_launch_after_fork(struct sim_device *dev) {
+  /* Started early by the parent, never used: the child's copies of the
+   * pipes go (the parent's device must still see the parent's end), and the
+   * child starts its own device on first use. */
+  close_liveness(dev);
+  dev->starter_pid = 0; /* the parent's child */
+  dev->pid = 0;
+}
+
 void process_forget_after_fork(struct sim_device *dev) {
   /* The parent's process is not ours: never signal, wait for or talk to
    * it. Our copies of its mappings and descriptors go at teardown. */
   close_liveness(dev);
+  dev->starter_pid = 0; /* the parent's child */
   dev->pid = 0;
   dev->reaped = 1;
   dev->inherited = 1;
