@@ -30,6 +30,8 @@ static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t info_flags;
 static struct sim_device devices[PLUGIN_MAX_DEVICES];
 
+static void release_memory(struct sim_device *dev);
+
 /* In the child of a fork(): the devices started so far belong to the
  * parent (their processes, memory and command slots are shared with it), so
  * they become unusable here and are only forgotten at exit; the locks are
@@ -41,6 +43,12 @@ static void devices_after_fork_in_child(void) {
     if (atomic_load(&dev->initialized)) {
       pthread_mutex_init(&dev->alloc.lock, NULL);
       process_forget_after_fork(dev);
+    } else if (dev->launched) {
+      /* Started early and never used: the child drops its copies (of the
+       * liveness pipe too) and starts its own device on first use. */
+      pthread_mutex_init(&dev->alloc.lock, NULL);
+      process_forget_launch_after_fork(dev);
+      release_memory(dev);
     }
   }
 }
@@ -89,9 +97,9 @@ struct sim_device *device_get(int32_t id) {
   return dev;
 }
 
-int device_setup(struct sim_device *dev) {
-  if (atomic_load(&dev->initialized))
-    return 0;
+/* Device memory, the control area and the launch of the first process (not
+ * waited for). 0, or -1 with the error set and nothing left behind. */
+static int device_launch(struct sim_device *dev) {
   const struct plugin_settings *set = plugin_settings();
   /* The allocator rounds the size; the range is placed after that. */
   if (allocator_init(&dev->alloc, 0, set->memory, set->guard) != 0)
@@ -136,9 +144,9 @@ int device_setup(struct sim_device *dev) {
     goto out_unmap_ctl;
   }
   dev->host_view = view;
-  if (process_start(dev) != 0)
+  if (process_launch(dev) != 0)
     goto out_unmap_view;
-  atomic_store(&dev->initialized, 1);
+  dev->launched = 1;
   return 0;
 out_unmap_view:
   munmap(dev->host_view, dev->capacity);
@@ -160,12 +168,53 @@ out_close_mem:
   return -1;
 }
 
-void device_teardown(struct sim_device *dev) {
-  if (!atomic_load(&dev->initialized))
+int device_setup(struct sim_device *dev) {
+  if (atomic_load(&dev->initialized))
+    return 0;
+  if (dev->launch_error[0] != '\0') { /* the early start failed */
+    plugin_error("%s", dev->launch_error);
+    dev->launch_error[0] = '\0'; /* the next use tries again */
+    return -1;
+  }
+  if (!dev->launched && device_launch(dev) != 0)
+    return -1;
+  if (process_await(dev) != 0) {
+    /* The process is gone (process_await); its memory goes too. */
+    device_teardown(dev);
+    return -1;
+  }
+  dev->launched = 0;
+  atomic_store(&dev->initialized, 1);
+  return 0;
+}
+
+/* Starts device 0 while the program starts: init_plugin runs when
+ * libomptarget registers the program's images, before main(), and the
+ * device process's start (exec, dynamic linking, its runtime; 1-2 ms)
+ * then overlaps the rest of the program's start instead of its first
+ * target region, which only waits for what is left (device_setup). Only
+ * device 0 (the default device) of the host machine's plugin: a ppc64le
+ * device starts under qemu, slowly, and only for programs built for it.
+ * Nothing is said here: a failure is kept and said at init_device, where
+ * it was said before. Off with SIMDEVICE_EARLY_START=0. */
+static void device_start_early(void) {
+  if (DEVICE_FOREIGN || device_count() <= 0 || usm_active() ||
+      !plugin_settings()->early_start)
     return;
-  process_stop(dev);
-  images_forget_all(dev);
-  shared_forget(dev);
+  struct sim_device *dev = &devices[0];
+  pthread_mutex_lock(&dev->channel_lock);
+  if (!atomic_load(&dev->initialized) && !dev->launched && !dev->inherited &&
+      dev->launch_error[0] == '\0' && device_launch(dev) != 0) {
+    __tgt_rtl_error err;
+    plugin_error_take(&err);
+    snprintf(dev->launch_error, sizeof dev->launch_error, "%s", err.message);
+  }
+  pthread_mutex_unlock(&dev->channel_lock);
+}
+
+/* Unmaps and closes the device's memory and control area: the end of a
+ * teardown, once the process is stopped or forgotten. */
+static void release_memory(struct sim_device *dev) {
   munmap(dev->reservation, dev->capacity);
   munmap(dev->host_view, dev->capacity);
   munmap(dev->ctl, SIMDEV_CONTROL_BYTES);
@@ -177,7 +226,19 @@ void device_teardown(struct sim_device *dev) {
   dev->bounce = NULL;
   dev->ctl_fd = dev->mem_fd = -1;
   dev->dead = 0;
+  dev->launched = 0;
   atomic_store(&dev->initialized, 0);
+}
+
+void device_teardown(struct sim_device *dev) {
+  if (!atomic_load(&dev->initialized) && !dev->launched)
+    return;
+  /* An early start not waited for: process_stop only closes the liveness
+   * pipe (no pid known yet), and the server exits on its EOF. */
+  process_stop(dev);
+  images_forget_all(dev);
+  shared_forget(dev);
+  release_memory(dev);
 }
 
 /* Takes the channel lock for unloading and deinit, which run at program
@@ -301,6 +362,7 @@ int32_t __tgt_rtl_number_of_devices(void) {
 
 int32_t __tgt_rtl_init_plugin(void) {
   device_count();
+  device_start_early();
   return OFFLOAD_SUCCESS;
 }
 
@@ -621,7 +683,15 @@ int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,
 
 int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
   /* unified_shared_memory / unified_address: run in the host process. */
-  return usm_init_requires(requires_flags, atomic_load(&info_flags));
+  int64_t rc = usm_init_requires(requires_flags, atomic_load(&info_flags));
+  if (usm_active() && device_count() > 0) { /* no use for an early start */
+    struct sim_device *dev = &devices[0];
+    pthread_mutex_lock(&dev->channel_lock);
+    if (!atomic_load(&dev->initialized))
+      device_teardown(dev); /* a failed early start is said at deinit */
+    pthread_mutex_unlock(&dev->channel_lock);
+  }
+  return rc;
 }
 
 int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
@@ -643,6 +713,12 @@ int32_t __tgt_rtl_deinit_device(int32_t id) {
   if (dev == NULL || lock_for_exit(dev, "deinit_device") != 0)
     return OFFLOAD_FAIL;
   output_host_flush(); /* destructors of the images may print */
+  if (dev->launch_error[0] != '\0') { /* no init_device said it */
+    fprintf(stderr, "%s (at its early start, when the program loaded; the "
+                    "program never used device %d)\n",
+            dev->launch_error, dev->id);
+    dev->launch_error[0] = '\0';
+  }
   device_teardown(dev);
   indirect_forget(dev);
   pthread_mutex_unlock(&dev->channel_lock);

@@ -103,6 +103,8 @@ struct plugin_settings {
   const char *faults_simdevice; /* SIMDEVICE_FAULTS */
   const char *fault_counts;    /* SIMTARGET_FAULT_COUNTS */
   unsigned timeout_s;          /* SIMDEVICE_TIMEOUT, 0: kernels never time out */
+  int early_start;             /* SIMDEVICE_EARLY_START: device 0 starts when
+                                  the plugin loads (plugin.c) */
   uint64_t page_bytes;         /* sysconf(_SC_PAGESIZE), not a variable */
   const char *qemu;            /* SIMDEVICE_QEMU (ppc64le plugin) */
   const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */
@@ -208,6 +210,10 @@ struct kernel_ref {
 struct sim_device {
   int id;
   _Atomic int initialized;      /* memory and first process set up */
+  int launched;                 /* memory set up and the first process on
+                                   its way (early start), not awaited yet */
+  char launch_error[SIMDEV_MESSAGE_SIZE]; /* why the early start failed
+                                   (said at init_device), or "" */
   pthread_mutex_t channel_lock; /* see the top of this file */
   /* memory */
   uint64_t dev_base, capacity;
@@ -221,6 +227,8 @@ struct sim_device {
   struct shared_block *shared_blocks; /* host/shared memory (shared_memory.c) */
   /* process */
   pid_t pid;                /* 0 when none runs */
+  pid_t starter_pid;        /* the clone that starts the supervisor, until
+                               process_await reaps it; 0 when none */
   int host_alive_fd;        /* write end of the process's liveness pipe
                                (protocol.h SIMDEV_FD_HOST_ALIVE); -1 if none */
   int supervisor_fd;        /* read end of the supervisor's pipe
@@ -260,8 +268,13 @@ HIDDEN int launcher_prepare(char *why, size_t len);
 HIDDEN const char *const *launcher_words(void);
 
 /* ------------------------------------------------------------- process.c
- * Under channel_lock. */
+ * Under channel_lock. process_start = process_launch (the process is on
+ * its way; 0, or -1 with the error set) then process_await (0 once it is
+ * ready, or -1 with the error set and the process gone); in between, the
+ * caller may do other work (plugin.c starts device 0 early that way). */
 HIDDEN int process_start(struct sim_device *dev);
+HIDDEN int process_launch(struct sim_device *dev);
+HIDDEN int process_await(struct sim_device *dev);
 /* Collects the exit status of a dead process into dev->death_cause (with
  * the running kernel's name when `kernel` is not NULL). */
 HIDDEN void process_reap(struct sim_device *dev, const char *kernel);
@@ -278,6 +291,9 @@ HIDDEN int process_watch(struct sim_device *dev, const char *kernel,
 /* The child side of fork(): the parent's devices become unusable here
  * (pthread_atfork child handler; no lock, only this thread exists). */
 HIDDEN void process_forget_after_fork(struct sim_device *dev);
+/* Likewise for a device the parent started early and never used: the child
+ * forgets that start and may start its own device. */
+HIDDEN void process_forget_launch_after_fork(struct sim_device *dev);
 /* The folder of the device server, which also holds the device runtime and
  * the SONAME stand-ins (usm.c loads them from there). Any thread. */
 HIDDEN int process_runtime_dir(char *out, size_t len);

@@ -7,11 +7,13 @@
  * leaks) puts the two memfds on fds 3 and 4 and the read end of the
  * liveness pipe on fd 5 and the write end of the supervisor's pipe on fd 6
  * (its EOF tells the supervisor is gone), turns ASLR off, forks the supervisor
- * (`simdevice-server --supervise`, server/supervise.c) and exits at once.
- * The supervisor is thus an orphan, and the device process it forks is no
- * child of the program: a program that reaps all its children or counts
- * SIGCHLD never meets it. The supervisor records the device's pid and wait
- * status in the control area; that, and kill(pid, 0) when the supervisor is
+ * and exits at once. The supervisor is thus an orphan, and the device
+ * process it vforks is no child of the program: a program that reaps all
+ * its children or counts SIGCHLD never meets it. The supervisor publishes
+ * the device's pid, then execs `simdevice-server --supervise`
+ * (server/supervise.c), which records its wait status in the control area
+ * (the device's exec thus does not wait for the supervisor's; one exec on
+ * the way to a ready device, not two); that, and kill(pid, 0) when the supervisor is
  * gone too, is how death is detected. The device dies with its host: the
  * host holds the only write end of the liveness pipe (O_CLOEXEC; a fork()
  * child closes its copy, plugin.c), and the server exits when it reads EOF
@@ -139,13 +141,38 @@ static _Noreturn void child_exit(int status) {
     syscall(SYS_exit_group, status);
 }
 
+/* In the supervisor-to-be, when its exec fails: supervises inline with
+ * system calls only (it stays a copy of the host, which costs the host
+ * copy-on-write faults, but the device still gets a supervisor). */
+static _Noreturn void supervise_inline(struct simdev_control *ctl, pid_t pid) {
+  int status = 0;
+  while (syscall(SYS_wait4, pid, &status, 0, NULL) < 0 && errno == EINTR)
+    ;
+  ctl->exit_status = status;
+  atomic_store(&ctl->server_exited, 1);
+  syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAKE, INT_MAX,
+          NULL, NULL, 0);
+  syscall(SYS_futex, (uint32_t *)&ctl->slot.state, FUTEX_WAKE, INT_MAX, NULL,
+          NULL, 0);
+  child_exit(0);
+}
+
 /* In the clone child: only system calls (the parent may have other
  * threads, and no fork handler ran). Signals arrive blocked
  * (process_start); the host's handlers go back to their defaults before
- * they are unblocked. Forks the supervisor and exits: 0, or 126 when the
- * descriptors cannot be set up, 125 when the fork fails. */
-static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
-                             int supervisor_fd, char *const argv[],
+ * they are unblocked. Clones the supervisor and exits: 0, or 126 when the
+ * descriptors cannot be set up, 125 when the clone fails. The supervisor
+ * (an orphan once this exits) vforks the device process first, so that the
+ * device's exec does not wait for the supervisor's own exec, publishes the
+ * device's pid in the control area, and only then execs
+ * `simdevice-server --supervise` (server/supervise.c), which waits for it.
+ * A vfork, not a fork: the device process copies no page table of the
+ * host's. The device's exec failing is its exit status 127. */
+static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
+                             int mem_fd, int alive_fd, int supervisor_fd,
+                             const char *device_exe,
+                             char *const device_argv[],
+                             char *const supervisor_argv[],
                              const sigset_t *mask) {
   for (int sig = 1; sig < NSIG; sig++) {
     struct sigaction old;
@@ -172,11 +199,29 @@ static void start_supervisor(int ctl_fd, int mem_fd, int alive_fd,
     personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
   pid_t supervisor = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL,
                                     NULL, NULL, 0ul);
-  if (supervisor == 0) {
-    execve(supervisor_path, argv, environ);
+  if (supervisor != 0)
+    child_exit(supervisor < 0 ? 125 : 0);
+  /* The supervisor. */
+  pid_t device = vfork();
+  if (device == 0) {
+    /* The supervisor's pipe is its own (protocol.h). */
+    close(SIMDEV_FD_SUPERVISOR);
+    execve(device_exe, device_argv, environ);
     child_exit(127);
   }
-  child_exit(supervisor < 0 ? 125 : 0);
+  if (device < 0) {
+    ctl->exit_status = 126 << 8; /* as if it exited with 126 */
+    atomic_store(&ctl->server_exited, 1);
+    syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAKE, INT_MAX,
+            NULL, NULL, 0);
+    child_exit(0);
+  }
+  atomic_store(&ctl->server_pid, (int32_t)device);
+  /* The device's memory and liveness pipe are its own business. */
+  close(SIMDEV_FD_MEMORY);
+  close(SIMDEV_FD_HOST_ALIVE);
+  execve(supervisor_argv[0], supervisor_argv, environ);
+  supervise_inline(ctl, device);
 }
 
 static void sleep_ms(long ms) {
@@ -304,7 +349,29 @@ static int handshake_check(struct sim_device *dev) {
   return -1;
 }
 
-int process_start(struct sim_device *dev) {
+/* Collects the starter, which exits right after cloning the supervisor: 0,
+ * or -1 with the error set when it could not set up the descriptors or
+ * clone the supervisor. The program having reaped it first (a wait with
+ * __WALL) is no error: the control area tells how the start goes. */
+static int reap_starter(struct sim_device *dev) {
+  pid_t starter = dev->starter_pid;
+  if (starter <= 0)
+    return 0;
+  dev->starter_pid = 0;
+  int status = 0;
+  pid_t got;
+  while ((got = waitpid(starter, &status, __WALL)) < 0 && errno == EINTR)
+    ;
+  if (got != starter || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    return 0;
+  plugin_error("simdevice: cannot start device %d: %s", dev->id,
+               WIFEXITED(status) && WEXITSTATUS(status) == 125
+                   ? "fork of its supervisor failed"
+                   : "setting up its descriptors failed");
+  return -1;
+}
+
+int process_launch(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
@@ -329,22 +396,21 @@ int process_start(struct sim_device *dev) {
 
   ctl->host_pid = (int32_t)getpid();
 
-  /* simdevice-server --supervise EXE [wrapper words...] [launcher
-   * words...] server */
+  /* The device process: [wrapper words...] [launcher words...] server.
+   * Its supervisor: simdevice-server --supervise. */
   const char *const *launcher = launcher_words();
   char *argv[MAX_WRAPPER_WORDS + 16];
   int argc = 0;
-  argv[argc++] = supervisor_path;
-  argv[argc++] = "--supervise";
-  argv[argc++] = wrapper_words > 0 ? wrapper_exe
-                 : launcher[0] != NULL ? (char *)launcher[0]
-                                       : server_path;
   for (int i = 0; i < wrapper_words; i++)
     argv[argc++] = wrapper_argv[i];
   for (int i = 0; launcher[i] != NULL && argc < MAX_WRAPPER_WORDS + 14; i++)
     argv[argc++] = (char *)launcher[i];
   argv[argc++] = server_path;
   argv[argc] = NULL;
+  char *supervisor_argv[] = {supervisor_path, "--supervise", NULL};
+  const char *device_exe = wrapper_words > 0   ? wrapper_exe
+                           : launcher[0] != NULL ? launcher[0]
+                                                 : server_path;
 
   int alive[2];
   if (pipe2(alive, O_CLOEXEC) != 0) {
@@ -373,27 +439,22 @@ int process_start(struct sim_device *dev) {
     starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
                              NULL, 0ul);
   if (starter == 0)
-    start_supervisor(dev->ctl_fd, dev->mem_fd, alive[0], supervisor[1], argv,
-                     &old);
+    start_supervisor(ctl, dev->ctl_fd, dev->mem_fd, alive[0], supervisor[1],
+                     device_exe, argv, supervisor_argv, &old);
   int spawn_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(alive[0]);
   close(supervisor[1]);
-  int starter_status = 0;
-  if (starter > 0)
-    while (waitpid(starter, &starter_status, __WALL) < 0 && errno == EINTR)
-      ;
-  if (starter < 0 || !WIFEXITED(starter_status) ||
-      WEXITSTATUS(starter_status) != 0) {
+  if (starter < 0) {
     close(alive[1]);
     close(supervisor[0]);
     plugin_error("simdevice: cannot start device %d: %s", dev->id,
-                 starter < 0 ? strerror(spawn_errno)
-                 : WIFEXITED(starter_status) && WEXITSTATUS(starter_status) == 125
-                     ? "fork of its supervisor failed"
-                     : "setting up its descriptors failed");
+                 strerror(spawn_errno));
     return -1;
   }
+  /* Reaped in process_await: it exits within microseconds, but waiting for
+   * it here would keep an early start (plugin.c) from returning at once. */
+  dev->starter_pid = starter;
   dev->host_alive_fd = alive[1];
   if (dev->supervisor_fd >= 0)
     close(dev->supervisor_fd);
@@ -404,7 +465,16 @@ int process_start(struct sim_device *dev) {
   dev->reaped = 0;
   dev->dead = 0;
   dev->queue_threads = 0; /* a new process starts its own on first use */
+  return 0;
+}
 
+int process_await(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
+  struct simdev_control *ctl = dev->ctl;
+  if (reap_starter(dev) != 0) {
+    close_liveness(dev);
+    return -1;
+  }
   /* Wait for the server to report ready; a wrapper such as valgrind makes
    * the start slow, so the limit is generous. */
   for (int waited_ms = 0;; waited_ms += 100) {
@@ -449,8 +519,16 @@ int process_start(struct sim_device *dev) {
   }
 }
 
+int process_start(struct sim_device *dev) {
+  return process_launch(dev) != 0 ? -1 : process_await(dev);
+}
+
 void process_stop(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
+  if (reap_starter(dev) != 0) { /* an early start that never got going */
+    __tgt_rtl_error ignored;
+    plugin_error_take(&ignored);
+  }
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
   if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {
@@ -520,10 +598,20 @@ int process_watch(struct sim_device *dev, const char *kernel,
   return 0;
 }
 
+void process_forget_launch_after_fork(struct sim_device *dev) {
+  /* Started early by the parent, never used: the child's copies of the
+   * pipes go (the parent's device must still see the parent's end), and the
+   * child starts its own device on first use. */
+  close_liveness(dev);
+  dev->starter_pid = 0; /* the parent's child */
+  dev->pid = 0;
+}
+
 void process_forget_after_fork(struct sim_device *dev) {
   /* The parent's process is not ours: never signal, wait for or talk to
    * it. Our copies of its mappings and descriptors go at teardown. */
   close_liveness(dev);
+  dev->starter_pid = 0; /* the parent's child */
   dev->pid = 0;
   dev->reaped = 1;
   dev->inherited = 1;

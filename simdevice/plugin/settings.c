@@ -135,6 +135,14 @@ static void read_settings(void) {
     else
       settings.guard = v[0] == '1';
   }
+  settings.early_start = 1;
+  v = read_var("SIMDEVICE_EARLY_START");
+  if (v != NULL) {
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+      rejected("SIMDEVICE_EARLY_START", v, "0 or 1", "1");
+    else
+      settings.early_start = v[0] == '1';
+  }
   settings.timeout_s = 0;
   v = read_var("SIMDEVICE_TIMEOUT");
   if (v != NULL) {

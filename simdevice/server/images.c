@@ -214,6 +214,7 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
              (unsigned long long)name_count);
     goto out_release;
   }
+  stubs_load_for_image(img->fd);
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", img->fd);
   img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);

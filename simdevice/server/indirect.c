@@ -215,33 +215,39 @@ static size_t read_maps(pid_t pid, struct map_range **out) {
 }
 
 void indirect_guard_host_code(pid_t host, int device_id) {
-  struct map_range *theirs, *ours;
-  size_t nt = read_maps(host, &theirs), no = read_maps(0, &ours);
+  struct map_range *theirs, *ours = NULL;
+  size_t nt = read_maps(host, &theirs), no = 0;
   size_t clashes = 0;
   uint64_t first_lo = 0, first_hi = 0;
+  int read_ours = 0;
   for (size_t i = 0; i < nt; i++) {
     const struct map_range *h = &theirs[i];
     if (!h->exec || h->hi > 0x800000000000ull) /* [vsyscall] is everywhere */
       continue;
-    int overlaps = 0;
-    for (size_t j = 0; j < no; j++) {
-      const struct map_range *d = &ours[j];
-      if (d->hi <= h->lo || d->lo >= h->hi)
-        continue;
-      overlaps = 1;
-      int same_code = d->lo == h->lo && d->offset == h->offset &&
-                      d->path[0] == '/' && strcmp(d->path, h->path) == 0;
-      if (d->exec && !same_code && clashes++ == 0)
-        first_lo = h->lo, first_hi = h->hi;
-    }
-    if (overlaps)
-      continue; /* only a free range can be reserved */
+    /* Only a free range can be reserved; one that is not (EEXIST) overlaps
+     * something of ours, which our own mappings then tell (read only then:
+     * with address randomisation in the host, never). */
     void *p = mmap((void *)h->lo, h->hi - h->lo, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
                        MAP_FIXED_NOREPLACE,
                    -1, 0);
     if (p != MAP_FAILED && p != (void *)h->lo)
       munmap(p, h->hi - h->lo); /* an old kernel placed it elsewhere */
+    if (p != MAP_FAILED || errno != EEXIST)
+      continue;
+    if (!read_ours) {
+      no = read_maps(0, &ours);
+      read_ours = 1;
+    }
+    for (size_t j = 0; j < no; j++) {
+      const struct map_range *d = &ours[j];
+      if (d->hi <= h->lo || d->lo >= h->hi)
+        continue;
+      int same_code = d->lo == h->lo && d->offset == h->offset &&
+                      d->path[0] == '/' && strcmp(d->path, h->path) == 0;
+      if (d->exec && !same_code && clashes++ == 0)
+        first_lo = h->lo, first_hi = h->hi;
+    }
   }
   /* One line, not one per range: under Valgrind or gdb (no address
    * randomisation) there can be dozens. */

@@ -83,9 +83,9 @@ static const char *runtime_override(void) {
   return path != NULL && *path != '\0' ? path : NULL;
 }
 
-/* Loads the device runtime and the libomptarget (and sanitizer) SONAME stand-ins from the
- * server's own folder (or SIMDEVICE_RUNTIME), before any image, so that the
- * images' NEEDED entries resolve to them by SONAME. */
+/* Loads the device runtime from the server's own folder (or
+ * SIMDEVICE_RUNTIME), before any image; the libomptarget (and sanitizer)
+ * SONAME stand-ins are loaded per image (stubs.c). */
 static void load_runtime(void) {
   char dir[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
@@ -107,18 +107,8 @@ static void load_runtime(void) {
                           "SIMDEVICE_RUNTIME: %s"
                         : "cannot load the device runtime: %s",
                dlerror());
-  /* The sanitizer runtimes of hosts built with -fsanitize=address or
-   * =thread: a real one would map its shadow over device memory. */
-  static const char *stubs[] = {"libomptarget.so",      "libomptarget.so.15",
-                                "libomptarget.so.16",   "libomptarget.so.19.1",
-                                "libomptarget.so.22.1", "libclang_rt.asan-x86_64.so",
-                                "libclang_rt.tsan-x86_64.so"};
-  for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, stubs[i]);
-    /* A missing stand-in only matters to images that NEED it; their dlopen
-     * then names it. */
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-  }
+  /* The SONAME stand-ins: before each image that NEEDs them (stubs.c). */
+  stubs_init(dir);
   runtime.call = (int (*)(void *, int, const uint64_t *))dlsym(rt, "simdev_call");
   runtime.kernel_begin = (int (*)(int32_t, int32_t))dlsym(rt, "simdev_rt_kernel_begin");
   runtime.kernel_end = (void (*)(void))dlsym(rt, "simdev_rt_kernel_end");
@@ -467,7 +457,7 @@ static void watch_host(void) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
-    return supervise_main(argc - 2, argv + 2);
+    return supervise_main();
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
                        MAP_SHARED, SIMDEV_FD_CONTROL, 0);
   if (control == MAP_FAILED)

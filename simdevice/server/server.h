@@ -35,8 +35,9 @@ struct server_runtime {
 
 /* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
  * or -1 with the reason written to `msg`. */
-/* supervise.c: `simdevice-server --supervise EXE ARGV...` (argv[0] = EXE). */
-HIDDEN int supervise_main(int argc, char **argv);
+/* supervise.c: `simdevice-server --supervise` (the device process is its
+ * child already, its pid in the control area). */
+HIDDEN int supervise_main(void);
 
 HIDDEN int images_stage(const void *bytes, size_t size, int start_new,
                         char *msg, size_t msg_len);
@@ -49,6 +50,11 @@ HIDDEN void images_unload_all(void);
  * and returns 1, or writes "" and returns 0 when no loaded image has that
  * entry. Any thread; async-signal-safe (never blocks). */
 HIDDEN int images_entry_name(uint64_t addr, char *buf, size_t len);
+
+/* stubs.c: the SONAME stand-ins in `dir`, loaded (RTLD_GLOBAL) before
+ * the dlopen of the image in `image_fd` that NEEDs them. */
+HIDDEN void stubs_init(const char *dir);
+HIDDEN void stubs_load_for_image(int image_fd);
 
 /* faults.c: catch SIGSEGV/SIGBUS/SIGILL/SIGFPE, record them in the control
  * area, wake the host and exit. */

@@ -1,11 +1,12 @@
 /*
- * supervise.c - `simdevice-server --supervise EXE ARGV...`: the parent of a
- * device process. The plugin starts it as an orphan (so that the device is
- * no child of the host program, which may reap "all its children" or count
- * SIGCHLD), and it forks EXE (the server, or the SIMDEVICE_WRAPPER command
- * in front of it) with the descriptors it got, publishes its pid in the
- * control area, waits for it and records the wait status there, so the host
- * can say how the device ended (protocol.h).
+ * supervise.c - `simdevice-server --supervise`: the parent of a device
+ * process. The plugin's starter (plugin/process.c) makes it an orphan (so
+ * that the device is no child of the host program, which may reap "all its
+ * children" or count SIGCHLD); before its exec it vforked the device process
+ * (the server, or the SIMDEVICE_WRAPPER command in front of it) and
+ * published its pid in the control area. Here it waits for that child and
+ * records the wait status there, so the host can say how the device ended
+ * (protocol.h).
  *
  * Single-threaded; the control area's supervisor fields are written only
  * here.
@@ -26,11 +27,7 @@
 
 extern char **environ;
 
-int supervise_main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "simdevice-server --supervise: no command\n");
-    return 2;
-  }
+int supervise_main(void) {
   struct simdev_control *ctl =
       mmap(NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED,
            SIMDEV_FD_CONTROL, 0);
@@ -38,22 +35,17 @@ int supervise_main(int argc, char **argv) {
     perror("simdevice-server --supervise: cannot map the control area");
     return 2;
   }
+  close(SIMDEV_FD_CONTROL);
   /* The host's sign that this process is gone (protocol.h): held here
    * until the end, never by the device process. */
   fcntl(SIMDEV_FD_SUPERVISOR, F_SETFD, FD_CLOEXEC);
-  pid_t pid = fork();
-  if (pid == 0) {
-    execve(argv[0], argv + 1, environ);
-    _exit(127);
-  }
+  pid_t pid = (pid_t)atomic_load(&ctl->server_pid);
   int status = 0;
-  if (pid < 0) {
+  if (pid <= 0) {
+    fprintf(stderr, "simdevice-server --supervise: no device process in the "
+                    "control area (only the plugin starts a supervisor)\n");
     status = 126 << 8; /* as if it exited with 126 */
   } else {
-    /* The device's memory and liveness pipe are its own business. */
-    close(SIMDEV_FD_MEMORY);
-    close(SIMDEV_FD_HOST_ALIVE);
-    atomic_store(&ctl->server_pid, (int32_t)pid);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
     /* Test hook (tests/simdevice/test_faults.c): widens the moment where
