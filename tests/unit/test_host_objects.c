@@ -20,6 +20,12 @@
 #include "host_objects.h"
 #include "hostsyms.h"
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 /* A kernel's exec-mode global as clang emits it for GPUs (2: SPMD), and one
  * in .bss, whose bytes are not in the file. */
 __attribute__((used)) const unsigned char demo_kernel_exec_mode = 2;
@@ -105,10 +111,15 @@ static void test_heap_and_nothing(void **state) {
   char text[1024];
   char *block = malloc(64);
   assert_non_null(block);
-  assert_true(host_object_describe((uintptr_t)block + 8, NULL, text,
-                                   sizeof text));
-  assert_non_null(strstr(text, "host heap memory"));
+  int named = host_object_describe((uintptr_t)block + 8, NULL, text,
+                                   sizeof text);
   free(block);
+  /* Valgrind's malloc takes its blocks from mmap'ed memory, not from the
+   * [heap] line of /proc/self/maps: there is nothing to call heap. */
+  if (!RUNNING_ON_VALGRIND) {
+    assert_true(named);
+    assert_non_null(strstr(text, "host heap memory"));
+  }
   /* an address no host memory holds: nothing to say */
   assert_false(host_object_describe(16, NULL, text, sizeof text));
 }
