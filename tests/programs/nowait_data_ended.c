@@ -4,7 +4,9 @@
  * and libomp re-runs no task to poll them (__tgt_target_nowait_query).
  * versions: 16 19 22
  * simtarget-only
- * env: LIBOMPTARGET_DEBUG=1
+ * env: LIBOMPTARGET_DEBUG=1 SIMTARGET_NOWAIT=
+ * (SIMTARGET_NOWAIT emptied: the coverage run sets it to `wait` for every
+ * nowait program, and then no construct is dispatched as nowait at all)
  * expect-stderr: nowait construct ended in its dispatch; completed there
  * expect-stderr-not: its task completes it
  * expect: enter data, update and exit data nowait move the values both ways
