@@ -242,7 +242,10 @@ static void apply_protections(struct simdev_slot *s, int queue_slot) {
     count = SIMDEV_PROTO_MAX_PROT;
   for (uint32_t i = 0; i < count; i++)
     apply_change(&s->prot[i]);
-  s->prot_count = 0;
+  /* Cleared only when set: `prot_count` shares its cache line with `state`,
+   * which the host is polling, and every store takes the line from it. */
+  if (count != 0)
+    s->prot_count = 0;
 }
 
 static void *queue_slot_thread(void *arg);
