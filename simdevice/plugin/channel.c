@@ -115,6 +115,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
   /* The clock is read only when the reply is late (most arrive while
    * spinning): the watchdog measures from here. */
   int64_t sent_ns = st == SIMDEV_SLOT_REQUEST ? monotonic_ns() : 0;
+  int slept = st == SIMDEV_SLOT_REQUEST;
   dev->stop_reported = 0; /* a stop is said once per command */
   while (st == SIMDEV_SLOT_REQUEST) {
     atomic_store(&s->host_sleeping, 1);
@@ -138,7 +139,10 @@ static int round_trip(struct sim_device *dev, uint32_t command,
       return -1; /* timed out: ended and reaped */
     }
   }
-  atomic_store(&s->host_sleeping, 0);
+  /* A sequentially consistent store is a locked instruction that waits for
+   * the line: paid only by a host that announced its sleep. */
+  if (slept)
+    atomic_store(&s->host_sleeping, 0);
   if (!died && st == SIMDEV_SLOT_DONE) {
     int failed = s->status != SIMDEV_STATUS_OK;
     if (!failed && SIM_FAULT(CHANNEL_READ)) {
@@ -150,7 +154,10 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     }
     if (failed)
       plugin_error("simdevice: device %d: %.450s", dev->id, s->message);
-    atomic_store(&s->state, SIMDEV_SLOT_IDLE);
+    /* Release suffices: nothing waits for IDLE (the server waits for
+     * REQUEST), and a locked store would stall on the line the server is
+     * polling. */
+    atomic_store_explicit(&s->state, SIMDEV_SLOT_IDLE, memory_order_release);
     return failed ? -1 : 0;
   }
   /* FAULT, or the process vanished. */
