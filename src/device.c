@@ -8,7 +8,8 @@
  *
  * Locking: `devices_mutex` guards building and releasing the devices array
  * (`devices`, `num_devices`, `devices_built`); afterwards the array is
- * read-only. `default_device_lock` guards `own_default_device`. Each
+ * read-only. `default_device_lock` guards writing `own_default_device`
+ * (read without it once set: devices_own_default_id). Each
  * dev->lock guards that device's state, failure text, loaded generation,
  * image list and entry table; dev->map.lock (taken after dev->lock, never
  * before) guards its mapping table. The registry lock is only held to copy
@@ -163,17 +164,24 @@ static void libomp_lookup(void) {
 }
 
 int devices_own_default_id(void) {
+  /* Every construct on the default device asks: once set, the value is
+   * read without the lock (written under it with release stores). */
+  VALGRIND_HG_DISABLE_CHECKING(&own_default_device, sizeof own_default_device);
+  int d = __atomic_load_n(&own_default_device, __ATOMIC_ACQUIRE);
+  if (d >= 0)
+    return d;
   pthread_mutex_lock(&default_device_lock);
   if (own_default_device < 0)
-    own_default_device = settings_get()->default_device;
-  int d = own_default_device;
+    __atomic_store_n(&own_default_device, settings_get()->default_device,
+                     __ATOMIC_RELEASE);
+  d = own_default_device;
   pthread_mutex_unlock(&default_device_lock);
   return d;
 }
 
 void devices_set_own_default_id(int id) {
   pthread_mutex_lock(&default_device_lock);
-  own_default_device = id < 0 ? 0 : id;
+  __atomic_store_n(&own_default_device, id < 0 ? 0 : id, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&default_device_lock);
 }
 
