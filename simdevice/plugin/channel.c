@@ -33,6 +33,14 @@
 #include "plugin_internal.h"
 
 #define HOST_SPINS 4000
+/* Spins between two sched_yield()s while waiting for a reply (a power of
+ * two). A reply from a server that has a core of its own comes within a few
+ * dozen spins, so this costs nothing then; when the server shares this core
+ * (more runnable threads than cores), every spin before the yield is time
+ * it cannot run: 256 spins made an empty launch take 5-20 us on a loaded
+ * 2-core machine. Fewer (16) made kernels of a few microseconds slower on
+ * an idle one: each yield is a system call that delays seeing the reply. */
+#define YIELD_EVERY 64
 
 static void futex_wake(_Atomic uint32_t *word) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -108,7 +116,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     if (st != SIMDEV_SLOT_REQUEST)
       break;
     cpu_relax();
-    if ((i & 255) == 255)
+    if ((i & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)
       sched_yield(); /* on few cores, let the server have the CPU */
   }
   int died = 0;
