@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 7
+#define SIMDEV_PROTO_VERSION 8
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -145,8 +145,10 @@ struct simdev_fault_record {
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE]; /* host entry name, "" if unknown */
 };
 
+/* Each slot starts a 64-byte cache line (the control area is page aligned):
+ * the handshake line is shared with nothing else, queue slots included. */
 struct simdev_slot {
-  _Atomic uint32_t state;         /* enum simdev_slot_state; the futex word */
+  _Alignas(64) _Atomic uint32_t state; /* enum simdev_slot_state; the futex word */
   _Atomic uint32_t host_sleeping; /* 1 while the host futex-waits on state */
   uint32_t command;               /* enum simdev_command */
   int32_t status;                 /* reply: SIMDEV_STATUS_* */
@@ -154,10 +156,15 @@ struct simdev_slot {
   _Atomic uint32_t server_sleeping; /* queue slots: 1 while the slot's server
                                        thread futex-waits on state (the main
                                        slot uses simdev_control's flag) */
-  struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
-  uint64_t prot_upto;             /* queue slots: apply the log this far first */
+  /* The operands right after the handshake words: a RUN's a[0..4] share
+   * the 64-byte line of `state`, so the server's read of `state` brings
+   * them along, and a kernel's first parameters follow in the next line
+   * (each line the host writes is one more transfer between the cores;
+   * prot[] is only filled when protections changed). */
   uint64_t a[8];                          /* command operands / results */
+  uint64_t prot_upto;             /* queue slots: apply the log this far first */
   uint64_t args[SIMDEV_PROTO_MAX_ARGS];   /* kernel parameters (RUN) */
+  struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
   char message[SIMDEV_MESSAGE_SIZE];      /* reply: why it failed */
 };
 

@@ -8,9 +8,11 @@
  *
  * Locking: `devices_mutex` guards building and releasing the devices array
  * (`devices`, `num_devices`, `devices_built`); afterwards the array is
- * read-only. `default_device_lock` guards `own_default_device`. Each
+ * read-only. `default_device_lock` guards writing `own_default_device`
+ * (read without it once set: devices_own_default_id). Each
  * dev->lock guards that device's state, failure text, loaded generation,
- * image list and entry table; dev->map.lock (taken after dev->lock, never
+ * image list and entry table (entries_epoch counts the changes of all
+ * tables, atomically); dev->map.lock (taken after dev->lock, never
  * before) guards its mapping table. The registry lock is only held to copy
  * the list of libraries, never while a plugin runs.
  */
@@ -42,6 +44,16 @@ static struct device *devices;
 static int num_devices;
 static bool devices_built; /* read with acquire outside the mutex */
 
+/* Bumped (under the changed device's lock) by every change to any
+ * device's entry table, so that device_lookup_entry's per-thread cache
+ * knows when its copy may be stale. Starts at 1: an empty cache never
+ * matches. */
+static uint64_t entries_epoch = 1;
+
+static void entries_changed(void) {
+  __atomic_add_fetch(&entries_epoch, 1, __ATOMIC_RELEASE);
+}
+
 int device_setup(struct device *dev, int32_t id, struct plugin *plugin,
                  int32_t rtl_id) {
   memset(dev, 0, sizeof *dev);
@@ -57,6 +69,11 @@ int device_setup(struct device *dev, int32_t id, struct plugin *plugin,
   /* `used` is a relaxed atomic flag (set by any construct, read for device
    * id -3); Helgrind does not model atomics. */
   VALGRIND_HG_DISABLE_CHECKING(&dev->used, sizeof dev->used);
+  /* atomics read without a lock (device_lookup_entry's cache) */
+  VALGRIND_HG_DISABLE_CHECKING(&entries_epoch, sizeof entries_epoch);
+  /* read without the lock by device_ready's fast path (acquire/release) */
+  VALGRIND_HG_DISABLE_CHECKING(&dev->ready_generation,
+                               sizeof dev->ready_generation);
   return 0;
 }
 
@@ -71,6 +88,7 @@ static void free_images(struct device *dev) {
 }
 
 void device_teardown(struct device *dev) {
+  entries_changed();
   free_images(dev);
   free(dev->entries);
   dev->entries = NULL;
@@ -160,17 +178,24 @@ static void libomp_lookup(void) {
 }
 
 int devices_own_default_id(void) {
+  /* Every construct on the default device asks: once set, the value is
+   * read without the lock (written under it with release stores). */
+  VALGRIND_HG_DISABLE_CHECKING(&own_default_device, sizeof own_default_device);
+  int d = __atomic_load_n(&own_default_device, __ATOMIC_ACQUIRE);
+  if (d >= 0)
+    return d;
   pthread_mutex_lock(&default_device_lock);
   if (own_default_device < 0)
-    own_default_device = settings_get()->default_device;
-  int d = own_default_device;
+    __atomic_store_n(&own_default_device, settings_get()->default_device,
+                     __ATOMIC_RELEASE);
+  d = own_default_device;
   pthread_mutex_unlock(&default_device_lock);
   return d;
 }
 
 void devices_set_own_default_id(int id) {
   pthread_mutex_lock(&default_device_lock);
-  own_default_device = id < 0 ? 0 : id;
+  __atomic_store_n(&own_default_device, id < 0 ? 0 : id, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&default_device_lock);
 }
 
@@ -194,6 +219,7 @@ static void device_fail(struct device *dev, const char *fmt, ...) {
   vsnprintf(dev->failure, sizeof dev->failure, fmt, ap);
   va_end(ap);
   dev->state = DEVICE_FAILED;
+  __atomic_store_n(&dev->ready_generation, 0, __ATOMIC_RELEASE);
   report_error_set("%s", dev->failure);
   report_debug("%s", dev->failure);
 }
@@ -275,6 +301,7 @@ static size_t remove_lib_entries(struct device *dev,
       indirect++;
   }
   dev->num_entries = kept;
+  entries_changed();
   return indirect;
 }
 
@@ -416,6 +443,7 @@ static long add_lib_entries(struct device *dev, const struct registered_lib *lib
     };
   }
   qsort(dev->entries, dev->num_entries, sizeof *dev->entries, compare_entries);
+  entries_changed();
   return indirect;
 }
 
@@ -496,9 +524,11 @@ static long add_named_functions(struct device *dev,
     added++;
   }
   elf_syms_close(&host);
-  if (added)
+  if (added) {
     qsort(dev->entries, dev->num_entries, sizeof *dev->entries,
           compare_entries);
+    entries_changed();
+  }
   report_debug("device %d: %ld host functions paired by name with the image"
                " of library %p (no indirect entries before clang 19)",
                dev->id, added, (const void *)lib->desc);
@@ -767,6 +797,12 @@ int device_ready(struct device *dev) {
     report_error_set("no such device");
     return -1;
   }
+  /* Every construct comes here: a ready device that has loaded every
+   * registered library needs no lock (the locked path costs two mutexes
+   * and a walk of the registry). */
+  uint64_t ready = __atomic_load_n(&dev->ready_generation, __ATOMIC_ACQUIRE);
+  if (ready != 0 && ready >= registry_last_generation())
+    return 0;
   pthread_mutex_lock(&dev->lock);
   int rc = -1;
   if (dev->state == DEVICE_FAILED) {
@@ -777,6 +813,9 @@ int device_ready(struct device *dev) {
   if (dev->state == DEVICE_NEW && device_initialise(dev) < 0)
     goto out_unlock;
   rc = load_pending_libs(dev);
+  if (rc == 0 && dev->state == DEVICE_READY)
+    __atomic_store_n(&dev->ready_generation, dev->loaded_generation,
+                     __ATOMIC_RELEASE);
   if (t0)
     profile_startup(dev->id, t0);
 out_unlock:
@@ -784,16 +823,39 @@ out_unlock:
   return rc;
 }
 
+/* The entry this thread found last: a loop of launches looks up the same
+ * region again and again, and the tables change rarely (entries_epoch), so
+ * a repeated lookup takes no lock. */
+static __thread struct {
+  const struct device *dev;
+  const void *host_addr;
+  uint64_t epoch;
+  struct device_entry entry;
+} last_lookup;
+
 int device_lookup_entry(struct device *dev, const void *host_addr,
                         struct device_entry *out) {
+  if (last_lookup.dev == dev && last_lookup.host_addr == host_addr &&
+      last_lookup.epoch == __atomic_load_n(&entries_epoch, __ATOMIC_ACQUIRE)) {
+    if (out)
+      *out = last_lookup.entry;
+    return 0;
+  }
   pthread_mutex_lock(&dev->lock);
   struct device_entry key = {.host_addr = (void *)host_addr};
   const struct device_entry *found =
       dev->num_entries ? bsearch(&key, dev->entries, dev->num_entries,
                                  sizeof *dev->entries, compare_entries)
                        : NULL;
-  if (found && out)
-    *out = *found;
+  if (found) {
+    /* the epoch of this table as read: changes bump it under this lock */
+    last_lookup.dev = dev;
+    last_lookup.host_addr = host_addr;
+    last_lookup.epoch = __atomic_load_n(&entries_epoch, __ATOMIC_RELAXED);
+    last_lookup.entry = *found;
+    if (out)
+      *out = *found;
+  }
   pthread_mutex_unlock(&dev->lock);
   if (!found) {
     const char *plugin =
@@ -880,6 +942,7 @@ void device_release(struct device *dev) {
   pthread_mutex_lock(&dev->lock);
   device_deinit(dev);
   dev->state = DEVICE_NEW;
+  __atomic_store_n(&dev->ready_generation, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&dev->lock);
   device_teardown(dev);
 }

@@ -50,6 +50,10 @@ struct device {
   enum device_state state;
   char failure[512];    /* why init failed, for later calls */
   uint64_t loaded_generation; /* libraries up to this one are loaded */
+  /* device_ready's lock-free fast path: loaded_generation while the device
+   * is READY, 0 otherwise (then the locked path runs). Written under `lock`,
+   * read without it (atomics). */
+  uint64_t ready_generation;
   struct device_image *images;
   struct device_entry *entries; /* sorted by host_addr */
   size_t num_entries, cap_entries;

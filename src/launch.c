@@ -469,12 +469,17 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
   }
   /* Everything the undo of a failure needs is allocated here, before the
    * mappings exist: an undo that could run out of memory would leak them. */
-  struct maps_construct *maps = maps_construct_new(dev, a, rec);
-  if (!maps)
-    return -1;
-  if (maps_construct_begin(maps) != 0) {
-    maps_construct_free(maps);
-    return -1;
+  /* A region without map entries (an empty `target`) has nothing to map:
+   * no construct, no table lock, no allocation. */
+  struct maps_construct *maps = NULL;
+  if (a->num > 0 || rec) {
+    maps = maps_construct_new(dev, a, rec);
+    if (!maps)
+      return -1;
+    if (maps_construct_begin(maps) != 0) {
+      maps_construct_free(maps);
+      return -1;
+    }
   }
 
   int32_t n = req->dyn_ptr ? 1 : 0;
@@ -485,15 +490,18 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
    * region). An asynchronous launch hands params and offsets to the
    * record, which frees them later: those stay on the heap. */
   if (!rec && n + 1 <= SMALL_ARGS) {
-    params = memset(params_small, 0, sizeof params_small);
-    offsets = memset(offsets_small, 0, sizeof offsets_small);
+    /* zeroed as far as calloc would (n + 1 entries), not all 16 */
+    params = memset(params_small, 0, ((size_t)n + 1) * sizeof *params_small);
+    offsets = memset(offsets_small, 0, ((size_t)n + 1) * sizeof *offsets_small);
   } else {
     params = calloc((size_t)n + 1, sizeof *params);
     offsets = calloc((size_t)n + 1, sizeof *offsets);
   }
   if (a->num + 1 <= SMALL_ARGS) {
-    privates = memset(privates_small, 0, sizeof privates_small);
-    param_of = memset(param_of_small, 0, sizeof param_of_small);
+    privates = memset(privates_small, 0,
+                      ((size_t)a->num + 1) * sizeof *privates_small);
+    param_of = memset(param_of_small, 0,
+                      ((size_t)a->num + 1) * sizeof *param_of_small);
   } else {
     privates = calloc((size_t)a->num + 1, sizeof *privates);
     param_of = calloc((size_t)a->num + 1, sizeof *param_of);
@@ -605,7 +613,8 @@ out_free_privates:
     device_delete(dev, privates[j]);
 out_unmap:
   if (rc == 0) {
-    rc = maps_construct_end(maps);
+    if (maps) /* NULL: nothing mapped, nothing to unmap */
+      rc = maps_construct_end(maps);
   } else {
     /* Nothing queued may still run while the mappings are undone. */
     if (rec && async_record_wait(rec) == ASYNC_FAILED)
@@ -617,10 +626,12 @@ out_unmap:
     pthread_mutex_lock(&dev->map.lock);
     failure_keep_table(dev); /* the table the failure report prints */
     pthread_mutex_unlock(&dev->map.lock);
-    char saved[2048];
-    snprintf(saved, sizeof saved, "%s", report_error_get());
-    maps_construct_undo(maps);
-    report_error_replace(saved);
+    if (maps) {
+      char saved[2048];
+      snprintf(saved, sizeof saved, "%s", report_error_get());
+      maps_construct_undo(maps);
+      report_error_replace(saved);
+    }
   }
   maps_construct_free(maps);
   if (params != params_small)

@@ -41,21 +41,23 @@ struct shadow_ptr {
 };
 
 struct mapping_entry {
+  /* The first 64-byte line (entries are 64-byte aligned, mapping.c) holds
+   * all that the lookup of a present object and its reference counting
+   * read and write, so a construct on an entry that is not in the cache
+   * misses once, not three times. */
   uintptr_t hst_begin, hst_end; /* [begin, end) on the host */
   uintptr_t tgt_begin;          /* device address of hst_begin */
+  uint64_t dyn_refcount;        /* MAPPING_REFCOUNT_INFINITE: never removed */
+  uint64_t hold_refcount;       /* ompx_hold */
+  /* An asynchronous construct (src/async.h) whose queued copy back or
+   * removal of this entry has not completed: other constructs wait for it. */
+  struct async_record *busy;
+  struct mapping_entry *hash_next; /* hash chain, private to mapping.c */
+  struct shadow_ptr *shadows;
   /* The base pointer of the section that created the entry (a for
    * a[5:10]; hst_begin when unknown): a zero-size lookup of an address in
    * [hst_base, hst_begin) names this entry (mapping_find_zero_size). */
   uintptr_t hst_base;
-  uint64_t dyn_refcount;        /* MAPPING_REFCOUNT_INFINITE: never removed */
-  uint64_t hold_refcount;       /* ompx_hold */
-  bool owned;                   /* tgt memory allocated by us (freed on removal) */
-  bool associated;              /* made by omp_target_associate_ptr */
-  char name[96];                /* "x[0:16]" when the compiler gave names */
-  struct shadow_ptr *shadows;
-  /* An asynchronous construct (src/async.h) whose queued copy back or
-   * removal of this entry has not completed: other constructs wait for it. */
-  struct async_record *busy;
   /* How many asynchronous constructs in flight have queued work that uses
    * this entry's device memory (src/async.c). A removed entry that is still
    * pinned leaves the table at once but lives on, `unlinked`, until the last
@@ -63,10 +65,12 @@ struct mapping_entry {
    * device memory freed and reused by another construct. */
   uint32_t pins;
   bool unlinked;
-  /* tree and hash links, private to mapping.c */
+  bool owned;                   /* tgt memory allocated by us (freed on removal) */
+  bool associated;              /* made by omp_target_associate_ptr */
+  /* tree links, private to mapping.c */
   struct mapping_entry *left, *right;
-  struct mapping_entry *hash_next;
   int height;
+  char name[96];                /* "x[0:16]" when the compiler gave names */
 };
 
 #define MAPPING_REMOVED_KEPT 16

@@ -3,7 +3,8 @@
  * offload entries) into the normalised form of registry.h, and keep the list
  * of registered libraries and the `requires` flags.
  *
- * Locking: `registry_mutex` guards `registry_head`, `registry_next_gen` and
+ * Locking: `registry_mutex` guards `registry_head`, `registry_next_gen` (also
+ * read without it, atomically: registry_last_generation) and
  * the requires state (`requires_flags`, `requires_conflict`). Parsing works
  * on the caller's data only and takes no lock. A parsed library is immutable
  * once it is on the list. The lock is never held while calling a plugin.
@@ -18,6 +19,12 @@
 #include <string.h>
 
 #include "offload_image.h"
+
+#if __has_include(<valgrind/helgrind.h>)
+#include <valgrind/helgrind.h>
+#else
+#define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)0)
+#endif
 
 /* Sanity limits: anything beyond these is a corrupt descriptor, not a real
  * program (the largest real images are a few hundred MiB). */
@@ -424,6 +431,13 @@ void registry_lock(void) { pthread_mutex_lock(&registry_mutex); }
 void registry_unlock(void) { pthread_mutex_unlock(&registry_mutex); }
 struct registered_lib *registry_first(void) { return registry_head; }
 
+uint64_t registry_last_generation(void) {
+  /* Helgrind does not model atomics: the acquire load pairs with the
+   * release store in registry_add. */
+  VALGRIND_HG_DISABLE_CHECKING(&registry_next_gen, sizeof registry_next_gen);
+  return __atomic_load_n(&registry_next_gen, __ATOMIC_ACQUIRE) - 1;
+}
+
 int registry_add(const __tgt_bin_desc *desc) {
   char why[512];
   struct registered_lib *lib = registry_parse_descriptor(desc, why, sizeof why);
@@ -444,7 +458,9 @@ int registry_add(const __tgt_bin_desc *desc) {
       return -1;
     }
   }
-  lib->generation = registry_next_gen++;
+  lib->generation = registry_next_gen;
+  /* read without the lock by registry_last_generation */
+  __atomic_store_n(&registry_next_gen, registry_next_gen + 1, __ATOMIC_RELEASE);
   *tail = lib;
   registry_unlock();
   if (lib->requires_flags)

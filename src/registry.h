@@ -74,6 +74,9 @@ HIDDEN struct registered_lib *registry_remove(const __tgt_bin_desc *desc);
 HIDDEN void registry_lock(void);
 HIDDEN void registry_unlock(void);
 HIDDEN struct registered_lib *registry_first(void); /* under registry_lock */
+/* The generation of the newest library registered so far (0: none), read
+ * without the lock: a device that loaded up to it has every library. */
+HIDDEN uint64_t registry_last_generation(void);
 HIDDEN void registry_add_requires(int64_t flags);
 HIDDEN int64_t registry_requires(void);
 /* "" or, after two libraries registered disagreeing requires flags, a

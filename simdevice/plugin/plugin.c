@@ -64,11 +64,20 @@ static void devices_init(void) {
   pthread_atfork(NULL, NULL, devices_after_fork_in_child);
 }
 
+/* The count, once known (-1 before): every launch asks for it, and the
+ * answer cannot change once the launcher's verdict and the settings are in. */
+static _Atomic int devices_counted = -1;
+
 int device_count(void) {
+  int n = atomic_load_explicit(&devices_counted, memory_order_acquire);
+  if (n >= 0)
+    return n;
   pthread_once(&devices_once, devices_init);
   char why[8];
-  return launcher_prepare(why, sizeof why) == 0 ? plugin_settings()->num_devices
-                                                 : 0;
+  n = launcher_prepare(why, sizeof why) == 0 ? plugin_settings()->num_devices
+                                             : 0;
+  atomic_store_explicit(&devices_counted, n, memory_order_release);
+  return n;
 }
 
 /* The device `id`, also one inherited through fork() (only to forget it).

@@ -38,7 +38,9 @@ static _Atomic int fault_taken;
 void faults_set_running_kernel(uint64_t fn) {
   if (fn != 0) {
     thread_kernel = fn;
-    atomic_store(&latest_kernel, fn);
+    /* Release, not a locked store (every launch): the fault handler runs
+     * after it on this thread, or on a thread the kernel started since. */
+    atomic_store_explicit(&latest_kernel, fn, memory_order_release);
     return;
   }
   uint64_t mine = thread_kernel;

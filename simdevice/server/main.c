@@ -50,6 +50,10 @@ static int queue_threads; /* queue slots [0, queue_threads) have a thread */
 /* Pause-loop iterations before a slot's server thread sleeps. */
 #define MAIN_SLOT_SPINS 20000
 #define QUEUE_SLOT_SPINS 64
+/* Spins between two sched_yield()s while waiting (a power of two): when the
+ * host shares this core, the host's next command (or its reading of our
+ * reply) waits for them; with a core of its own it never sees them. */
+#define YIELD_EVERY 64
 
 void server_futex_wake(_Atomic uint32_t *word) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -232,7 +236,10 @@ static void apply_protections(struct simdev_slot *s, int queue_slot) {
     count = SIMDEV_PROTO_MAX_PROT;
   for (uint32_t i = 0; i < count; i++)
     apply_change(&s->prot[i]);
-  s->prot_count = 0;
+  /* Cleared only when set: `prot_count` shares its cache line with `state`,
+   * which the host is polling, and every store takes the line from it. */
+  if (count != 0)
+    s->prot_count = 0;
 }
 
 static void *queue_slot_thread(void *arg);
@@ -397,7 +404,7 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     cpu_relax();
     /* Let runnable threads (kernels of queue slots, the host's) have the
      * CPU while waiting: on few cores a pure spin starves them. */
-    if ((spin & 255) == 255)
+    if ((spin & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)
       sched_yield();
   }
   for (;;) {

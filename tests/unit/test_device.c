@@ -413,6 +413,9 @@ static void test_late_library_and_unload_with_dtors_first(void **state) {
   assert_ptr_equal(device_translate_fptr(&dev, &region_late), &region_late);
   assert_ptr_equal(device_translate_fptr(&dev, &late_counter), &late_counter);
 
+  /* found once more just before the unload: a lookup after it must not
+   * answer from what this thread found last (device_lookup_entry's cache) */
+  assert_int_equal(device_lookup_entry(&dev, &region_main, &k), 0);
   /* unloading lib15: its dtor runs before the image goes */
   struct registered_lib *lib = registry_remove(&lib15.desc);
   assert_non_null(lib);
