@@ -13,14 +13,17 @@ mode=${1:-}
 # ships (13, 14, 15, 16, 19, 22; clang-tools-N holds 13/15/16's offload
 # wrapper tools), LLVM 14's OpenMP runtime (the host libomp), Valgrind, lcov;
 # json-c for simtarget-maps, python3-jsonschema to validate traces;
-# chromium to check that timeline SVGs render (tests/timeline.sh).
+# chromium to check that timeline SVGs render (tests/timeline.sh);
+# libclang-rt-N-dev, the sanitizer runtimes of the sanitize_* programs
+# (only recommended by clang-N: an install without recommends lacks them;
+# clang 15's are in libclang-common-15-dev).
 PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       libjson-c-dev python3-jsonschema chromium
-      libomp-14-dev clang-14
+      libomp-14-dev clang-14 libclang-rt-14-dev
       clang-13 clang-tools-13 llvm-13
       clang-15 clang-tools-15 llvm-15
-      clang-16 clang-tools-16 llvm-16
-      clang-19 llvm-19
+      clang-16 clang-tools-16 llvm-16 libclang-rt-16-dev
+      clang-19 llvm-19 libclang-rt-19-dev
       clang-22 llvm-22"
 [ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libomp-14-dev clang-14"
 [ "$mode" = --ppc64le ] && PKGS="qemu-user gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
