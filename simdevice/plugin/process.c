@@ -43,6 +43,7 @@
 #include "plugin_faults.h"
 #include "lock_check.h"
 #include "plugin_internal.h"
+#include "../supervisor_exit.h"
 
 extern char **environ;
 
@@ -148,12 +149,7 @@ static _Noreturn void supervise_inline(struct simdev_control *ctl, pid_t pid) {
   int status = 0;
   while (syscall(SYS_wait4, pid, &status, 0, NULL) < 0 && errno == EINTR)
     ;
-  ctl->exit_status = status;
-  atomic_store(&ctl->server_exited, 1);
-  syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAKE, INT_MAX,
-          NULL, NULL, 0);
-  syscall(SYS_futex, (uint32_t *)&ctl->slot.state, FUTEX_WAKE, INT_MAX, NULL,
-          NULL, 0);
+  supervisor_record_exit(ctl, status);
   child_exit(0);
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "../supervisor_exit.h"
 
 extern char **environ;
 
@@ -54,12 +55,6 @@ int supervise_main(void) {
     if (late != NULL && atoi(late) > 0)
       usleep((useconds_t)atoi(late) * 1000u);
   }
-  ctl->exit_status = status;
-  atomic_store(&ctl->server_exited, 1);
-  /* Wake a host sleeping on the start handshake or the command slot. */
-  syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAKE, INT_MAX,
-          NULL, NULL, 0);
-  syscall(SYS_futex, (uint32_t *)&ctl->slot.state, FUTEX_WAKE, INT_MAX, NULL,
-          NULL, 0);
+  supervisor_record_exit(ctl, status);
   return 0;
 }
