@@ -96,6 +96,17 @@ static void rejected(const char *name, const char *value, const char *accepted,
           accepted, dflt);
 }
 
+/* A 0/1 setting that is on unless set to 0; anything else is rejected. */
+static int read_switch(const char *name) {
+  const char *v = read_var(name);
+  if (v == NULL || strcmp(v, "1") == 0)
+    return 1;
+  if (strcmp(v, "0") == 0)
+    return 0;
+  rejected(name, v, "0 or 1", "1");
+  return 1;
+}
+
 static void read_settings(void) {
   settings.num_devices = DEFAULT_DEVICES;
   const char *v = read_var(DEVICE_COUNT_VAR);
@@ -127,23 +138,8 @@ static void read_settings(void) {
     else
       settings.memory = bytes;
   }
-  settings.guard = 1;
-  v = read_var("SIMDEVICE_GUARD");
-  if (v != NULL) {
-    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-      rejected("SIMDEVICE_GUARD", v, "0 or 1", "1");
-    else
-      settings.guard = v[0] == '1';
-  }
-  settings.early_start = 1;
-  v = read_var("SIMDEVICE_EARLY_START");
-  if (v != NULL) {
-    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-      rejected("SIMDEVICE_EARLY_START", v, "0 or 1", "1");
-    else
-      settings.early_start = v[0] == '1';
-  }
-  settings.timeout_s = 0;
+  settings.guard = read_switch("SIMDEVICE_GUARD");
+  settings.early_start = read_switch("SIMDEVICE_EARLY_START");
   v = read_var("SIMDEVICE_TIMEOUT");
   if (v != NULL) {
     char *end;
