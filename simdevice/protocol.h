@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 8
+#define SIMDEV_PROTO_VERSION 9
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -189,6 +189,9 @@ struct simdev_control {
   _Atomic uint32_t guards_disabled; /* server: 1 once it ran out of memory
                                        mappings (vm.max_map_count) and made
                                        all device memory accessible */
+  /* The time slice the server asks the kernel's scheduler for, for all its
+   * threads (SIMDEVICE_SLICE_US; 0: the kernel's default). */
+  uint32_t slice_us;
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */

@@ -105,6 +105,8 @@ struct plugin_settings {
   unsigned timeout_s;          /* SIMDEVICE_TIMEOUT, 0: kernels never time out */
   int early_start;             /* SIMDEVICE_EARLY_START: device 0 starts when
                                   the plugin loads (plugin.c) */
+  unsigned slice_us;           /* SIMDEVICE_SLICE_US: the device process's
+                                  scheduler time slice, 0: the kernel's */
   uint64_t page_bytes;         /* sysconf(_SC_PAGESIZE), not a variable */
   const char *qemu;            /* SIMDEVICE_QEMU (ppc64le plugin) */
   const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */

@@ -385,6 +385,7 @@ int process_launch(struct sim_device *dev) {
   ctl->version = SIMDEV_PROTO_VERSION;
   ctl->device_id = dev->id;
   ctl->guard = (uint32_t)dev->alloc.guard;
+  ctl->slice_us = plugin_settings()->slice_us;
   ctl->dev_base = dev->dev_base;
   ctl->capacity = dev->alloc.capacity;
   ctl->bounce_offset = SIMDEV_BOUNCE_OFFSET;

@@ -26,6 +26,13 @@
 
 #define DEFAULT_DEVICES 1
 #define FALLBACK_MEMORY (1ull << 30) /* size unknown, or under Valgrind */
+/* The device process's threads sleep until the host posts work, then run
+ * briefly: a short slice lets the scheduler run them at once when they wake
+ * instead of after the slice of a thread that spins on the same CPU (libomp
+ * waiting in a taskwait, say). On the 2-core test VM, 8 host threads x 200
+ * `target nowait` regions: the device threads' wait for a CPU after a wake
+ * went from 4.4 ms to 0.13 ms on average (`perf sched latency`). */
+#define DEFAULT_SLICE_US 100
 
 static struct plugin_settings settings;
 static const char default_search_path[] = "/usr/bin:/bin";
@@ -140,6 +147,19 @@ static void read_settings(void) {
   }
   settings.guard = read_switch("SIMDEVICE_GUARD");
   settings.early_start = read_switch("SIMDEVICE_EARLY_START");
+  settings.slice_us = DEFAULT_SLICE_US;
+  v = read_var("SIMDEVICE_SLICE_US");
+  if (v != NULL) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' ||
+        (n != 0 && (n < 100 || n > 100000)))
+      rejected("SIMDEVICE_SLICE_US", v,
+               "0 or a number of microseconds from 100 to 100000", "100");
+    else
+      settings.slice_us = (unsigned)n;
+  }
   v = read_var("SIMDEVICE_TIMEOUT");
   if (v != NULL) {
     char *end;

@@ -487,6 +487,7 @@ int main(int argc, char **argv) {
                      "without MAP_FIXED_NOREPLACE)");
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_CONTROL);
+  timeslice_request(ctl->slice_us); /* before any thread starts */
   watch_host();
   indirect_guard_host_code(host_pid, ctl->device_id);
   output_init();

@@ -33,6 +33,10 @@ struct server_runtime {
   void (*set_device_num)(int32_t num);
 };
 
+/* timeslice.c: asks the scheduler for a slice of `slice_us` microseconds
+ * (0: keep the kernel's) for this thread and the threads it starts later. */
+HIDDEN void timeslice_request(uint32_t slice_us);
+
 /* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
  * or -1 with the reason written to `msg`. */
 /* supervise.c: `simdevice-server --supervise` (the device process is its
