@@ -223,18 +223,25 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
    * allocated and freed between two commands thus costs no mprotect (the
    * reverse, freed then reused, needs the block out of the quarantine
    * first: only when memory runs short). */
-  size_t stop = q->count > CANCEL_WINDOW ? q->count - CANCEL_WINDOW : 0;
-  for (size_t i = q->count; i-- > stop;) {
+  size_t end = q->head + q->count;
+  size_t stop = q->count > CANCEL_WINDOW ? end - CANCEL_WINDOW : q->head;
+  for (size_t i = end; i-- > stop;) {
     struct simdev_prot_change *c = &q->items[i];
     if (c->offset == offset && c->length == length && c->access != access) {
-      memmove(c, c + 1, (q->count - i - 1) * sizeof *c);
+      memmove(c, c + 1, (end - i - 1) * sizeof *c);
       q->count--;
       return 0;
     }
     if (overlaps(c, offset, length))
       break;
   }
-  if (q->count == q->cap) {
+  if (end == q->cap && q->head > 0) {
+    /* The channel took changes from the front: reuse that room. */
+    memmove(q->items, q->items + q->head, q->count * sizeof *q->items);
+    q->head = 0;
+    end = q->count;
+  }
+  if (end == q->cap) {
     size_t cap = q->cap ? q->cap * 2 : 256;
     struct simdev_prot_change *items = realloc(q->items, cap * sizeof *items);
     if (items == NULL)
@@ -242,8 +249,9 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
     q->items = items;
     q->cap = cap;
   }
-  q->items[q->count++] = (struct simdev_prot_change){
+  q->items[end] = (struct simdev_prot_change){
       .offset = offset, .length = length, .access = access};
+  q->count++;
   return 0;
 }
 
@@ -561,11 +569,13 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
 size_t allocator_take_protections(struct device_allocator *a,
                                   struct simdev_prot_change *out, size_t max) {
   pthread_mutex_lock(&a->lock);
-  size_t n = a->pending.count < max ? a->pending.count : max;
-  memcpy(out, a->pending.items, n * sizeof *out);
-  memmove(a->pending.items, a->pending.items + n,
-          (a->pending.count - n) * sizeof *out);
-  a->pending.count -= n;
+  /* From the front, in order; what is left stays where it is (moving it
+   * down at each take made sending many changes quadratic). */
+  struct prot_queue *q = &a->pending;
+  size_t n = q->count < max ? q->count : max;
+  memcpy(out, q->items + q->head, n * sizeof *out);
+  q->count -= n;
+  q->head = q->count ? q->head + n : 0;
   pthread_mutex_unlock(&a->lock);
   return n;
 }
@@ -574,6 +584,7 @@ int allocator_requeue_live(struct device_allocator *a) {
   int rc = 0;
   pthread_mutex_lock(&a->lock);
   a->pending.count = 0;
+  a->pending.head = 0;
   if (a->guard)
     for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
       if (!b->is_free && !b->quarantined)

@@ -132,8 +132,8 @@ HIDDEN void plugin_error_take(__tgt_rtl_error *out);
  * between two commands costs the device process no system call). */
 struct alloc_block;
 struct prot_queue {
-  struct simdev_prot_change *items;
-  size_t count, cap;
+  struct simdev_prot_change *items; /* pending: items[head .. head + count) */
+  size_t head, count, cap;
 };
 struct device_allocator {
   pthread_mutex_t lock;
