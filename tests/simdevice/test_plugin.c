@@ -4,10 +4,10 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sys/syscall.h>
 
 #include "simdev_test.h"
 #include "../../simdevice/protocol.h"
+#include "../programs/slice.h"
 
 static struct test_image img;
 static __tgt_target_table *table;
@@ -369,29 +369,12 @@ static void test_queue_threads_start_at_the_first_async_launch(void **state) {
   assert_true(process_threads(pid) >= before + SIMDEV_QUEUE_SLOTS);
 }
 
-/* The slice (ns) the scheduler gives thread `tid`, as sched_getattr reports
- * it (Linux 6.12 and later report a SCHED_OTHER thread's slice; older ones
- * report 0), or -1 when the call fails. */
-static long long thread_slice_ns(pid_t tid) {
-  struct {
-    uint32_t size, policy;
-    uint64_t flags;
-    int32_t nice;
-    uint32_t priority;
-    uint64_t runtime, deadline, period;
-  } attr;
-  memset(&attr, 0, sizeof attr);
-  if (syscall(SYS_sched_getattr, tid, &attr, (unsigned)sizeof attr, 0) != 0)
-    return -1;
-  return (long long)attr.runtime;
-}
-
 /* Every thread of the device process, the queue threads started by the
  * test above included, asks for SIMDEVICE_SLICE_US's default, 100 us
  * (server/timeslice.c); the host's threads keep the kernel's slice. */
 static void test_device_threads_ask_for_a_short_slice(void **state) {
   (void)state;
-  long long host_slice = thread_slice_ns(0);
+  long long host_slice = thread_slice_ns();
   if (host_slice <= 0)
     skip(); /* a kernel that does not report slices */
   assert_int_not_equal(host_slice, 100000);
@@ -406,7 +389,7 @@ static void test_device_threads_ask_for_a_short_slice(void **state) {
   while ((de = readdir(tasks)) != NULL) {
     if (de->d_name[0] == '.')
       continue;
-    assert_int_equal(thread_slice_ns((pid_t)atoi(de->d_name)), 100000);
+    assert_int_equal(thread_slice_ns_of((pid_t)atoi(de->d_name)), 100000);
     checked++;
   }
   closedir(tasks);
