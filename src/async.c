@@ -107,18 +107,29 @@ struct async_record *async_record_new(struct device *dev, const char *what,
   r->loc = loc;
   r->refs = 1;
   r->status = ASYNC_PENDING;
-  pthread_mutex_init(&r->lock, NULL);
   r->profile_lane = -1;
-  if (PROFILE_ON()) {
-    r->profile_t0 = profile_now();
-    r->profile_lane = profile_lane_take(dev->id);
-  }
   pthread_mutex_lock(&live_lock);
+  /* Checked under live_lock, which the exit's look at the running records
+   * takes after it sets exit_started: a record is either seen by that look
+   * (and waited for) or refused here. One that neither did would have its
+   * kernel run while the exit unloads the code, and libomp's shutdown wait
+   * for a task that no thread polls any more. */
+  if (atomic_load(&exit_started)) {
+    pthread_mutex_unlock(&live_lock);
+    free(r);
+    report_error_set("%s: the program began to exit", what);
+    return NULL;
+  }
+  pthread_mutex_init(&r->lock, NULL);
   r->live_next = live;
   if (live)
     live->live_prev = r;
   live = r;
   pthread_mutex_unlock(&live_lock);
+  if (PROFILE_ON()) {
+    r->profile_t0 = profile_now();
+    r->profile_lane = profile_lane_take(dev->id);
+  }
   return r;
 }
 

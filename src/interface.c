@@ -296,6 +296,20 @@ static int data_op_nowait(const ident_t *loc, struct device *dev,
   return finish_nowait(rec);
 }
 
+/* A nowait construct whose task started once the program began to exit
+ * (its code is being unloaded, and no taskwait waits for it): no failure
+ * of the program's own. Says so and what happens instead. */
+static void say_started_at_exit(const ident_t *loc, const char *what,
+                                const char *instead) {
+  char where[512], text[1024];
+  snprintf(text, sizeof text, "the `%s nowait` construct at %s started after "
+                              "the program began to exit (no taskwait waited "
+                              "for it); %s",
+           what, report_location(loc, where, sizeof where), instead);
+  fprintf(stderr, "omptarget warning: %s\n", text);
+  trace_note("running_at_exit", text);
+}
+
 /* The construct kinds of the JSON trace (trace.h): which construct the
  * entry point serves, not the entry point's name. */
 static const char *const data_op_trace_kinds[] = {
@@ -336,6 +350,12 @@ static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
               : data_op_on_device(dev, op, &a, NULL)) == 0)
     goto done;
 fail:
+  if (nowait && async_exit_started()) {
+    say_started_at_exit(loc, what, "it is skipped");
+    trace_result("host", report_error_get());
+    report_error_clear();
+    return;
+  }
   trace_result("failed", report_error_get());
   failure_apply_policy(loc, what, dev, &a);
   return;
@@ -483,16 +503,7 @@ static int32_t target_construct(const char *entry, ident_t *loc,
     return OFFLOAD_FAIL;
   }
   if (nowait && async_exit_started()) {
-    /* its task started after main returned, the device code is gone: no
-     * failure of the program's own, say what happened */
-    char where[512], text[768];
-    snprintf(text, sizeof text, "the `target nowait` construct at %s started "
-                                "after the program began to exit (no "
-                                "taskwait waited for it); its host version "
-                                "runs instead",
-             report_location(loc, where, sizeof where));
-    fprintf(stderr, "omptarget warning: %s\n", text);
-    trace_note("running_at_exit", text);
+    say_started_at_exit(loc, "target", "its host version runs instead");
     trace_result("host", report_error_get());
     report_error_clear();
     return OFFLOAD_FAIL;
