@@ -116,6 +116,7 @@ static void load_runtime(void) {
   runtime.call = (int (*)(void *, int, const uint64_t *))dlsym(rt, "simdev_call");
   runtime.kernel_begin = (int (*)(int32_t, int32_t))dlsym(rt, "simdev_rt_kernel_begin");
   runtime.kernel_end = (void (*)(void))dlsym(rt, "simdev_rt_kernel_end");
+  runtime.kernel_prepare = (void (*)(void))dlsym(rt, "simdev_rt_kernel_prepare");
   runtime.limits = (void (*)(int32_t *, int32_t *))dlsym(rt, "simdev_rt_limits");
   runtime.set_device_num = (void (*)(int32_t))dlsym(rt, "simdev_rt_set_device_num");
   if (runtime.call == NULL || runtime.kernel_begin == NULL ||
@@ -396,6 +397,10 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   atomic_store(&s->state, SIMDEV_SLOT_DONE);
   if (atomic_load(&s->host_sleeping))
     server_futex_wake(&s->state);
+  /* After the reply, while the host is busy with it: this thread's next
+   * launch starts with its context reset already. */
+  if (s->command == SIMDEV_CMD_RUN && runtime.kernel_prepare != NULL)
+    runtime.kernel_prepare();
   return leave;
 }
 
