@@ -172,7 +172,7 @@ static int run_kernel(struct simdev_slot *s) {
   } else {
     rc = call_without_runtime(fn, nargs, s->args);
   }
-  faults_set_running_kernel(0);
+  /* (serve clears the running kernel after its reply) */
   if (rc != 0) {
     char name[SIMDEV_KERNEL_NAME_SIZE];
     if (!images_entry_name(s->a[0], name, sizeof name))
@@ -390,17 +390,25 @@ static int serve(struct simdev_slot *s, int queue_slot) {
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
   }
-  if (s->command == SIMDEV_CMD_RUN || s->command == SIMDEV_CMD_LOAD ||
-      s->command == SIMDEV_CMD_UNLOAD)
+  /* Read before the reply: after it the host owns the slot again and may
+   * be writing its next command already. */
+  const uint32_t command = s->command;
+  if (command == SIMDEV_CMD_RUN || command == SIMDEV_CMD_LOAD ||
+      command == SIMDEV_CMD_UNLOAD)
     output_flush(); /* device code ran: its output is written by now */
   s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
   atomic_store(&s->state, SIMDEV_SLOT_DONE);
   if (atomic_load(&s->host_sleeping))
     server_futex_wake(&s->state);
-  /* After the reply, while the host is busy with it: this thread's next
-   * launch starts with its context reset already. */
-  if (s->command == SIMDEV_CMD_RUN && runtime.kernel_prepare != NULL)
-    runtime.kernel_prepare();
+  /* After the reply, while the host is busy with it: the kernel no longer
+   * runs (a compare-and-swap, so not before the reply; a fault in between,
+   * in output_flush, names the kernel whose output it was flushing), and
+   * this thread's next launch starts with its context reset already. */
+  if (command == SIMDEV_CMD_RUN) {
+    faults_set_running_kernel(0);
+    if (runtime.kernel_prepare != NULL)
+      runtime.kernel_prepare();
+  }
   return leave;
 }
 
