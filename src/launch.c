@@ -61,19 +61,24 @@ enum target_resolution target_resolve(int64_t device_id, struct device **dev) {
 
 /* ---- tripcount (clang 13/14) ------------------------------------------ */
 
-static __thread int64_t pushed_trip_device = INT64_MIN;
-static __thread uint64_t pushed_tripcount;
+/* One thread-local: each access to one costs a __tls_get_addr call in a
+ * shared library, and every clang 13/14 region pops. */
+static __thread struct {
+  int64_t device; /* INT64_MIN: nothing pushed */
+  uint64_t tripcount;
+} pushed_trip = {INT64_MIN, 0};
 
 void launch_push_tripcount(int64_t device_id, uint64_t tripcount) {
-  pushed_trip_device = device_id;
-  pushed_tripcount = tripcount;
+  pushed_trip.device = device_id;
+  pushed_trip.tripcount = tripcount;
 }
 
 uint64_t launch_pop_tripcount(int64_t device_id) {
-  uint64_t t = 0;
-  if (pushed_trip_device == device_id)
-    t = pushed_tripcount;
-  pushed_trip_device = INT64_MIN;
+  __typeof__(pushed_trip) *p = &pushed_trip;
+  if (p->device == INT64_MIN)
+    return 0;
+  uint64_t t = p->device == device_id ? p->tripcount : 0;
+  p->device = INT64_MIN;
   return t;
 }
 
