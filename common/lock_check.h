@@ -17,18 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#if __has_include(<valgrind/helgrind.h>)
-#include <valgrind/helgrind.h>
+#include "valgrind_hints.h"
 /* The owner is read without holding the mutex when the caller does not hold
  * it (that is the bug being caught), and glibc writes it inside the lock
  * call, before Helgrind sees the acquisition: Helgrind would report each
  * check as a race, so the field is excluded from its checking. */
 #define LOCK_CHECK_UNTRACKED(m)                                                \
-  VALGRIND_HG_DISABLE_CHECKING(&(m)->__data.__owner,                           \
-                               sizeof(m)->__data.__owner)
-#else
-#define LOCK_CHECK_UNTRACKED(m) ((void)0)
-#endif
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&(m)->__data.__owner,             \
+                                             sizeof(m)->__data.__owner))
 
 static inline void lock_check_failed(const char *lock, const char *func,
                                      const char *file, int line) {

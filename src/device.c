@@ -27,13 +27,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <inttypes.h>
-#if __has_include(<valgrind/helgrind.h>)
-#include <valgrind/helgrind.h>
-#else
-#define ANNOTATE_HAPPENS_BEFORE(obj) ((void)0)
-#define ANNOTATE_HAPPENS_AFTER(obj) ((void)0)
-#define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)0)
-#endif
+#include "valgrind_hints.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +128,8 @@ out_teardown:
 int devices_count(void) {
   /* Double-checked: the acquire load pairs with the release store. Helgrind
    * does not model atomics, so it is told the same thing (no-ops natively). */
-  VALGRIND_HG_DISABLE_CHECKING(&devices_built, sizeof devices_built);
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&devices_built,
+                                             sizeof devices_built));
   if (!__atomic_load_n(&devices_built, __ATOMIC_ACQUIRE)) {
     pthread_mutex_lock(&devices_mutex);
     if (!devices_built) {
@@ -144,7 +139,7 @@ int devices_count(void) {
     }
     pthread_mutex_unlock(&devices_mutex);
   }
-  ANNOTATE_HAPPENS_AFTER(&devices_built);
+  VALGRIND_HINT(ANNOTATE_HAPPENS_AFTER(&devices_built));
   return num_devices;
 }
 
@@ -180,7 +175,8 @@ static void libomp_lookup(void) {
 int devices_own_default_id(void) {
   /* Every construct on the default device asks: once set, the value is
    * read without the lock (written under it with release stores). */
-  VALGRIND_HG_DISABLE_CHECKING(&own_default_device, sizeof own_default_device);
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&own_default_device,
+                                             sizeof own_default_device));
   int d = __atomic_load_n(&own_default_device, __ATOMIC_ACQUIRE);
   if (d >= 0)
     return d;

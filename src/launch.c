@@ -61,19 +61,24 @@ enum target_resolution target_resolve(int64_t device_id, struct device **dev) {
 
 /* ---- tripcount (clang 13/14) ------------------------------------------ */
 
-static __thread int64_t pushed_trip_device = INT64_MIN;
-static __thread uint64_t pushed_tripcount;
+/* One thread-local: each access to one costs a __tls_get_addr call in a
+ * shared library, and every clang 13/14 region pops. */
+static __thread struct {
+  int64_t device; /* INT64_MIN: nothing pushed */
+  uint64_t tripcount;
+} pushed_trip = {INT64_MIN, 0};
 
 void launch_push_tripcount(int64_t device_id, uint64_t tripcount) {
-  pushed_trip_device = device_id;
-  pushed_tripcount = tripcount;
+  pushed_trip.device = device_id;
+  pushed_trip.tripcount = tripcount;
 }
 
 uint64_t launch_pop_tripcount(int64_t device_id) {
-  uint64_t t = 0;
-  if (pushed_trip_device == device_id)
-    t = pushed_tripcount;
-  pushed_trip_device = INT64_MIN;
+  __typeof__(pushed_trip) *p = &pushed_trip;
+  if (p->device == INT64_MIN)
+    return 0;
+  uint64_t t = p->device == device_id ? p->tripcount : 0;
+  p->device = INT64_MIN;
   return t;
 }
 
@@ -490,18 +495,23 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
    * region). An asynchronous launch hands params and offsets to the
    * record, which frees them later: those stay on the heap. */
   if (!rec && n + 1 <= SMALL_ARGS) {
-    /* zeroed as far as calloc would (n + 1 entries), not all 16 */
-    params = memset(params_small, 0, ((size_t)n + 1) * sizeof *params_small);
-    offsets = memset(offsets_small, 0, ((size_t)n + 1) * sizeof *offsets_small);
+    /* zeroed as far as calloc would (n + 1 entries), not all 16; a region
+     * without parameters (an empty `target`) needs no memset call */
+    params = params_small;
+    offsets = offsets_small;
+    for (int32_t j = 0; j <= n; j++) {
+      params[j] = NULL;
+      offsets[j] = 0;
+    }
   } else {
     params = calloc((size_t)n + 1, sizeof *params);
     offsets = calloc((size_t)n + 1, sizeof *offsets);
   }
   if (a->num + 1 <= SMALL_ARGS) {
-    privates = memset(privates_small, 0,
-                      ((size_t)a->num + 1) * sizeof *privates_small);
-    param_of = memset(param_of_small, 0,
-                      ((size_t)a->num + 1) * sizeof *param_of_small);
+    /* not zeroed: the loop below sets param_of[i] before any read, and
+     * privates is filled up to num_privates */
+    privates = privates_small;
+    param_of = param_of_small;
   } else {
     privates = calloc((size_t)a->num + 1, sizeof *privates);
     param_of = calloc((size_t)a->num + 1, sizeof *param_of);

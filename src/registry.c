@@ -20,11 +20,7 @@
 
 #include "offload_image.h"
 
-#if __has_include(<valgrind/helgrind.h>)
-#include <valgrind/helgrind.h>
-#else
-#define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)0)
-#endif
+#include "valgrind_hints.h"
 
 /* Sanity limits: anything beyond these is a corrupt descriptor, not a real
  * program (the largest real images are a few hundred MiB). */
@@ -434,7 +430,8 @@ struct registered_lib *registry_first(void) { return registry_head; }
 uint64_t registry_last_generation(void) {
   /* Helgrind does not model atomics: the acquire load pairs with the
    * release store in registry_add. */
-  VALGRIND_HG_DISABLE_CHECKING(&registry_next_gen, sizeof registry_next_gen);
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&registry_next_gen,
+                                             sizeof registry_next_gen));
   return __atomic_load_n(&registry_next_gen, __ATOMIC_ACQUIRE) - 1;
 }
 

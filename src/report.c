@@ -97,8 +97,10 @@ const char *report_error_get(void) { return last_error; }
 
 void report_error_clear(void) {
   last_error[0] = '\0';
-  free(failure_table);
-  failure_table = NULL;
+  if (failure_table) { /* every construct clears: no free(NULL) call */
+    free(failure_table);
+    failure_table = NULL;
+  }
 }
 
 void report_error_replace(const char *cause) {

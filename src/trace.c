@@ -427,6 +427,10 @@ void trace_set_arg(int32_t arg, int32_t component) {
 void trace_result(const char *status, const char *cause) {
   if (PROFILE_ON())
     profile_construct_end(status);
+  /* Without a trace nothing reads `current` (a thread-local: its address
+   * costs a call in a shared library). */
+  if (!trace_enabled())
+    return;
   struct event ev;
   if (event_begin(&ev, "result")) {
     fputs(",\"status\":", ev.f);

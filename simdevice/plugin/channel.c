@@ -28,11 +28,7 @@
 #include <unistd.h>
 
 #include "cpu_relax.h"
-#if __has_include(<valgrind/helgrind.h>)
-#include <valgrind/helgrind.h>
-#else
-#define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)0)
-#endif
+#include "valgrind_hints.h"
 #include "plugin_faults.h"
 #include "lock_check.h"
 #include "plugin_internal.h"
@@ -98,9 +94,10 @@ static int64_t monotonic_ns(void) {
   return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
 }
 
+/* Caller: channel_send, which asserts that it holds dev->channel_lock (a
+ * second check here cost a thread-local lookup per command). */
 static int round_trip(struct sim_device *dev, uint32_t command,
                       const char *kernel) {
-  LOCK_ASSERT_HELD(&dev->channel_lock);
   struct simdev_control *ctl = dev->ctl;
   struct simdev_slot *s = &ctl->slot;
   if (SIM_FAULT(CHANNEL_WRITE)) {
@@ -196,8 +193,8 @@ int channel_send(struct sim_device *dev, uint32_t command, const char *kernel) {
    * before it, by this thread or one synchronised with it, so the peek sees
    * it; one queued concurrently goes with a later command, as it would if
    * it came a moment later. (Helgrind does not model the atomic peek.) */
-  VALGRIND_HG_DISABLE_CHECKING(&dev->alloc.pending.count,
-                               sizeof dev->alloc.pending.count);
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&dev->alloc.pending.count,
+                                             sizeof dev->alloc.pending.count));
   if (__atomic_load_n(&dev->alloc.pending.count, __ATOMIC_RELAXED) == 0) {
     s->prot_count = 0;
     return round_trip(dev, command, kernel);

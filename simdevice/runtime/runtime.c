@@ -183,6 +183,7 @@ static __thread struct {
 static __thread struct {
   int active;
   int sync_ready;
+  int prepared; /* team and member reset for the next launch already */
   struct rt_team team;
   struct rt_member member;
 } launch;
@@ -208,9 +209,10 @@ static void team_reinit_keeping_sync(struct rt_team *t)
     t->dispatch[i].seq = -1;
 }
 
-/* `sync_ready`: the team's lock and condition variable exist already. */
-static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t num_teams,
-                                int32_t thread_limit, int sync_ready)
+/* The part of a launch context that does not depend on the launch's
+ * values. `sync_ready`: the team's lock and condition variable exist
+ * already. */
+static void launch_context_reset(struct rt_team *t, struct rt_member *m, int sync_ready)
 {
   /* An initial team can always be set up: rt_team_init on a team of one
    * only fails if pthread_mutex_init/cond_init fail, which they do not for
@@ -219,11 +221,24 @@ static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t 
     team_reinit_keeping_sync(t);
   else if (rt_team_init(t, 1, NULL) != 0)
     rt_error("cannot initialise the initial team's lock");
+  rt_member_init(m, t, 0);
+}
+
+/* The launch's own values, on a context launch_context_reset prepared. */
+static void launch_context_set(struct rt_team *t, struct rt_member *m, int32_t num_teams,
+                               int32_t thread_limit)
+{
   t->thread_limit = rt_pick_thread_limit(thread_limit);
   t->default_threads = rt_pick_default_threads(thread_limit, 1);
-  rt_member_init(m, t, 0);
   m->launch_num_teams = num_teams;
   m->launch_thread_limit = thread_limit;
+}
+
+static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t num_teams,
+                                int32_t thread_limit, int sync_ready)
+{
+  launch_context_reset(t, m, sync_ready);
+  launch_context_set(t, m, num_teams, thread_limit);
 }
 
 HIDDEN struct rt_member *rt_current(void)
@@ -245,14 +260,25 @@ int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit)
              "(kernel_begin called twice without kernel_end)");
     return -1;
   }
-  rt_gtid();
-  launch_context_init(&launch.team, &launch.member, num_teams, thread_limit,
-                      launch.sync_ready);
-  launch.sync_ready = 1;
+  if (!launch.prepared)
+    simdev_rt_kernel_prepare();
+  launch.prepared = 0;
+  launch_context_set(&launch.team, &launch.member, num_teams, thread_limit);
   launch.member.prev = cur;
   launch.active = 1;
   cur = &launch.member;
   return 0;
+}
+
+void simdev_rt_kernel_prepare(void)
+{
+  if (launch.active || launch.prepared)
+    return;
+  rt_gtid();
+  /* The team is free: the last launch's barrier was its last use. */
+  launch_context_reset(&launch.team, &launch.member, launch.sync_ready);
+  launch.sync_ready = 1;
+  launch.prepared = 1;
 }
 
 void simdev_rt_kernel_end(void)

@@ -3,6 +3,7 @@
  * (build/lib/simdevice/libomp.so.5), exported under version node SIMDEVICE_1.
  * The device server calls a kernel as
  *   simdev_rt_kernel_begin(nt, tl); simdev_call(kernel, n, args); simdev_rt_kernel_end();
+ * (and, once it has replied, simdev_rt_kernel_prepare() for the next one)
  * on one of its own threads. Several launches may run at once on different
  * server threads; all per-launch state is thread-local or per team.
  */
@@ -17,6 +18,12 @@ int simdev_call(void *fn, int nargs, const uint64_t *args);  /* -1 if nargs out 
  * (<=0: runtime default), thread_limit likewise; both clamped to the caps. */
 int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit);
 void simdev_rt_kernel_end(void);
+/* Optional: does the calling thread's part of its next kernel_begin that
+ * depends on no launch value (resetting the launch's team and initial
+ * thread), so that the server can run it after replying to a launch
+ * instead of between the next request and its kernel. A kernel_begin
+ * without it does the same itself. No effect while a launch runs. */
+void simdev_rt_kernel_prepare(void);
 /* The number of the device this process is (what omp_get_device_num returns
  * in device code); the server calls it once, before the first kernel. */
 void simdev_rt_set_device_num(int32_t num);

@@ -116,6 +116,7 @@ static void load_runtime(void) {
   runtime.call = (int (*)(void *, int, const uint64_t *))dlsym(rt, "simdev_call");
   runtime.kernel_begin = (int (*)(int32_t, int32_t))dlsym(rt, "simdev_rt_kernel_begin");
   runtime.kernel_end = (void (*)(void))dlsym(rt, "simdev_rt_kernel_end");
+  runtime.kernel_prepare = (void (*)(void))dlsym(rt, "simdev_rt_kernel_prepare");
   runtime.limits = (void (*)(int32_t *, int32_t *))dlsym(rt, "simdev_rt_limits");
   runtime.set_device_num = (void (*)(int32_t))dlsym(rt, "simdev_rt_set_device_num");
   if (runtime.call == NULL || runtime.kernel_begin == NULL ||
@@ -171,7 +172,7 @@ static int run_kernel(struct simdev_slot *s) {
   } else {
     rc = call_without_runtime(fn, nargs, s->args);
   }
-  faults_set_running_kernel(0);
+  /* (serve clears the running kernel after its reply) */
   if (rc != 0) {
     char name[SIMDEV_KERNEL_NAME_SIZE];
     if (!images_entry_name(s->a[0], name, sizeof name))
@@ -341,6 +342,13 @@ static int serve(struct simdev_slot *s, int queue_slot) {
     rc = images_unload(s->a[0], s->message, sizeof s->message);
     break;
   case SIMDEV_CMD_RUN: {
+    /* Only a queue slot's host reads the run time (its hint of how long to
+     * spin); on the main slot the two clock reads (vDSO, ~20 ns each) would
+     * lie between the request and the reply of every synchronous launch. */
+    if (!queue_slot) {
+      rc = run_kernel(s);
+      break;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = run_kernel(s);
@@ -382,13 +390,25 @@ static int serve(struct simdev_slot *s, int queue_slot) {
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
   }
-  if (s->command == SIMDEV_CMD_RUN || s->command == SIMDEV_CMD_LOAD ||
-      s->command == SIMDEV_CMD_UNLOAD)
+  /* Read before the reply: after it the host owns the slot again and may
+   * be writing its next command already. */
+  const uint32_t command = s->command;
+  if (command == SIMDEV_CMD_RUN || command == SIMDEV_CMD_LOAD ||
+      command == SIMDEV_CMD_UNLOAD)
     output_flush(); /* device code ran: its output is written by now */
   s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
   atomic_store(&s->state, SIMDEV_SLOT_DONE);
   if (atomic_load(&s->host_sleeping))
     server_futex_wake(&s->state);
+  /* After the reply, while the host is busy with it: the kernel no longer
+   * runs (a compare-and-swap, so not before the reply; a fault in between,
+   * in output_flush, names the kernel whose output it was flushing), and
+   * this thread's next launch starts with its context reset already. */
+  if (command == SIMDEV_CMD_RUN) {
+    faults_set_running_kernel(0);
+    if (runtime.kernel_prepare != NULL)
+      runtime.kernel_prepare();
+  }
   return leave;
 }
 

@@ -29,6 +29,7 @@ struct server_runtime {
   int (*call)(void *fn, int nargs, const uint64_t *args);
   int (*kernel_begin)(int32_t num_teams, int32_t thread_limit);
   void (*kernel_end)(void);
+  void (*kernel_prepare)(void); /* optional (NULL: kernel_begin does it) */
   void (*limits)(int32_t *max_teams, int32_t *max_threads);
   void (*set_device_num)(int32_t num);
 };
