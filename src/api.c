@@ -423,8 +423,8 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
     e = mapping_insert(&dev->map, hb, hb + size, tb, "associated");
     if (e) {
       e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
-      e->details->owned = false;
-      e->details->associated = true;
+      e->owned = false;
+      e->associated = true;
     } else {
       report_error("omp_target_associate_ptr: out of host memory");
       rc = ENOMEM;
@@ -455,7 +455,7 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
                  "with device %d",
                  host_ptr, device_num);
     rc = EINVAL;
-  } else if (!e->details->associated) {
+  } else if (!e->associated) {
     report_error("omp_target_disassociate_ptr: host %p was mapped by a map "
                  "clause or declare target, not by omp_target_associate_ptr",
                  host_ptr);

@@ -330,14 +330,14 @@ static void run_deferred(struct async_record *r) {
     if (e->busy == r)
       e->busy = NULL;
     int rc = 0;
-    if (r->pinned[i].remove && !e->details->unlinked && e->dyn_refcount == 0 &&
+    if (r->pinned[i].remove && !e->unlinked && e->dyn_refcount == 0 &&
         e->hold_refcount == 0) {
       report_info(INFO_MAPPING_CHANGED,
                   "Removing map entry with HstPtrBegin=0x%" PRIxPTR
                   ", TgtPtrBegin=0x%" PRIxPTR ", Size=%" PRIuPTR
                   ", Name=%s (after the asynchronous %s)",
                   e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
-                  mapping_name(e, "unknown"), r->what);
+                  e->name[0] ? e->name : "unknown", r->what);
       rc = mapping_entry_remove(dev, e); /* still pinned: only unlinked */
     }
     /* The last in-flight user of a removed entry frees its device memory. */

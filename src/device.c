@@ -355,7 +355,7 @@ static int map_globals(struct device *dev, const struct registered_lib *lib,
     }
     m->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
     m->hold_refcount = 0;
-    m->details->owned = false;
+    m->owned = false;
     if (REPORT_INFO_ON(INFO_MAPPING_CHANGED))
       report_info(INFO_MAPPING_CHANGED,
                   "declare target variable '%s': host %p -> device %p, %" PRIu64
@@ -374,7 +374,7 @@ static void unmap_globals(struct device *dev, const struct registered_lib *lib) 
       continue;
     struct mapping_entry *m = mapping_find(&dev->map, (uintptr_t)e->host_addr);
     if (m && m->hst_begin == (uintptr_t)e->host_addr &&
-        m->hst_end == (uintptr_t)e->host_addr + e->size && !m->details->owned &&
+        m->hst_end == (uintptr_t)e->host_addr + e->size && !m->owned &&
         m->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
       mapping_remove(&dev->map, m);
   }

@@ -195,7 +195,7 @@ static bool explain_device_fault(struct device *dev,
   if (i >= 0)
     maps_var_name(&req->args, i, name, sizeof name);
   if (!name[0])
-    snprintf(name, sizeof name, "%s", mapping_name(e, "unknown"));
+    snprintf(name, sizeof name, "%s", e->name[0] ? e->name : "unknown");
   char arg[48] = "";
   if (i >= 0)
     snprintf(arg, sizeof arg, "argument %d, ", i);
@@ -262,7 +262,7 @@ static void launch_explain_fault(struct device *dev,
                      "0x%" PRIxPTR "[0:%" PRIuPTR "], mapped to device 0x%" PRIxPTR
                      "; the kernel used the host pointer instead of the "
                      "device copy)",
-                     addr, mapping_name(e, "?"), e->hst_begin,
+                     addr, e->name[0] ? e->name : "?", e->hst_begin,
                      e->hst_end - e->hst_begin, e->tgt_begin);
     pthread_mutex_unlock(&dev->map.lock);
     return;

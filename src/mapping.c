@@ -1,20 +1,17 @@
 /*
  * mapping.c - the host -> device mapping table of one device: an AVL tree of
- * non-overlapping host intervals keyed by host begin address (its nodes are
- * the entries' details), and a hash of the begin addresses.
+ * non-overlapping host intervals keyed by host begin address.
  *
  * Because the intervals never overlap, their ends are ordered like their
  * begins, so "the entry with the greatest begin below X" is the only entry
  * that can contain X, and one O(log n) descent answers every lookup.
  * Most lookups name an object by its first byte (the same variable mapped
  * again), so a hash of the begin addresses answers those first: its cost
- * does not grow with the table (one slot, holding the key, and the entry's
- * one line), while a descent through 100000 entries misses the cache at
- * every level.
+ * does not grow with the table, while a descent through 100000 entries
+ * misses the cache at every level.
  *
- * Locking: table->lock guards root, count, the hash and every entry with
- * its details (refcounts, shadows, pins); pool_lock (below) the memory
- * entries and details come from. Every public function here but
+ * Locking: table->lock guards root, count, the hash and every entry
+ * (refcounts, shadows, pins); pool_lock (below) the memory entries come from. Every public function here but
  * mapping_table_init/destroy (which create and destroy the lock) expects the
  * caller to hold it and checks so (LOCK_ASSERT_HELD); nothing here takes it.
  */
@@ -35,127 +32,98 @@ void mapping_table_init(struct mapping_table *t) {
   pthread_mutex_init(&t->lock, NULL);
   t->root = NULL;
   t->count = 0;
-  t->slots = NULL;
-  t->nslots = 0;
+  t->buckets = NULL;
+  t->nbuckets = 0;
   t->tgt_lo = UINTPTR_MAX; /* no device range yet */
   t->tgt_hi = 0;
   memset(t->removed, 0, sizeof t->removed);
   t->removed_next = 0;
 }
 
-/* Entries (one cache line each, mapping.h) and their details come from two
- * pools of 2 MiB blocks, so that the entries of a large table lie side by
- * side. From the second block of a pool on (more than 32767 entries, 10922
- * details) the blocks ask for transparent huge pages: a lookup in a large
- * table then misses the cache at its entry but rarely the TLB, while a
- * small program's table stays in small pages. A freed object goes on its
- * pool's free list for the next; the blocks stay for the process (a list
- * from `blocks`: a leak checker finds them reachable). Under Valgrind each
- * object is a heap block of its own instead, so that Memcheck still sees
- * every use of a freed one.
- * Locking: pool_lock guards both pools (free lists and blocks), for the
- * entries of every table; it is taken to allocate or free an entry, never
- * during a lookup. */
+/* Entries start a cache line, so that their first line holds the fields a
+ * lookup and a reference count change touch (mapping.h). They come from
+ * 2 MiB blocks; from the second block on (more than 8000 entries) the
+ * blocks ask for transparent huge pages: a lookup in a large table then
+ * misses the cache at its entry but rarely the TLB (100000 entries of 256
+ * bytes span 6400 small pages), while a small program's table stays in
+ * small pages. A freed entry goes on a free list for the next; the blocks
+ * stay for the process (a list from pool_blocks: a leak checker finds them
+ * reachable). Under Valgrind each entry is a heap block of its own instead,
+ * so that Memcheck still sees every use of a freed entry.
+ * Locking: pool_lock guards the free list and the blocks, for the entries
+ * of every table; it is taken to allocate or free an entry, never during a
+ * lookup. */
 #define ENTRY_ALIGN 64
+#define ENTRY_SIZE                                                             \
+  ((sizeof(struct mapping_entry) + ENTRY_ALIGN - 1) & ~(size_t)(ENTRY_ALIGN - 1))
 #define POOL_BLOCK ((size_t)2 << 20)
-_Static_assert(sizeof(struct mapping_entry) == ENTRY_ALIGN,
-               "a mapping entry is one cache line");
 struct pool_free {
   struct pool_free *next;
 };
-struct pool {
-  size_t size;                /* of an object: a multiple of ENTRY_ALIGN */
-  struct pool_free *free_list;
-  void *blocks;               /* first word of a block: the next block */
-  char *next, *end;           /* the unused rest of the newest block */
-};
-#define POOL_OF(type)                                                          \
-  {.size = (sizeof(type) + ENTRY_ALIGN - 1) & ~(size_t)(ENTRY_ALIGN - 1)}
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pool entry_pool = POOL_OF(struct mapping_entry);
-static struct pool details_pool = POOL_OF(struct mapping_details);
+static struct pool_free *pool_free_list;
+static void *pool_blocks;           /* first word of a block: the next block */
+static char *pool_next, *pool_end;  /* the unused rest of the newest block */
 
-/* A new block for pool p; false when out of memory. Caller holds
- * pool_lock. */
-static bool pool_grow(struct pool *p) {
+/* A new block's first entry, or NULL. Caller holds pool_lock. */
+static void *pool_grow(void) {
   LOCK_ASSERT_HELD(&pool_lock);
   char *block = aligned_alloc(POOL_BLOCK, POOL_BLOCK);
   if (!block)
-    return false;
-  if (p->blocks)
+    return NULL;
+  if (pool_blocks)
     (void)madvise(block, POOL_BLOCK, MADV_HUGEPAGE); /* only a hint */
-  memcpy(block, &p->blocks, sizeof p->blocks);
-  p->blocks = block;
-  p->next = block + p->size; /* after the link */
-  p->end = block + POOL_BLOCK;
-  return true;
+  memcpy(block, &pool_blocks, sizeof pool_blocks);
+  pool_blocks = block;
+  pool_next = block + ENTRY_ALIGN; /* after the link */
+  pool_end = block + POOL_BLOCK;
+  return pool_next;
 }
 
-/* A zeroed object of p's size, or NULL. */
-static void *pool_alloc(struct pool *p) {
-  void *o;
+static struct mapping_entry *entry_alloc(void) {
+  void *p;
   if (RUNNING_ON_VALGRIND) {
-    o = aligned_alloc(ENTRY_ALIGN, p->size);
+    p = aligned_alloc(ENTRY_ALIGN, ENTRY_SIZE);
   } else {
     pthread_mutex_lock(&pool_lock);
-    o = p->free_list;
-    if (o)
-      p->free_list = p->free_list->next;
-    else if ((size_t)(p->end - p->next) >= p->size || pool_grow(p)) {
-      o = p->next;
-      p->next += p->size;
+    p = pool_free_list;
+    if (p)
+      pool_free_list = pool_free_list->next;
+    else if ((size_t)(pool_end - pool_next) >= ENTRY_SIZE || pool_grow()) {
+      p = pool_next;
+      pool_next += ENTRY_SIZE;
     }
     pthread_mutex_unlock(&pool_lock);
   }
-  return o ? memset(o, 0, p->size) : NULL;
-}
-
-static void pool_free(struct pool *p, void *o) {
-  if (RUNNING_ON_VALGRIND) {
-    free(o);
-    return;
-  }
-  struct pool_free *f = o;
-  pthread_mutex_lock(&pool_lock);
-  f->next = p->free_list;
-  p->free_list = f;
-  pthread_mutex_unlock(&pool_lock);
-}
-
-/* A zeroed entry with its zeroed details, or NULL. */
-static struct mapping_entry *entry_alloc(void) {
-  struct mapping_entry *e = pool_alloc(&entry_pool);
-  if (!e)
-    return NULL;
-  e->details = pool_alloc(&details_pool);
-  if (!e->details) {
-    pool_free(&entry_pool, e);
-    return NULL;
-  }
-  e->details->entry = e;
-  return e;
+  return p ? memset(p, 0, sizeof(struct mapping_entry)) : NULL;
 }
 
 static void entry_free(struct mapping_entry *e) {
-  pool_free(&details_pool, e->details);
-  pool_free(&entry_pool, e);
+  if (RUNNING_ON_VALGRIND) {
+    free(e);
+    return;
+  }
+  struct pool_free *f = (struct pool_free *)e;
+  pthread_mutex_lock(&pool_lock);
+  f->next = pool_free_list;
+  pool_free_list = f;
+  pthread_mutex_unlock(&pool_lock);
 }
 
 /* ---------------------------------------------------------------- hash */
 
-/* The slot where the probe for `begin` starts. */
-static size_t home_of(size_t nslots, uintptr_t begin) {
+static size_t bucket_of(const struct mapping_table *t, uintptr_t begin) {
   uint64_t h = (uint64_t)begin * 0x9e3779b97f4a7c15ull; /* Fibonacci hash */
-  return (size_t)(h >> 32) & (nslots - 1);
+  return (size_t)(h >> 32) & (t->nbuckets - 1);
 }
 
-/* A zeroed array of n slots; from 2 MiB on, in transparent huge pages
- * (each lookup reads one slot at random: small pages would miss the TLB as
- * well as the cache). Freed with free(). */
-static struct mapping_slot *slot_array_alloc(size_t n) {
-  size_t bytes = n * sizeof(struct mapping_slot);
+/* A zeroed array of n buckets; from 2 MiB on, in transparent huge pages
+ * (each lookup reads one bucket at random: small pages would miss the TLB
+ * as well as the cache). Freed with free(). */
+static struct mapping_entry **bucket_array_alloc(size_t n) {
+  size_t bytes = n * sizeof(struct mapping_entry *);
   if (bytes < POOL_BLOCK)
-    return calloc(n, sizeof(struct mapping_slot));
+    return calloc(n, sizeof(struct mapping_entry *));
   void *b = aligned_alloc(POOL_BLOCK, bytes);
   if (!b)
     return NULL;
@@ -163,96 +131,57 @@ static struct mapping_slot *slot_array_alloc(size_t n) {
   return memset(b, 0, bytes);
 }
 
-/* Put e in the first free slot of its probe sequence (there is one: the
- * array is never full). */
-static void slot_put(struct mapping_slot *slots, size_t nslots,
-                     struct mapping_entry *e) {
-  size_t k = home_of(nslots, e->hst_begin);
-  while (slots[k].entry)
-    k = (k + 1) & (nslots - 1);
-  slots[k] = (struct mapping_slot){e->hst_begin, e};
-}
-
 static struct mapping_entry *hash_find(const struct mapping_table *t,
                                        uintptr_t begin) {
-  if (!t->slots)
+  if (!t->buckets)
     return NULL;
-  size_t mask = t->nslots - 1;
-  for (size_t k = home_of(t->nslots, begin);; k = (k + 1) & mask) {
-    const struct mapping_slot *s = &t->slots[k];
-    if (!s->entry || s->hst_begin == begin)
-      return s->entry;
-  }
+  struct mapping_entry *e = t->buckets[bucket_of(t, begin)];
+  while (e && e->hst_begin != begin)
+    e = e->hash_next;
+  return e;
 }
 
-static void rehash_node(struct mapping_details *d, struct mapping_slot *slots,
-                        size_t nslots) {
-  /* Recursion depth is the tree height (<= 1.44 log2 n). */
-  if (!d)
+/* Keep at most one entry per two buckets (a hit then visits 1.25 entries
+ * on average: each extra one is a cache miss in a large table); on
+ * allocation failure keep the old buckets (longer chains, same answers). */
+static void hash_grow(struct mapping_table *t) {
+  if (2 * t->count < t->nbuckets)
     return;
-  slot_put(slots, nslots, d->entry);
-  rehash_node(d->left, slots, nslots);
-  rehash_node(d->right, slots, nslots);
-}
-
-/* Make room for one more entry: keep the slots at most half full (a probe
- * then reads 1.5 slots on average, nearly always in one cache line). The
- * new array is filled from the tree, which holds every entry (also after a
- * failure dropped the hash). Returns false when there is no room and no
- * memory for more: the caller drops the hash, and lookups use the tree
- * alone (same answers, slower) until a later insert rebuilds it. */
-static bool hash_make_room(struct mapping_table *t) {
-  if (t->slots && 2 * (t->count + 1) <= t->nslots)
-    return true;
-  size_t n = t->nslots ? t->nslots : 64;
-  while (2 * (t->count + 1) > n)
-    n *= 2;
-  struct mapping_slot *slots = slot_array_alloc(n);
-  if (!slots)
-    return t->slots && t->count + 1 < t->nslots; /* fuller, still answers */
-  rehash_node(t->root, slots, n);
-  free(t->slots);
-  t->slots = slots;
-  t->nslots = n;
-  return true;
-}
-
-/* Called before e joins the tree (t->count does not count it yet). */
-static void hash_add(struct mapping_table *t, struct mapping_entry *e) {
-  if (!hash_make_room(t)) {
-    free(t->slots);
-    t->slots = NULL;
-    t->nslots = 0;
+  size_t n = t->nbuckets ? t->nbuckets * 2 : 64;
+  struct mapping_entry **b = bucket_array_alloc(n);
+  if (!b)
     return;
-  }
-  slot_put(t->slots, t->nslots, e);
-}
-
-/* Take e's slot out; the slots after it in the same run move back where
- * their probes can still reach them (no tombstones: a lookup never walks
- * over removed entries). */
-static void hash_remove(struct mapping_table *t, struct mapping_entry *e) {
-  if (!t->slots)
-    return;
-  size_t mask = t->nslots - 1;
-  size_t hole = home_of(t->nslots, e->hst_begin);
-  while (t->slots[hole].entry != e) {
-    if (!t->slots[hole].entry)
-      return; /* not in the hash (cannot happen: every entry is) */
-    hole = (hole + 1) & mask;
-  }
-  for (size_t k = (hole + 1) & mask; t->slots[k].entry; k = (k + 1) & mask) {
-    size_t home = home_of(t->nslots, t->slots[k].hst_begin);
-    /* k may move to the hole unless its home lies cyclically in
-     * (hole, k]: then its probe starts after the hole. */
-    bool home_after_hole = hole <= k ? (home > hole && home <= k)
-                                     : (home > hole || home <= k);
-    if (!home_after_hole) {
-      t->slots[hole] = t->slots[k];
-      hole = k;
+  struct mapping_table grown = {.buckets = b, .nbuckets = n};
+  for (size_t i = 0; i < t->nbuckets; i++)
+    for (struct mapping_entry *e = t->buckets[i], *next; e; e = next) {
+      next = e->hash_next;
+      size_t k = bucket_of(&grown, e->hst_begin);
+      e->hash_next = b[k];
+      b[k] = e;
     }
-  }
-  t->slots[hole] = (struct mapping_slot){0, NULL};
+  free(t->buckets);
+  t->buckets = b;
+  t->nbuckets = n;
+}
+
+static void hash_add(struct mapping_table *t, struct mapping_entry *e) {
+  hash_grow(t);
+  if (!t->buckets)
+    return;
+  size_t k = bucket_of(t, e->hst_begin);
+  e->hash_next = t->buckets[k];
+  t->buckets[k] = e;
+}
+
+static void hash_remove(struct mapping_table *t, struct mapping_entry *e) {
+  if (!t->buckets)
+    return;
+  for (struct mapping_entry **p = &t->buckets[bucket_of(t, e->hst_begin)];
+       *p; p = &(*p)->hash_next)
+    if (*p == e) {
+      *p = e->hash_next;
+      return;
+    }
 }
 
 static void free_shadows(struct mapping_entry *e) {
@@ -265,73 +194,73 @@ static void free_shadows(struct mapping_entry *e) {
   e->shadows = NULL;
 }
 
-static void free_subtree(struct mapping_details *d) {
+static void free_subtree(struct mapping_entry *e) {
   /* Recursion depth is the tree height (<= 1.44 log2 n). */
-  if (!d)
+  if (!e)
     return;
-  free_subtree(d->left);
-  free_subtree(d->right);
-  free_shadows(d->entry);
-  entry_free(d->entry);
+  free_subtree(e->left);
+  free_subtree(e->right);
+  free_shadows(e);
+  entry_free(e);
 }
 
 void mapping_table_destroy(struct mapping_table *t) {
   free_subtree(t->root);
   t->root = NULL;
   t->count = 0;
-  free(t->slots);
-  t->slots = NULL;
-  t->nslots = 0;
+  free(t->buckets);
+  t->buckets = NULL;
+  t->nbuckets = 0;
   pthread_mutex_destroy(&t->lock);
 }
 
 /* ---------------------------------------------------------------- AVL */
 
-static int height_of(const struct mapping_details *d) {
-  return d ? d->height : 0;
+static int height_of(const struct mapping_entry *e) {
+  return e ? e->height : 0;
 }
 
-static void update_height(struct mapping_details *d) {
-  int l = height_of(d->left), r = height_of(d->right);
-  d->height = 1 + (l > r ? l : r);
+static void update_height(struct mapping_entry *e) {
+  int l = height_of(e->left), r = height_of(e->right);
+  e->height = 1 + (l > r ? l : r);
 }
 
-static struct mapping_details *rotate_right(struct mapping_details *d) {
-  struct mapping_details *l = d->left;
-  d->left = l->right;
-  l->right = d;
-  update_height(d);
+static struct mapping_entry *rotate_right(struct mapping_entry *e) {
+  struct mapping_entry *l = e->left;
+  e->left = l->right;
+  l->right = e;
+  update_height(e);
   update_height(l);
   return l;
 }
 
-static struct mapping_details *rotate_left(struct mapping_details *d) {
-  struct mapping_details *r = d->right;
-  d->right = r->left;
-  r->left = d;
-  update_height(d);
+static struct mapping_entry *rotate_left(struct mapping_entry *e) {
+  struct mapping_entry *r = e->right;
+  e->right = r->left;
+  r->left = e;
+  update_height(e);
   update_height(r);
   return r;
 }
 
-static struct mapping_details *rebalance(struct mapping_details *d) {
-  update_height(d);
-  int balance = height_of(d->left) - height_of(d->right);
+static struct mapping_entry *rebalance(struct mapping_entry *e) {
+  update_height(e);
+  int balance = height_of(e->left) - height_of(e->right);
   if (balance > 1) {
-    if (height_of(d->left->left) < height_of(d->left->right))
-      d->left = rotate_left(d->left);
-    return rotate_right(d);
+    if (height_of(e->left->left) < height_of(e->left->right))
+      e->left = rotate_left(e->left);
+    return rotate_right(e);
   }
   if (balance < -1) {
-    if (height_of(d->right->right) < height_of(d->right->left))
-      d->right = rotate_right(d->right);
-    return rotate_left(d);
+    if (height_of(e->right->right) < height_of(e->right->left))
+      e->right = rotate_right(e->right);
+    return rotate_left(e);
   }
-  return d;
+  return e;
 }
 
-static struct mapping_details *insert_node(struct mapping_details *root,
-                                         struct mapping_details *n) {
+static struct mapping_entry *insert_node(struct mapping_entry *root,
+                                         struct mapping_entry *n) {
   if (!root)
     return n;
   if (n->hst_begin < root->hst_begin)
@@ -342,8 +271,8 @@ static struct mapping_details *insert_node(struct mapping_details *root,
 }
 
 /* Detach the minimum of a subtree; *min receives it. */
-static struct mapping_details *detach_min(struct mapping_details *root,
-                                        struct mapping_details **min) {
+static struct mapping_entry *detach_min(struct mapping_entry *root,
+                                        struct mapping_entry **min) {
   if (!root->left) {
     *min = root;
     return root->right;
@@ -353,8 +282,8 @@ static struct mapping_details *detach_min(struct mapping_details *root,
 }
 
 /* Remove node `victim` (found by its unique begin address). */
-static struct mapping_details *remove_node(struct mapping_details *root,
-                                         struct mapping_details *victim,
+static struct mapping_entry *remove_node(struct mapping_entry *root,
+                                         struct mapping_entry *victim,
                                          bool *found) {
   if (!root)
     return NULL;
@@ -370,8 +299,8 @@ static struct mapping_details *remove_node(struct mapping_details *root,
     return root->right;
   if (!root->right)
     return root->left;
-  struct mapping_details *successor = NULL;
-  struct mapping_details *right = detach_min(root->right, &successor);
+  struct mapping_entry *successor = NULL;
+  struct mapping_entry *right = detach_min(root->right, &successor);
   successor->right = right;
   successor->left = root->left;
   return rebalance(successor);
@@ -380,7 +309,7 @@ static struct mapping_details *remove_node(struct mapping_details *root,
 /* The entry with the greatest begin <= addr (strict: < addr), or NULL. */
 static struct mapping_entry *floor_entry(struct mapping_table *t,
                                          uintptr_t addr, bool strict) {
-  struct mapping_details *cur = t->root, *best = NULL;
+  struct mapping_entry *cur = t->root, *best = NULL;
   while (cur) {
     bool go_right = strict ? cur->hst_begin < addr : cur->hst_begin <= addr;
     if (go_right) {
@@ -390,7 +319,7 @@ static struct mapping_entry *floor_entry(struct mapping_table *t,
       cur = cur->left;
     }
   }
-  return best ? best->entry : NULL;
+  return best;
 }
 
 /* Does entry e hold address addr? A zero-size entry holds its begin. */
@@ -441,9 +370,9 @@ struct mapping_entry *mapping_find(struct mapping_table *t, uintptr_t addr) {
 }
 
 /* The entry with the least begin > addr, or NULL. */
-static struct mapping_details *ceiling_entry(struct mapping_table *t,
-                                             uintptr_t addr) {
-  struct mapping_details *cur = t->root, *best = NULL;
+static struct mapping_entry *ceiling_entry(struct mapping_table *t,
+                                           uintptr_t addr) {
+  struct mapping_entry *cur = t->root, *best = NULL;
   while (cur) {
     if (cur->hst_begin > addr) {
       best = cur;
@@ -461,8 +390,8 @@ struct mapping_entry *mapping_find_zero_size(struct mapping_table *t,
   struct mapping_entry *e = mapping_find(t, addr);
   if (e)
     return e;
-  struct mapping_details *d = ceiling_entry(t, addr);
-  return d && d->hst_base <= addr ? d->entry : NULL;
+  e = ceiling_entry(t, addr);
+  return e && e->hst_base <= addr ? e : NULL;
 }
 
 struct find_device_arg {
@@ -521,26 +450,23 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
   e->hst_begin = hst_begin;
   e->hst_end = hst_end;
   e->tgt_begin = tgt_begin;
-  struct mapping_details *d = e->details;
-  d->hst_begin = hst_begin;
-  d->hst_base = hst_begin;
+  e->hst_base = hst_begin;
   if (tgt_begin < t->tgt_lo)
     t->tgt_lo = tgt_begin;
   if (tgt_begin + (hst_end - hst_begin) > t->tgt_hi)
     t->tgt_hi = tgt_begin + (hst_end - hst_begin);
-  d->height = 1;
-  snprintf(d->name, sizeof d->name, "%s", name ? name : "");
-  hash_add(t, e);
-  t->root = insert_node(t->root, d);
+  e->height = 1;
+  snprintf(e->name, sizeof e->name, "%s", name ? name : "");
+  t->root = insert_node(t->root, e);
   t->count++;
+  hash_add(t, e);
   return e;
 }
 
 bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   LOCK_ASSERT_HELD(&t->lock);
-  struct mapping_details *d = e->details;
   bool found = false;
-  t->root = remove_node(t->root, d, &found);
+  t->root = remove_node(t->root, e, &found);
   if (!found)
     return false; /* not ours: leave it alone rather than free a stranger */
   hash_remove(t, e);
@@ -550,10 +476,10 @@ bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   r->hst_begin = e->hst_begin;
   r->tgt_begin = e->tgt_begin;
   r->tgt_end = e->tgt_begin + (e->hst_end - e->hst_begin);
-  memcpy(r->name, d->name, sizeof r->name);
-  if (d->pins > 0) {
-    d->unlinked = true;
-    d->left = d->right = NULL;
+  memcpy(r->name, e->name, sizeof r->name);
+  if (e->pins > 0) {
+    e->unlinked = true;
+    e->left = e->right = e->hash_next = NULL;
     return false;
   }
   free_shadows(e);
@@ -575,12 +501,12 @@ const struct mapping_removed *mapping_find_removed(struct mapping_table *t,
 
 void mapping_pin(struct mapping_table *t, struct mapping_entry *e) {
   LOCK_ASSERT_HELD(&t->lock);
-  e->details->pins++;
+  e->pins++;
 }
 
 bool mapping_unpin(struct mapping_table *t, struct mapping_entry *e) {
   LOCK_ASSERT_HELD(&t->lock);
-  if (--e->details->pins > 0 || !e->details->unlinked)
+  if (--e->pins > 0 || !e->unlinked)
     return false;
   free_shadows(e);
   entry_free(e);
@@ -589,15 +515,15 @@ bool mapping_unpin(struct mapping_table *t, struct mapping_entry *e) {
 
 /* ------------------------------------------------------- traversal */
 
-static int visit(struct mapping_details *d,
+static int visit(struct mapping_entry *e,
                  int (*fn)(struct mapping_entry *, void *), void *arg) {
-  if (!d)
+  if (!e)
     return 0;
   /* fn may not remove entries; read the links before calling it anyway. */
-  struct mapping_details *right = d->right;
-  if (visit(d->left, fn, arg))
+  struct mapping_entry *right = e->right;
+  if (visit(e->left, fn, arg))
     return 1;
-  if (fn(d->entry, arg))
+  if (fn(e, arg))
     return 1;
   return visit(right, fn, arg);
 }
@@ -624,8 +550,8 @@ static int dump_one(struct mapping_entry *e, void *arg) {
           "  host 0x%" PRIxPTR "..0x%" PRIxPTR " (%" PRIuPTR
           " bytes) -> device 0x%" PRIxPTR ", dyn=%s hold=%s%s %s\n",
           e->hst_begin, e->hst_end, e->hst_end - e->hst_begin, e->tgt_begin,
-          dyn, hold, e->details->owned ? "" : " (not owned)",
-          mapping_name(e, "unknown"));
+          dyn, hold, e->owned ? "" : " (not owned)",
+          e->name[0] ? e->name : "unknown");
   return 0;
 }
 
@@ -634,46 +560,4 @@ void mapping_dump(struct mapping_table *t, FILE *out, const char *title) {
   fprintf(out, "%s: %zu entr%s\n", title ? title : "mapping table", t->count,
           t->count == 1 ? "y" : "ies");
   mapping_foreach(t, dump_one, out);
-}
-
-/* ------------------------------------------------------- consistency */
-
-struct check_state {
-  const struct mapping_table *t;
-  size_t visited;
-  uintptr_t prev_end;
-  const char *problem;
-};
-
-static int check_one(struct mapping_entry *e, void *arg) {
-  struct check_state *cs = arg;
-  cs->visited++;
-  if (e->details->entry != e || e->details->hst_begin != e->hst_begin)
-    cs->problem = "an entry and its details disagree";
-  else if (cs->visited > 1 && e->hst_begin < cs->prev_end)
-    cs->problem = "tree entries overlap or are out of order";
-  else if (cs->t->slots && hash_find(cs->t, e->hst_begin) != e)
-    cs->problem = "an entry is not where a probe of the hash finds it";
-  cs->prev_end = e->hst_end;
-  return cs->problem != NULL;
-}
-
-int mapping_check(struct mapping_table *t) {
-  LOCK_ASSERT_HELD(&t->lock);
-  struct check_state cs = {.t = t};
-  mapping_foreach(t, check_one, &cs);
-  if (!cs.problem && cs.visited != t->count)
-    cs.problem = "the tree does not hold `count` entries";
-  if (!cs.problem && t->slots) {
-    size_t used = 0;
-    for (size_t k = 0; k < t->nslots; k++)
-      used += t->slots[k].entry != NULL;
-    if (used != t->count)
-      cs.problem = "the hash does not hold `count` entries";
-  }
-  if (cs.problem) {
-    report_error_set("mapping table: %s", cs.problem);
-    return -1;
-  }
-  return 0;
 }

@@ -1,15 +1,12 @@
 /*
- * mapping.h - the host -> device mapping table of one device: a hash of
- * begin addresses (the lookup of an object by its first byte, whatever the
- * table's size, reads one slot and the entry) over an interval-keyed
- * balanced tree (O(log n) lookup by any address inside an entry), reference
- * counts, and shadow pointers.
+ * mapping.h - the host -> device mapping table of one device: an
+ * interval-keyed balanced tree (O(log n) lookup by any address inside an
+ * entry), reference counts, and shadow pointers.
  *
  * Thread safety: every function here but mapping_table_init/destroy
  * requires table->lock to be held by the caller (maps.c and api.c take it
  * around a whole construct's lookups); each checks that it is
- * (LOCK_ASSERT_HELD, debug builds). table->lock guards the table (tree,
- * hash, count) and every entry of it with its details and shadows.
+ * (LOCK_ASSERT_HELD, debug builds).
  *
  * Entry lifetime: an entry whose device memory is still used by queued work
  * is pinned (mapping_pin). Removing a pinned entry takes it out of the
@@ -43,15 +40,11 @@ struct shadow_ptr {
   struct shadow_ptr *next;
 };
 
-/* An entry is one 64-byte cache line holding all that the lookup of a
- * present object and its reference counting read and write; entries come
- * from a pool of such lines (mapping.c), so that in a table of 100000
- * entries those lines lie side by side: a lookup then pulls in one line per
- * entry instead of one line and, by the hardware's adjacent-line prefetch,
- * a useless second one, and the lines of a large table stay twice as likely
- * to be in the cache. What constructs rarely read lives in the entry's
- * details (struct mapping_details, its own pool). */
 struct mapping_entry {
+  /* The first 64-byte line (entries are 64-byte aligned, mapping.c) holds
+   * all that the lookup of a present object and its reference counting
+   * read and write, so a construct on an entry that is not in the cache
+   * misses once, not three times. */
   uintptr_t hst_begin, hst_end; /* [begin, end) on the host */
   uintptr_t tgt_begin;          /* device address of hst_begin */
   uint64_t dyn_refcount;        /* MAPPING_REFCOUNT_INFINITE: never removed */
@@ -59,18 +52,12 @@ struct mapping_entry {
   /* An asynchronous construct (src/async.h) whose queued copy back or
    * removal of this entry has not completed: other constructs wait for it. */
   struct async_record *busy;
+  struct mapping_entry *hash_next; /* hash chain, private to mapping.c */
   struct shadow_ptr *shadows;
-  struct mapping_details *details; /* never NULL */
-};
-
-/* The rest of an entry: its node in the table's ordered tree and what only
- * creation, removal, messages and asynchronous constructs read. */
-struct mapping_details {
-  /* tree node, private to mapping.c: a descent reads these lines alone */
-  uintptr_t hst_begin; /* the entry's, copied */
-  struct mapping_details *left, *right;
-  struct mapping_entry *entry;
-  int height;
+  /* The base pointer of the section that created the entry (a for
+   * a[5:10]; hst_begin when unknown): a zero-size lookup of an address in
+   * [hst_base, hst_begin) names this entry (mapping_find_zero_size). */
+  uintptr_t hst_base;
   /* How many asynchronous constructs in flight have queued work that uses
    * this entry's device memory (src/async.c). A removed entry that is still
    * pinned leaves the table at once but lives on, `unlinked`, until the last
@@ -78,39 +65,24 @@ struct mapping_details {
    * device memory freed and reused by another construct. */
   uint32_t pins;
   bool unlinked;
-  bool owned;      /* tgt memory allocated by us (freed on removal) */
-  bool associated; /* made by omp_target_associate_ptr */
-  /* The base pointer of the section that created the entry (a for
-   * a[5:10]; hst_begin when unknown): a zero-size lookup of an address in
-   * [hst_base, hst_begin) names this entry (mapping_find_zero_size). */
-  uintptr_t hst_base;
-  char name[96]; /* "x[0:16]" when the compiler gave names */
-};
-
-/* The entry's name, or `none` when the compiler gave none. */
-static inline const char *mapping_name(const struct mapping_entry *e,
-                                       const char *none) {
-  return e->details->name[0] ? e->details->name : none;
-}
-
-/* A slot of the table's hash of begin addresses (open addressing): the key
- * beside the entry, so that a probe reads no entry it does not return. */
-struct mapping_slot {
-  uintptr_t hst_begin;
-  struct mapping_entry *entry; /* NULL: an empty slot */
+  bool owned;                   /* tgt memory allocated by us (freed on removal) */
+  bool associated;              /* made by omp_target_associate_ptr */
+  /* tree links, private to mapping.c */
+  struct mapping_entry *left, *right;
+  int height;
+  char name[96];                /* "x[0:16]" when the compiler gave names */
 };
 
 #define MAPPING_REMOVED_KEPT 16
 
 struct mapping_table {
   pthread_mutex_t lock;
-  struct mapping_details *root;
+  struct mapping_entry *root;
   size_t count;
-  /* Entries by exact host begin, linear probing, at most half full (NULL
-   * until the first insert, or after an allocation failure: lookups then
-   * use the tree alone until an insert manages to rebuild it). */
-  struct mapping_slot *slots;
-  size_t nslots; /* a power of two */
+  /* Entries by exact host begin (chained; NULL until the first insert, or
+   * after an allocation failure: lookups then use the tree alone). */
+  struct mapping_entry **buckets;
+  size_t nbuckets; /* a power of two */
   /* Every device range ever inserted lies in [tgt_lo, tgt_hi): lets
    * mapping_find_device answer "not a device address" without a scan. */
   uintptr_t tgt_lo, tgt_hi;
@@ -175,10 +147,6 @@ HIDDEN bool mapping_unpin(struct mapping_table *t, struct mapping_entry *e);
 HIDDEN void mapping_foreach(struct mapping_table *t,
                             int (*fn)(struct mapping_entry *, void *),
                             void *arg);
-/* Check the table's invariants (tree order, one hash slot per entry where
- * its probe finds it, counts): 0, or -1 with the broken one recorded
- * (report_error_set). For tests; O(n). */
-HIDDEN int mapping_check(struct mapping_table *t);
 /* Print the table ("host begin..end -> device begin, refcounts, name"). */
 HIDDEN void mapping_dump(struct mapping_table *t, FILE *out, const char *title);
 

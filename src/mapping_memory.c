@@ -16,7 +16,7 @@
 /* The device memory to free once the table has let go of `e`: NULL when
  * the memory is not ours (declare target globals, associated pointers). */
 static void *owned_memory(const struct mapping_entry *e) {
-  return e->details->owned ? (void *)e->tgt_begin : NULL;
+  return e->owned ? (void *)e->tgt_begin : NULL;
 }
 
 static int free_memory(struct device *dev, void *tgt) {

@@ -144,7 +144,7 @@ static void count_event_noted(const struct mapping_entry *e,
                               uint64_t before, enum trace_copy_note note) {
   trace_refcount(change, which, e->hst_begin, before,
                  which == TRACE_HOLD ? e->hold_refcount : e->dyn_refcount,
-                 e->details->name, note);
+                 e->name, note);
 }
 
 static void count_event(const struct mapping_entry *e, enum trace_count which,
@@ -263,11 +263,11 @@ static int copy_to_device(struct maps_construct *c, struct mapping_entry *e,
   void *tgt = (void *)(e->tgt_begin + (hst - e->hst_begin));
   if (c->rec && async_pin_entry(c->rec, e) != 0)
     return -1;
-  if ((c->rec ? async_submit(c->rec, tgt, (void *)hst, size, e->details->name)
+  if ((c->rec ? async_submit(c->rec, tgt, (void *)hst, size, e->name)
               : device_submit_named(c->dev, tgt, (void *)hst, size,
-                                    e->details->name)) != 0) {
+                                    e->name)) != 0) {
     report_error_set("%s: copying %s to the device failed", c->what,
-                     mapping_name(e, "unknown"));
+                     e->name[0] ? e->name : "unknown");
     return -1;
   }
   for (struct shadow_ptr *s = e->shadows; s; s = s->next) {
@@ -275,9 +275,9 @@ static int copy_to_device(struct maps_construct *c, struct mapping_entry *e,
       continue;
     void *tgt_ptr = (void *)s->tgt_ptr_addr, *shown = (void *)s->hst_ptr_addr;
     if ((c->rec ? async_submit_pointer(c->rec, tgt_ptr, &s->tgt_ptr_value,
-                                       shown, e->details->name)
+                                       shown, e->name)
                 : device_submit_pointer(c->dev, tgt_ptr, &s->tgt_ptr_value,
-                                        shown, e->details->name)) != 0) {
+                                        shown, e->name)) != 0) {
       report_error_set("%s: re-pointing the device copy of pointer host "
                        "0x%" PRIxPTR " failed",
                        c->what, s->hst_ptr_addr);
@@ -297,11 +297,11 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
   if (c->rec) {
     /* The copy lands later: restore the pointers then, and keep others off
      * the entry until it has. */
-    if (async_retrieve(c->rec, (void *)hst, tgt, size, e->details->name) != 0 ||
+    if (async_retrieve(c->rec, (void *)hst, tgt, size, e->name) != 0 ||
         async_defer_entry(c->rec, e, false) != 0) {
       report_error_set("%s: queueing the copy of %s back from the device "
                        "failed",
-                       c->what, mapping_name(e, "unknown"));
+                       c->what, e->name[0] ? e->name : "unknown");
       return -1;
     }
     for (struct shadow_ptr *s = e->shadows; s; s = s->next)
@@ -310,10 +310,9 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
         return -1;
     return 0;
   }
-  if (device_retrieve_named(c->dev, (void *)hst, tgt, size,
-                            e->details->name) != 0) {
+  if (device_retrieve_named(c->dev, (void *)hst, tgt, size, e->name) != 0) {
     report_error_set("%s: copying %s back from the device failed", c->what,
-                     mapping_name(e, "unknown"));
+                     e->name[0] ? e->name : "unknown");
     return -1;
   }
   for (struct shadow_ptr *s = e->shadows; s; s = s->next)
@@ -383,7 +382,7 @@ static enum find_result find_for_map(struct maps_construct *c,
                    "0x%" PRIxPTR " [0:%" PRId64 "] extends mapped %s host "
                    "0x%" PRIxPTR " [0:%" PRIuPTR "] (device 0x%" PRIxPTR ")",
                    c->what, implicit ? "implicit" : "explicit", name, begin,
-                   it->size, mapping_name(e, "unknown"), e->hst_begin,
+                   it->size, e->name[0] ? e->name : "unknown", e->hst_begin,
                    e->hst_end - e->hst_begin, e->tgt_begin);
   return FIND_ERROR;
 }
@@ -438,10 +437,10 @@ static int attach_pointer(struct maps_construct *c, struct mapping_entry *pe,
               "Attaching pointer at host 0x%" PRIxPTR " (in %s): its device "
               "copy 0x%" PRIxPTR " gets 0x%" PRIxPTR
               ", the device address of host 0x%" PRIxPTR,
-              ptr_addr, mapping_name(pe, "unknown"), tgt_addr, value,
+              ptr_addr, pe->name[0] ? pe->name : "unknown", tgt_addr, value,
               host_value);
   if (device_submit_pointer(c->dev, (void *)tgt_addr, &s->tgt_ptr_value,
-                            (void *)ptr_addr, pe->details->name) != 0) {
+                            (void *)ptr_addr, pe->name) != 0) {
     report_error_set("%s: writing device pointer 0x%" PRIxPTR
                      " into the device copy (0x%" PRIxPTR
                      ") of host pointer 0x%" PRIxPTR " failed",
@@ -519,8 +518,8 @@ static struct mapping_entry *create_entry(struct maps_construct *c,
       &c->dev->map, begin, begin + (uintptr_t)size, (uintptr_t)tgt, name);
   if (!e)
     goto out_free_device;
-  e->details->owned = true;
-  e->details->hst_base = base <= begin ? base : begin;
+  e->owned = true;
+  e->hst_base = base <= begin ? base : begin;
   struct touched *t = touch(c, e);
   if (!t)
     goto out_remove_entry;
@@ -578,7 +577,7 @@ static bool device_resident(struct device *dev, const struct map_item *it) {
               "device copy of %s (host 0x%" PRIxPTR " [0:%" PRIuPTR "]), as "
               "inside a use_device_addr region: used as is, nothing mapped",
               item_name(it, name, sizeof name), (uintptr_t)it->begin,
-              mapping_name(d, "unknown"), d->hst_begin,
+              d->name[0] ? d->name : "unknown", d->hst_begin,
               d->hst_end - d->hst_begin);
   return true;
 }
@@ -629,7 +628,7 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
     break;
   case FIND_OK:
     trace_entry("reused", e->hst_begin, e->hst_end, e->tgt_begin,
-                e->dyn_refcount, e->hold_refcount, e->details->name);
+                e->dyn_refcount, e->hold_refcount, e->name);
     /* A `to` without `always` on a present object copies nothing. */
     if (add_reference(c, e, hold,
                       (it->type & OMP_TGT_MAPTYPE_TO) &&
@@ -900,7 +899,7 @@ static int end_one(struct maps_construct *c, const struct map_item *it) {
                        "host 0x%" PRIxPTR " [0:%" PRId64 "] is only partly "
                        "inside mapped %s host 0x%" PRIxPTR " [0:%" PRIuPTR "]",
                        c->what, name, begin, it->size,
-                       mapping_name(e, "unknown"), e->hst_begin,
+                       e->name[0] ? e->name : "unknown", e->hst_begin,
                        e->hst_end - e->hst_begin);
       return -1;
     }
@@ -950,12 +949,12 @@ static int remove_released(struct maps_construct *c) {
       continue;
     }
     trace_entry("removed", e->hst_begin, e->hst_end, e->tgt_begin,
-                e->dyn_refcount, e->hold_refcount, e->details->name);
+                e->dyn_refcount, e->hold_refcount, e->name);
     report_info(INFO_MAPPING_CHANGED,
                 "Removing map entry with HstPtrBegin=0x%" PRIxPTR
                 ", TgtPtrBegin=0x%" PRIxPTR ", Size=%" PRIuPTR ", Name=%s",
                 e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
-                mapping_name(e, "unknown"));
+                e->name[0] ? e->name : "unknown");
     t->entry = NULL;
     if (mapping_entry_remove(c->dev, e) != 0) {
       report_error_set("%s: freeing the device memory of a removed mapping "

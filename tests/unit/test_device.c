@@ -340,8 +340,8 @@ static void test_ready_loads_entries_globals_and_runs_ctors(void **state) {
   assert_int_equal(m->hst_end, (uintptr_t)(gvar + 4));
   assert_int_equal(m->tgt_begin, (uintptr_t)tp.globals[0][E_GVAR]);
   assert_true(m->dyn_refcount == MAPPING_REFCOUNT_INFINITE);
-  assert_false(m->details->owned);
-  assert_string_equal(m->details->name, "gvar");
+  assert_false(m->owned);
+  assert_string_equal(m->name, "gvar");
   /* a link variable: the host ref pointer is mapped onto the device one, so
    * that a PTR_AND_OBJ map of the variable can fill the device pointer */
   m = find_mapping(&link_ptr_host);
