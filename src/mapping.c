@@ -561,3 +561,49 @@ void mapping_dump(struct mapping_table *t, FILE *out, const char *title) {
           t->count == 1 ? "y" : "ies");
   mapping_foreach(t, dump_one, out);
 }
+
+/* ------------------------------------------------------- consistency */
+
+struct check_state {
+  const struct mapping_table *t;
+  size_t visited;
+  uintptr_t prev_end;
+  const char *problem;
+};
+
+static int check_one(struct mapping_entry *e, void *arg) {
+  struct check_state *cs = arg;
+  cs->visited++;
+  if (cs->visited > 1 && e->hst_begin < cs->prev_end)
+    cs->problem = "tree entries overlap or are out of order";
+  else if (cs->t->buckets && hash_find(cs->t, e->hst_begin) != e)
+    cs->problem = "an entry is not in the chain of its bucket";
+  cs->prev_end = e->hst_end;
+  return cs->problem != NULL;
+}
+
+int mapping_check(struct mapping_table *t) {
+  LOCK_ASSERT_HELD(&t->lock);
+  struct check_state cs = {.t = t};
+  mapping_foreach(t, check_one, &cs);
+  if (!cs.problem && cs.visited != t->count)
+    cs.problem = "the tree does not hold `count` entries";
+  if (!cs.problem && t->buckets) {
+    size_t chained = 0;
+    for (size_t k = 0; k < t->nbuckets && !cs.problem; k++)
+      for (const struct mapping_entry *e = t->buckets[k]; e; e = e->hash_next) {
+        chained++;
+        if (bucket_of(t, e->hst_begin) != k || chained > t->count) {
+          cs.problem = "a hash chain holds a stranger or loops";
+          break;
+        }
+      }
+    if (!cs.problem && chained != t->count)
+      cs.problem = "the hash does not hold `count` entries";
+  }
+  if (cs.problem) {
+    report_error_set("mapping table: %s", cs.problem);
+    return -1;
+  }
+  return 0;
+}

@@ -147,6 +147,10 @@ HIDDEN bool mapping_unpin(struct mapping_table *t, struct mapping_entry *e);
 HIDDEN void mapping_foreach(struct mapping_table *t,
                             int (*fn)(struct mapping_entry *, void *),
                             void *arg);
+/* Check the table's invariants (tree order, every entry in the chain of
+ * its hash bucket and nothing else there, counts): 0, or -1 with the broken
+ * one recorded (report_error_set). For tests; O(n). */
+HIDDEN int mapping_check(struct mapping_table *t);
 /* Print the table ("host begin..end -> device begin, refcounts, name"). */
 HIDDEN void mapping_dump(struct mapping_table *t, FILE *out, const char *title);
 

@@ -2,7 +2,9 @@
  * test_mapping.c - the interval tree of src/mapping.c: lookups classify
  * ranges correctly, the tree stays balanced, 100000 random operations
  * agree with a brute-force model, and a table of 20000 entries (several
- * blocks of the entry pool, reused) keeps them apart.
+ * blocks of the entry pool, reused) keeps them apart; the hash of begin
+ * addresses keeps every entry in its bucket's chain through growth and
+ * removals from the middle of chains.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -184,6 +186,117 @@ static void test_large_table_entries_are_distinct(void **state) {
   assert_int_equal(table.count, N);
 }
 
+/* The hash of begin addresses through its growth (64 buckets to 131072)
+ * and through removals in random order, which take entries out of the
+ * middle of chains: after each step every entry is in the chain of its
+ * bucket and nothing else is (mapping_check: the tree would otherwise hide
+ * an entry the hash lost), each is found by its begin and by addresses
+ * inside it, and the gaps between entries and the removed entries are
+ * absent. */
+enum { GROW_N = 40000, GROW_STRIDE = 48, GROW_SIZE = 40 };
+
+static uintptr_t grow_begin(size_t i) { return 0x200000 + i * GROW_STRIDE; }
+
+static void check_present(struct mapping_entry *e, size_t i) {
+  uintptr_t b = grow_begin(i);
+  struct mapping_entry *f = NULL;
+  assert_int_equal(mapping_lookup(&table, b, GROW_SIZE, &f), MAPPING_CONTAINED);
+  assert_ptr_equal(f, e);
+  assert_int_equal(mapping_lookup(&table, b + 8, 16, &f), MAPPING_CONTAINED);
+  assert_ptr_equal(f, e);
+  assert_int_equal(mapping_lookup(&table, b + 8, GROW_SIZE, &f),
+                   MAPPING_EXTENDS);
+  assert_ptr_equal(f, e);
+  assert_ptr_equal(mapping_find(&table, b + GROW_SIZE - 1), e);
+  assert_ptr_equal(mapping_find_zero_size(&table, b + 17), e);
+  /* the gap after the entry */
+  assert_null(mapping_find(&table, b + GROW_SIZE));
+  assert_int_equal(mapping_lookup(&table, b + GROW_SIZE, 8, &f),
+                   MAPPING_ABSENT);
+}
+
+static void check_absent(size_t i) {
+  uintptr_t b = grow_begin(i);
+  struct mapping_entry *f = NULL;
+  assert_null(mapping_find(&table, b));
+  assert_null(mapping_find(&table, b + 8));
+  assert_int_equal(mapping_lookup(&table, b, GROW_SIZE, &f), MAPPING_ABSENT);
+  assert_null(f);
+}
+
+static void test_hash_growth_and_removal(void **state) {
+  (void)state;
+  static struct mapping_entry *e[GROW_N];
+  static size_t order[GROW_N];
+  for (size_t i = 0; i < GROW_N; i++) {
+    e[i] = mapping_insert(&table, grow_begin(i), grow_begin(i) + GROW_SIZE,
+                          0x40000000 + i * GROW_STRIDE, NULL);
+    assert_non_null(e[i]);
+    if ((i & (i + 1)) == 0) { /* after each power of two: around a growth */
+      assert_int_equal(mapping_check(&table), 0);
+      for (size_t j = 0; j <= i; j++)
+        check_present(e[j], j);
+    }
+  }
+  assert_int_equal(mapping_check(&table), 0);
+  assert_true(table.nbuckets >= 2 * GROW_N); /* it grew: one entry per two */
+  /* remove every other entry, in random order */
+  srand(777);
+  size_t n = 0;
+  for (size_t i = 0; i < GROW_N; i += 2)
+    order[n++] = i;
+  for (size_t i = n - 1; i > 0; i--) {
+    size_t j = (size_t)rand() % (i + 1), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (size_t k = 0; k < n; k++) {
+    assert_true(mapping_remove(&table, e[order[k]]));
+    e[order[k]] = NULL;
+    if (k % 997 == 0)
+      assert_int_equal(mapping_check(&table), 0);
+  }
+  assert_int_equal(mapping_check(&table), 0);
+  assert_int_equal(table.count, GROW_N - n);
+  for (size_t i = 0; i < GROW_N; i++) {
+    if (e[i])
+      check_present(e[i], i);
+    else
+      check_absent(i);
+  }
+  /* and back, into reused entries */
+  for (size_t i = 0; i < GROW_N; i += 2) {
+    e[i] = mapping_insert(&table, grow_begin(i), grow_begin(i) + GROW_SIZE,
+                          0x40000000 + i * GROW_STRIDE, NULL);
+    assert_non_null(e[i]);
+  }
+  assert_int_equal(mapping_check(&table), 0);
+  for (size_t i = 0; i < GROW_N; i++)
+    check_present(e[i], i);
+}
+
+/* A pinned entry leaves the table (tree and hash) at once: its range is
+ * free for a new entry while the old one lives on until its last unpin. */
+static void test_pinned_removal_leaves_the_hash(void **state) {
+  (void)state;
+  struct mapping_entry *old = mapping_insert(&table, 0x5000, 0x5100, 1, "old");
+  assert_non_null(old);
+  mapping_pin(&table, old);
+  assert_false(mapping_remove(&table, old)); /* pinned: not freed yet */
+  assert_true(old->unlinked);
+  assert_null(mapping_find(&table, 0x5000));
+  assert_int_equal(mapping_check(&table), 0);
+  struct mapping_entry *fresh =
+      mapping_insert(&table, 0x5000, 0x5100, 2, "fresh");
+  assert_non_null(fresh);
+  assert_ptr_not_equal(fresh, old);
+  assert_ptr_equal(mapping_find(&table, 0x50ff), fresh);
+  assert_string_equal(old->name, "old"); /* still alive */
+  assert_true(mapping_unpin(&table, old));        /* the last unpin frees */
+  assert_ptr_equal(mapping_find(&table, 0x5000), fresh);
+  assert_int_equal(mapping_check(&table), 0);
+}
+
 /* Brute-force model: a flat array of intervals. */
 struct model_entry {
   uintptr_t begin, end;
@@ -246,6 +359,7 @@ static void test_random_against_model(void **state) {
     assert_int_equal(table.count, n);
   }
   assert_true(n > 500); /* the tree really grew */
+  assert_int_equal(mapping_check(&table), 0);
   tree_height(table.root);
   uintptr_t prev = 0;
   mapping_foreach(&table, collect, &prev);
@@ -302,6 +416,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_random_against_model, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_large_table_entries_are_distinct,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hash_growth_and_removal, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_pinned_removal_leaves_the_hash,
                                       setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
