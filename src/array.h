@@ -65,10 +65,37 @@ static inline int array_reserve(void *array_ptr, size_t *cap, size_t need,
   return 0;
 }
 
+/* array_reserve for an array that starts in `inline_buf`, storage of the
+ * struct that owns the array (the pointer set to it, `*cap` to its length):
+ * the first growth past it moves the `used` elements to the heap, so a
+ * short list costs no allocation. The owner frees the array only when it
+ * is not `inline_buf`. */
+static inline int array_reserve_inline(void *array_ptr, size_t *cap,
+                                       size_t need, size_t elem,
+                                       const void *inline_buf, size_t used) {
+  void *cur;
+  memcpy(&cur, array_ptr, sizeof cur);
+  if (need <= *cap || cur != inline_buf)
+    return array_reserve(array_ptr, cap, need, elem);
+  size_t n = array_capacity(*cap, need);
+  if (n == 0 || n > SIZE_MAX / elem)
+    return -1;
+  void *heap = malloc(n * elem);
+  if (!heap)
+    return -1;
+  memcpy(heap, inline_buf, used * elem);
+  memcpy(array_ptr, &heap, sizeof heap);
+  *cap = n;
+  return 0;
+}
+
 /* `array` and `cap` are lvalues (a `T *` and a size_t), each evaluated
  * once. */
 #define ARRAY_RESERVE(array, cap, need)                                        \
   array_reserve(&(array), &(cap), (need), sizeof *(array))
+#define ARRAY_RESERVE_INLINE(array, cap, need, inline_buf, used)              \
+  array_reserve_inline(&(array), &(cap), (need), sizeof *(array),             \
+                       (inline_buf), (used))
 #define ARRAY_RESIZE(array, n) array_resize(&(array), (n), sizeof *(array))
 
 #endif

@@ -339,25 +339,32 @@ enum mapping_overlap mapping_lookup(struct mapping_table *t, uintptr_t begin,
   uintptr_t end = begin + size;
   if (end < begin) /* wraps around: clamp to the top of the address space */
     end = UINTPTR_MAX;
-  /* An entry starting at begin is the one the descent would find. */
-  struct mapping_entry *at = hash_find(t, begin);
-  if (!at)
-    at = floor_entry(t, begin, false);
+  /* An entry starting at begin is the one the descent would find. Else one
+   * descent finds both the last entry starting at or before begin and the
+   * first one after it (the only candidate for an overlap). */
+  struct mapping_entry *at = hash_find(t, begin), *next = NULL;
+  if (!at) {
+    for (struct mapping_entry *cur = t->root; cur;) {
+      if (cur->hst_begin <= begin) {
+        at = cur;
+        cur = cur->right;
+      } else {
+        next = cur;
+        cur = cur->left;
+      }
+    }
+  }
   if (at && entry_holds(at, begin)) {
     *entry = at;
     if (size == 0 || end <= at->hst_end)
       return MAPPING_CONTAINED;
     return MAPPING_EXTENDS;
   }
-  if (size == 0)
+  if (size == 0 || !next || next->hst_begin >= end)
     return MAPPING_ABSENT;
-  /* No entry holds begin; one that starts inside (begin, end) overlaps. */
-  struct mapping_entry *last = floor_entry(t, end, true);
-  if (last && last->hst_begin > begin) {
-    *entry = last;
-    return MAPPING_EXTENDS;
-  }
-  return MAPPING_ABSENT;
+  /* An entry starts inside (begin, end): name the last one that does. */
+  *entry = floor_entry(t, end, true);
+  return MAPPING_EXTENDS;
 }
 
 struct mapping_entry *mapping_find(struct mapping_table *t, uintptr_t addr) {
@@ -456,7 +463,10 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
   if (tgt_begin + (hst_end - hst_begin) > t->tgt_hi)
     t->tgt_hi = tgt_begin + (hst_end - hst_begin);
   e->height = 1;
-  snprintf(e->name, sizeof e->name, "%s", name ? name : "");
+  if (name) { /* entry_alloc zeroed the rest */
+    size_t n = strnlen(name, sizeof e->name - 1);
+    memcpy(e->name, name, n);
+  }
   t->root = insert_node(t->root, e);
   t->count++;
   hash_add(t, e);

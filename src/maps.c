@@ -68,9 +68,15 @@ struct touched {
   bool remove;  /* both counts reached 0: remove after the copies */
 };
 
+/* Most constructs map a few objects: their lists live in the construct
+ * (no allocation per construct); longer ones move to the heap. */
+#define INLINE_ITEMS 4
+#define INLINE_TOUCHED 8
+
 struct item_list {
-  struct map_item *items;
+  struct map_item *items; /* inline_items, or the heap */
   size_t num, cap;
+  struct map_item inline_items[INLINE_ITEMS];
   struct map_components *expanded; /* one per mapper call, freed at the end */
   size_t num_expanded;
 };
@@ -85,8 +91,10 @@ struct maps_construct {
   bool copies_back;         /* false while undoing a failed region */
   bool exiting;             /* an end pass: partly present items are skipped */
   struct item_list items;
-  struct touched *touched;  /* what the current pass changed */
+  struct touched *touched;  /* what the current pass changed: inline_touched,
+                             * or the heap */
   size_t num_touched, cap_touched;
+  struct touched inline_touched[INLINE_TOUCHED];
 };
 
 /* ------------------------------------------------------------- names */
@@ -230,7 +238,8 @@ static struct touched *touch(struct maps_construct *c,
   struct touched *t = find_touched(c, e);
   if (t)
     return t;
-  if (ARRAY_RESERVE(c->touched, c->cap_touched, c->num_touched + 1) != 0) {
+  if (ARRAY_RESERVE_INLINE(c->touched, c->cap_touched, c->num_touched + 1,
+                           c->inline_touched, c->num_touched) != 0) {
     report_error_set("%s: out of host memory tracking the construct's "
                      "mappings",
                      c->what);
@@ -1168,7 +1177,8 @@ static int update_one(struct maps_construct *c, const struct map_item *it) {
 /* ---------------------------------------------- construct machinery */
 
 static int push_item(struct item_list *l, const struct map_item *it) {
-  if (ARRAY_RESERVE(l->items, l->cap, l->num + 1) != 0)
+  if (ARRAY_RESERVE_INLINE(l->items, l->cap, l->num + 1, l->inline_items,
+                           l->num) != 0)
     return -1;
   l->items[l->num++] = *it;
   return 0;
@@ -1178,8 +1188,12 @@ static void item_list_free(struct item_list *l) {
   for (size_t i = 0; i < l->num_expanded; i++)
     map_components_free(&l->expanded[i]);
   free(l->expanded);
-  free(l->items);
-  memset(l, 0, sizeof *l);
+  if (l->items != l->inline_items)
+    free(l->items);
+  l->items = l->inline_items;
+  l->cap = INLINE_ITEMS;
+  l->num = l->num_expanded = 0;
+  l->expanded = NULL;
 }
 
 /* Flatten the construct's entries, replacing each entry that has a mapper
@@ -1187,6 +1201,8 @@ static void item_list_free(struct item_list *l) {
 static int build_items(const struct map_args *a, const char *what,
                        struct item_list *l) {
   memset(l, 0, sizeof *l);
+  l->items = l->inline_items;
+  l->cap = INLINE_ITEMS;
   size_t num_mappers = 0;
   for (int32_t i = 0; a->mappers && i < a->num; i++)
     num_mappers += a->mappers[i] != NULL;
@@ -1349,6 +1365,8 @@ static int construct_init(struct maps_construct *c, struct device *dev,
                           const struct map_args *a, struct async_record *rec,
                           enum pass_kind first) {
   memset(c, 0, sizeof *c);
+  c->touched = c->inline_touched;
+  c->cap_touched = INLINE_TOUCHED;
   c->dev = dev;
   c->what = passes[first].what;
   c->rec = rec;
@@ -1360,8 +1378,10 @@ static int construct_init(struct maps_construct *c, struct device *dev,
 
 static void construct_release(struct maps_construct *c) {
   item_list_free(&c->items);
-  free(c->touched);
-  c->touched = NULL;
+  if (c->touched != c->inline_touched)
+    free(c->touched);
+  c->touched = c->inline_touched;
+  c->cap_touched = INLINE_TOUCHED;
 }
 
 /* The one driver of every construct: one pass over its items. */
@@ -1448,7 +1468,8 @@ struct maps_construct *maps_construct_new(struct device *dev,
     goto out_free;
   /* Room for every entry one pass can touch (an object and its pointer per
    * item), so that no pass grows the array: an undo must not allocate. */
-  if (ARRAY_RESERVE(c->touched, c->cap_touched, 2 * c->items.num) != 0) {
+  if (ARRAY_RESERVE_INLINE(c->touched, c->cap_touched, 2 * c->items.num,
+                           c->inline_touched, c->num_touched) != 0) {
     report_error_set("target: out of host memory for the bookkeeping of %zu "
                      "map entries",
                      c->items.num);

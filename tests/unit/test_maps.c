@@ -957,6 +957,42 @@ static void test_failed_begin_rolls_back(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* A construct of more entries than its inline lists hold (maps.c keeps 4
+ * items and 8 touched entries in the construct): every object is mapped,
+ * copied and unmapped, and a failure late in the list undoes all of it. */
+static void test_long_map_lists(void **state) {
+  (void)state;
+  enum { N = 13 };
+  int obj[N][2];
+  void *base[N], *begin[N];
+  int64_t sizes[N], types[N];
+  for (int i = 0; i < N; i++) {
+    obj[i][0] = i;
+    obj[i][1] = -i;
+    base[i] = begin[i] = obj[i];
+    sizes[i] = sizeof obj[i];
+    types[i] = TO | FROM;
+  }
+  struct map_args a = {N, base, begin, sizes, types, NULL, NULL};
+  plug_stats.fail_alloc_at = N; /* the last one */
+  assert_int_equal(maps_data_begin(&dev, &a), -1);
+  assert_int_equal(dev.map.count, 0);
+  assert_int_equal(plug_stats.live, 0);
+  plug_stats.fail_alloc_at = 0;
+  assert_int_equal(maps_data_begin(&dev, &a), 0);
+  assert_int_equal(dev.map.count, N);
+  for (int i = 0; i < N; i++) {
+    int *d = tgt_of(obj[i]);
+    assert_int_equal(d[0], i);
+    assert_int_equal(d[1], -i);
+    d[0] = 100 + i; /* the "kernel" */
+  }
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(obj[i][0], 100 + i);
+  assert_table_empty_and_freed();
+}
+
 static void test_failed_copy_names_the_transfer(void **state) {
   (void)state;
   int x[4];
@@ -1354,6 +1390,7 @@ int main(void) {
       T(test_check_args),
       T(test_var_name),
       T(test_failed_begin_rolls_back),
+      T(test_long_map_lists),
       T(test_failed_copy_names_the_transfer),
       T(test_failed_launch_undo_needs_no_memory),
       T(test_failed_async_launch_undo_needs_no_memory),
