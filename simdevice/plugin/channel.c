@@ -55,8 +55,9 @@ static const char *fault_verb(int kind) {
   }
 }
 
-/* Turns the fault record of a dead process into the recorded error. */
-static void report_fault(struct sim_device *dev, const char *kernel) {
+/* The death cause of a process that left a fault record: which kernel
+ * touched which address, and what that address is. */
+static void describe_fault(struct sim_device *dev, const char *kernel) {
   const struct simdev_fault_record *f = &dev->ctl->fault;
   char where[256];
   uint64_t addr = f->address;
@@ -85,7 +86,13 @@ static void report_fault(struct sim_device *dev, const char *kernel) {
            "%.400s; device %d (pid %d) stopped with %s and restarts on its "
            "next use",
            what, dev->id, (int)dev->pid, strsignal(f->signal));
-  plugin_error_fault(addr, f->kind, 1, "%s", dev->death_cause);
+}
+
+/* Turns the fault record of a dead process into the recorded error. */
+static void report_fault(struct sim_device *dev, const char *kernel) {
+  describe_fault(dev, kernel);
+  plugin_error_fault(dev->ctl->fault.address, dev->ctl->fault.kind, 1, "%s",
+                     dev->death_cause);
 }
 
 static int64_t monotonic_ns(void) {
@@ -255,10 +262,16 @@ int channel_begin(struct sim_device *dev, uint64_t epoch_at_entry) {
     /* It died while idle: no command of this call is to blame, so restart
      * it as after any death and say when and how it died. */
     process_reap(dev, NULL);
-    char idle[SIMDEV_MESSAGE_SIZE];
-    snprintf(idle, sizeof idle, "%.400s while idle (found before sending a "
-             "command)", dev->death_cause);
-    snprintf(dev->death_cause, sizeof dev->death_cause, "%s", idle);
+    if (dev->ctl->fault.valid) {
+      /* A kernel of a queue slot faulted: its record names it, and the
+       * queue's own wait reads this cause (the restart clears the record). */
+      describe_fault(dev, NULL);
+    } else {
+      char idle[SIMDEV_MESSAGE_SIZE];
+      snprintf(idle, sizeof idle, "%.400s while idle (found before sending a "
+               "command)", dev->death_cause);
+      snprintf(dev->death_cause, sizeof dev->death_cause, "%s", idle);
+    }
     epoch_at_entry = atomic_load(&dev->death_epoch);
   }
   if (dev->dead && atomic_load(&dev->death_epoch) != epoch_at_entry) {
