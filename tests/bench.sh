@@ -17,6 +17,16 @@ cc=${BENCH_CC:-clang-14}
 llvm_lib=${BENCH_LLVM_LIB:-/usr/lib/llvm-14/lib}
 sim_lib=$PWD/build/lib
 
+# The median of a list of numbers ("3 1 2"), for the awk scripts below.
+AWK_MEDIAN='
+  function median(list,    v, n, i, j, t) {
+    n = split(list, v, " ")
+    for (i = 2; i <= n; i++)
+      for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+'
+
 # ---- the programs (tests/bench/NAME.c) ----
 # host side of the runtime: launch, mappings, transfers, compute, first region
 HOST_PROGRAMS="bench_offload bench_first_region"
@@ -86,13 +96,7 @@ for p in $PROGRAMS; do
     side=${side%%.*}
     awk -v side="$side" 'NF >= 2 { print side, $1, $2, $3 }' "$f"
   done
-done | awk -v rounds="$rounds" '
-  function median(list,    v, n, i, j, t) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; i++)
-      for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+done | awk -v rounds="$rounds" "$AWK_MEDIAN"'
   FILENAME != "-" { if (NF >= 3) { kind[$1] = $2; arg[$1] = $3; bound[$1] = $4 } next }
   {
     if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
@@ -133,16 +137,9 @@ done | awk -v rounds="$rounds" '
 cc -std=gnu11 -O2 -o "$out/page_cost" tests/bench/page_cost.c
 echo
 echo "what a new page of memory costs on this machine (tests/bench/page_cost.c, median of $rounds):"
-for r in $(seq 1 "$rounds"); do "$out/page_cost"; done | awk '
+for r in $(seq 1 "$rounds"); do "$out/page_cost"; done | awk "$AWK_MEDIAN"'
   { vals[$1] = vals[$1] " " $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-  END {
-    for (i = 1; i <= n; i++) {
-      m = split(vals[order[i]], v, " ")
-      for (a = 2; a <= m; a++)
-        for (b = a; b > 1 && v[b - 1] + 0 > v[b] + 0; b--) { t = v[b]; v[b] = v[b - 1]; v[b - 1] = t }
-      printf "  %-26s %7.3f us\n", order[i], m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-    }
-  }'
+  END { for (i = 1; i <= n; i++) printf "  %-26s %7.3f us\n", order[i], median(vals[order[i]]) }'
 
 # ---- target nowait (clang-19 builds: their libomp polls nowait regions) ----
 # bench_nowait.c: 256 regions that each keep the device busy ~1 ms, on 2
@@ -195,13 +192,7 @@ for r in $(seq 1 "$rounds"); do
     | awk '{print "llvm", $0}'
   LD_LIBRARY_PATH=$PWD/build/lib:$TC_HOSTLIB_19 OMP_TARGET_OFFLOAD=mandatory "$out/nowait_threads_19" n 8 \
     | awk '{print "sim", $0}'
-done | awk '
-  function median(list,    v, n, i, j, t) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; i++)
-      for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+done | awk "$AWK_MEDIAN"'
   NF >= 3 { vals[$1, $2] = vals[$1, $2] " " $3; unit[$2] = $4; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
   END {
     for (i = 1; i <= n; i++) {

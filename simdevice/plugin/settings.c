@@ -103,6 +103,18 @@ static void rejected(const char *name, const char *value, const char *accepted,
           accepted, dflt);
 }
 
+/* A whole decimal number from lo to hi. Returns 0, or -1 for anything
+ * else (other text, out of range). */
+static int parse_number(const char *text, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  long n = strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || n < lo || n > hi)
+    return -1;
+  *out = n;
+  return 0;
+}
+
 /* A 0/1 setting that is on unless set to 0; anything else is rejected. */
 static int read_switch(const char *name) {
   const char *v = read_var(name);
@@ -117,12 +129,9 @@ static int read_switch(const char *name) {
 static void read_settings(void) {
   settings.num_devices = DEFAULT_DEVICES;
   const char *v = read_var(DEVICE_COUNT_VAR);
+  long n;
   if (v != NULL) {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || n < 0 ||
-        n > PLUGIN_MAX_DEVICES) {
+    if (parse_number(v, 0, PLUGIN_MAX_DEVICES, &n) != 0) {
       char accepted[64];
       snprintf(accepted, sizeof accepted, "a number from 0 to %d",
                PLUGIN_MAX_DEVICES);
@@ -150,11 +159,7 @@ static void read_settings(void) {
   settings.slice_us = DEFAULT_SLICE_US;
   v = read_var("SIMDEVICE_SLICE_US");
   if (v != NULL) {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' ||
-        (n != 0 && (n < 100 || n > 100000)))
+    if (parse_number(v, 0, 100000, &n) != 0 || (n != 0 && n < 100))
       rejected("SIMDEVICE_SLICE_US", v,
                "0 or a number of microseconds from 100 to 100000", "100");
     else
@@ -162,10 +167,7 @@ static void read_settings(void) {
   }
   v = read_var("SIMDEVICE_TIMEOUT");
   if (v != NULL) {
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || n < 0 || n > 86400)
+    if (parse_number(v, 0, 86400, &n) != 0)
       rejected("SIMDEVICE_TIMEOUT", v, "a number of seconds from 0 to 86400",
                "0 (no timeout)");
     else
