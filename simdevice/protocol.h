@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 9
+#define SIMDEV_PROTO_VERSION 10
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -167,6 +167,13 @@ struct simdev_slot {
   uint64_t args[SIMDEV_PROTO_MAX_ARGS];   /* kernel parameters (RUN) */
   struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
   char message[SIMDEV_MESSAGE_SIZE];      /* reply: why it failed */
+  /* Where each side last ran (the CPU number + 1; 0: not yet said), each
+   * written by its side only when it changed. A side that waits for the
+   * other on the CPU the other runs on sleeps at once instead of spinning:
+   * there, its spinning is the other side's delay. A line of their own:
+   * the hot first line keeps its operands. */
+  _Alignas(64) _Atomic uint32_t host_cpu;
+  _Atomic uint32_t server_cpu;
 };
 
 struct simdev_control {

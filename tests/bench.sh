@@ -85,6 +85,15 @@ for r in $(seq 1 "$rounds"); do
     | sed 's/^new_object_64B_us/new_object_64B_unguarded_us/' >> "$out/runs/bench_offload.llvm.$r"
   SIMDEVICE_GUARD=0 LD_LIBRARY_PATH=$sim_lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_offload" new \
     | sed 's/^new_object_64B_us/new_object_64B_unguarded_us/' >> "$out/runs/bench_offload.sim.$r"
+  # Small map(tofrom) regions with the whole program on one CPU (taskset; the
+  # device process inherits it), as in a one-core CI container: simtarget's
+  # host and device threads then take turns on that CPU (no goal).
+  cpu=$(cut -d' ' -f39 /proc/self/stat)
+  for side in llvm sim; do
+    lib=$llvm_lib; [ $side = sim ] && lib=$sim_lib
+    LD_LIBRARY_PATH=$lib OMP_TARGET_OFFLOAD=mandatory taskset -c "$cpu" "$out/bench_offload" tofrom \
+      | sed -n 's/^map_tofrom_4KiB_GBps/map_tofrom_4KiB_one_cpu_GBps/p' >> "$out/runs/bench_offload.$side.$r"
+  done
   echo "  round $r done"
 done
 

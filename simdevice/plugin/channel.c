@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_place.h"
 #include "cpu_relax.h"
 #include "valgrind_hints.h"
 #include "plugin_faults.h"
@@ -115,6 +116,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
   }
   s->command = command;
   s->status = SIMDEV_STATUS_OK;
+  cpu_place_publish(&s->host_cpu, cpu_place_here());
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
   if (atomic_load(&ctl->server_sleeping))
     futex_wake(&s->state);
@@ -124,9 +126,14 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st != SIMDEV_SLOT_REQUEST)
       break;
+    /* On few cores, let the server have the CPU: on this CPU by sleeping
+     * (sched_yield() gives it the CPU only while the scheduler finds it
+     * owed time), elsewhere by yielding to whatever runs here. */
+    if ((i & (YIELD_EVERY - 1)) == 0 && cpu_place_shared(&s->server_cpu))
+      break;
     cpu_relax();
     if ((i & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)
-      sched_yield(); /* on few cores, let the server have the CPU */
+      sched_yield();
   }
   int died = 0;
   /* The clock is read only when the reply is late (most arrive while

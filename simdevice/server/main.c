@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_place.h"
 #include "cpu_relax.h"
 #include "server.h"
 
@@ -287,6 +288,7 @@ static int start_queue_threads(uint64_t want, char *message, size_t size) {
  * table, which belong to the main slot's thread. */
 static int serve(struct simdev_slot *s, int queue_slot) {
   int rc = 0, leave = 0;
+  cpu_place_publish(&s->server_cpu, cpu_place_here());
   s->message[0] = '\0';
   apply_protections(s, queue_slot);
   if (queue_slot && s->command != SIMDEV_CMD_RUN) {
@@ -421,9 +423,12 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)
       return;
-    cpu_relax();
     /* Let runnable threads (kernels of queue slots, the host's) have the
-     * CPU while waiting: on few cores a pure spin starves them. */
+     * CPU while waiting: on few cores a pure spin starves them. The host
+     * on this very CPU gets it only by our sleeping (cpu_place.h). */
+    if ((spin & (YIELD_EVERY - 1)) == 0 && cpu_place_shared(&s->host_cpu))
+      break;
+    cpu_relax();
     if ((spin & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)
       sched_yield();
   }
