@@ -46,8 +46,13 @@ PROGRAMS="$HOST_PROGRAMS $KERNEL_PROGRAMS"
 # to a new page of shared memory 2.5-3.5 us, of anonymous memory 1.6-3.4 us;
 # a page that exists already still costs 1.2-1.4 us to map (0.7 us with
 # MADV_POPULATE_WRITE), fallocate of new pages 0.9 us each (measured
-# 2026-11-24, 20000 pages each way). new_object_64B_unguarded_us (below)
-# is the same loop with SIMDEVICE_GUARD=0: the rest of the mapping.
+# 2026-11-24, 20000 pages each way). Preparing pages ahead on the other core
+# does not fit either: fallocate plus populate is 1.6 us a page there,
+# MADV_POPULATE_WRITE of new pages 2.5 us, against a budget of 2x LLVM's
+# 0.52 us per object (page_shared_populate_new_us). With the host's view of
+# device memory populated beforehand (an experiment) the loop took 0.9-1.4
+# us. new_object_64B_unguarded_us (below) is the same loop with
+# SIMDEVICE_GUARD=0: the rest of the mapping.
 GOALS="
 empty_launch_us max 2
 teams_dpf_0trips_us max 1.5

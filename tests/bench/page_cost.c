@@ -8,6 +8,9 @@
  *   page_shared_existing_us   first write through a second mapping of pages
  *                             that exist already (the page-table entry only)
  *   page_shared_populate_us   MADV_POPULATE_WRITE of such a mapping, per page
+ *   page_shared_populate_new_us  MADV_POPULATE_WRITE of new memfd pages in
+ *                             one call, per page: what a thread preparing
+ *                             pages ahead of the allocations would pay
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -79,6 +82,14 @@ int main(void) {
   munmap(first, bytes);
   munmap(second, bytes);
   munmap(third, bytes);
+  close(fd);
+
+  fd = new_memfd();
+  char *fresh = map_shared(fd);
+  t0 = now();
+  if (madvise(fresh, bytes, MADV_POPULATE_WRITE) == 0)
+    report("page_shared_populate_new_us", now() - t0);
+  munmap(fresh, bytes);
   close(fd);
 
   fd = new_memfd();
