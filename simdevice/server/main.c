@@ -432,6 +432,9 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     if ((spin & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)
       sched_yield();
   }
+  /* Asleep, this thread is on no CPU: a host that wakes it must not take
+   * its last one for where it will serve (cpu_place.h). */
+  atomic_store_explicit(&s->server_cpu, 0, memory_order_relaxed);
   for (;;) {
     atomic_store(sleeping, 1);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
