@@ -167,8 +167,8 @@ struct simdev_slot {
   uint64_t args[SIMDEV_PROTO_MAX_ARGS];   /* kernel parameters (RUN) */
   struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
   char message[SIMDEV_MESSAGE_SIZE];      /* reply: why it failed */
-  /* Where each side last ran (the CPU number + 1; 0: not yet said), each
-   * written by its side only when it changed. A side that waits for the
+  /* Where each side last ran (the CPU number + 1; 0: not said, or the
+   * server thread sleeps), each written by its side only when it changed. A side that waits for the
    * other on the CPU the other runs on sleeps at once instead of spinning:
    * there, its spinning is the other side's delay. A line of their own:
    * the hot first line keeps its operands. */
