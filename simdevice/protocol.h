@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 10
+#define SIMDEV_PROTO_VERSION 11
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
