@@ -4,7 +4,10 @@
  * exits, a device process killed from outside. The host must survive, get
  * the cause, and the device must come back on its next use with its memory.
  */
+#include <errno.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -364,6 +367,35 @@ static void assert_guarded_by_guard_regions(const struct simdev_control *ctl) {
   assert_true(mappings >= 1 && mappings <= 2);
 }
 
+/* Whether guard regions work on shared memory for this process (the test's
+ * own probe, so that a server that fails to find them where they work is a
+ * failure, not a skip): a guarded page of a memfd mapping cannot be read. */
+static int guard_regions_work_here(void) {
+  long page = sysconf(_SC_PAGESIZE);
+  int fd = memfd_create("guard-probe", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, page) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return 0;
+  }
+  char *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    return 0;
+  char byte;
+  struct iovec local = {.iov_base = &byte, .iov_len = 1};
+  struct iovec remote = {.iov_base = p, .iov_len = 1};
+  /* Unreadable with the marker, readable again without it (an emulator
+   * may ignore the advice, or fail every read). */
+  int works = madvise(p, (size_t)page, 102 /* MADV_GUARD_INSTALL */) == 0 &&
+              process_vm_readv(getpid(), &local, 1, &remote, 1, 0) < 0 &&
+              errno == EFAULT &&
+              madvise(p, (size_t)page, 103 /* MADV_GUARD_REMOVE */) == 0 &&
+              process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+  munmap(p, (size_t)page);
+  return works;
+}
+
 /* Linux guard regions (6.15+ on shared memory; not under qemu-user, which
  * ignores the advice): 40000 live guarded objects keep their guard pages.
  * A free, a write past the last object and a read past one in the middle
@@ -375,9 +407,9 @@ static void test_guard_regions_need_no_mapping_per_object(void **state) {
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
   const struct simdev_control *ctl = control_area(0);
   assert_non_null(ctl);
-  if (ctl->guard_mode != SIMDEV_GUARD_REGIONS) {
-    printf("guard regions do not work here (guard_mode %u): skipped\n",
-           ctl->guard_mode);
+  if (!guard_regions_work_here()) {
+    assert_int_equal(ctl->guard_mode, SIMDEV_GUARD_MPROTECT);
+    printf("guard regions do not work here: skipped\n");
     skip();
   }
   void **p = alloc_many();
