@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 10
+#define SIMDEV_PROTO_VERSION 11
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -104,6 +104,17 @@ struct simdev_fptr_row {
 /* Status in the reply: 0 success, else failure with `message`. */
 #define SIMDEV_STATUS_OK 0
 #define SIMDEV_STATUS_FAIL 1
+
+/* How the server makes device memory inaccessible (simdev_control.guard_mode;
+ * server/protections.c). */
+enum simdev_guard_mode {
+  SIMDEV_GUARD_OFF = 0,      /* no guard pages (guard = 0) */
+  SIMDEV_GUARD_MPROTECT = 1, /* mprotect: two memory mappings per live
+                                guarded object, up to vm.max_map_count */
+  SIMDEV_GUARD_REGIONS = 2,  /* Linux guard regions (madvise
+                                MADV_GUARD_INSTALL, 6.15+ on shared memory):
+                                no memory mapping per object */
+};
 
 /* One change of protection in the device process's view of device memory. */
 struct simdev_prot_change {
@@ -194,9 +205,12 @@ struct simdev_control {
   uint32_t server_layout;
   _Atomic uint32_t server_ready;    /* server: 1 once it serves commands, 2 if setup failed */
   _Atomic uint32_t server_sleeping; /* 1 while the server futex-waits on state */
-  _Atomic uint32_t guards_disabled; /* server: 1 once it ran out of memory
-                                       mappings (vm.max_map_count) and made
-                                       all device memory accessible */
+  _Atomic uint32_t guards_disabled; /* server: 1 once changing protections
+                                       failed (in mprotect mode: too many
+                                       memory mappings, vm.max_map_count)
+                                       and it made all device memory
+                                       accessible */
+  uint32_t guard_mode; /* server, before server_ready: enum simdev_guard_mode */
   /* The time slice the server asks the kernel's scheduler for, for all its
    * threads (SIMDEVICE_SLICE_US; 0: the kernel's default). */
   uint32_t slice_us;

@@ -789,11 +789,15 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
            (unsigned long long)dev->dev_base,
            (unsigned long long)(dev->dev_base + dev->capacity),
            (unsigned long long)dev->capacity, (unsigned long long)used);
+    /* guard_mode: how the device process guards (protocol.h). */
+    int regions = dev->ctl->guard_mode == SIMDEV_GUARD_REGIONS;
     printf("      guard pages:     %s\n",
            !dev->alloc.guard ? "off (SIMDEVICE_GUARD=0)"
            : atomic_load(&dev->ctl->guards_disabled)
-               ? "off (too many live allocations for vm.max_map_count)"
-               : "on");
+               ? regions ? "off (a guard-region change failed)"
+                         : "off (too many live allocations for vm.max_map_count)"
+           : regions ? "on (Linux guard regions)"
+                     : "on (mprotect, up to vm.max_map_count)");
     printf("      kernels loaded:  %zu\n", dev->kernel_count);
     /* The device runtime's caps, as it reported them at its start. */
     if (dev->ctl->max_teams > 0)

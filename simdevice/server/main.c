@@ -10,9 +10,9 @@
  * that slot from then on (only RUN), so kernels of different queues run
  * concurrently. Each slot belongs to its one thread between REQUEST and
  * DONE (see protocol.h), so no lock; `queue_threads`, the bounce area and
- * the commands other than RUN are the main thread's. prot_log_lock orders
- * the application of the shared protection log, which any slot's thread may
- * apply. The image and function tables: server.h.
+ * the commands other than RUN are the main thread's. The protection
+ * changes, which any slot's thread may apply: protections.c. The image and
+ * function tables: server.h.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -187,63 +187,6 @@ static int run_kernel(struct simdev_slot *s) {
   return 0;
 }
 
-/* Each guarded allocation costs the process two memory mappings; past
- * vm.max_map_count mprotect fails. Then every allocation must still be
- * usable: make all device memory accessible and stop guarding, loudly. */
-static void disable_guards(int err) {
-  if (atomic_load(&ctl->guards_disabled))
-    return;
-  mprotect((void *)ctl->dev_base, ctl->capacity, PROT_READ | PROT_WRITE);
-  atomic_store(&ctl->guards_disabled, 1);
-  fprintf(stderr,
-          "simdevice-server: device %d: guard pages turned off: changing "
-          "protections failed (%s; too many live allocations for "
-          "vm.max_map_count?)\n",
-          ctl->device_id, strerror(err));
-}
-
-static void apply_change(const struct simdev_prot_change *c) {
-  if (atomic_load(&ctl->guards_disabled) || c->offset >= ctl->capacity ||
-      c->length > ctl->capacity - c->offset)
-    return;
-  if (mprotect((void *)(ctl->dev_base + c->offset), c->length,
-               c->access ? PROT_READ | PROT_WRITE : PROT_NONE) != 0)
-    disable_guards(errno);
-}
-
-/* Guards prot_log.applied and the order in which log entries are applied
- * (the main thread and any queue slot thread may apply them). */
-static pthread_mutex_t prot_log_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Applies the host's protection log up to change `upto` (protocol.h). */
-static void apply_logged_protections(uint64_t upto) {
-  struct simdev_prot_log *log = &ctl->prot_log;
-  if (atomic_load_explicit(&log->applied, memory_order_acquire) >= upto)
-    return;
-  pthread_mutex_lock(&prot_log_lock);
-  uint64_t n = atomic_load_explicit(&log->applied, memory_order_relaxed);
-  for (; n < upto; n++)
-    apply_change(&log->ring[n % SIMDEV_PROT_LOG_SIZE]);
-  atomic_store_explicit(&log->applied, n, memory_order_release);
-  pthread_mutex_unlock(&prot_log_lock);
-}
-
-static void apply_protections(struct simdev_slot *s, int queue_slot) {
-  struct simdev_prot_log *log = &ctl->prot_log;
-  uint64_t head = atomic_load_explicit(&log->head, memory_order_acquire);
-  uint64_t upto = queue_slot ? s->prot_upto : head;
-  apply_logged_protections(upto <= head ? upto : head);
-  uint32_t count = s->prot_count;
-  if (count > SIMDEV_PROTO_MAX_PROT)
-    count = SIMDEV_PROTO_MAX_PROT;
-  for (uint32_t i = 0; i < count; i++)
-    apply_change(&s->prot[i]);
-  /* Cleared only when set: `prot_count` shares its cache line with `state`,
-   * which the host is polling, and every store takes the line from it. */
-  if (count != 0)
-    s->prot_count = 0;
-}
-
 static void *queue_slot_thread(void *arg);
 
 /* START_QUEUES: starts the server threads of queue slots [queue_threads,
@@ -290,7 +233,7 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   int rc = 0, leave = 0;
   cpu_place_publish(&s->server_cpu, cpu_place_here());
   s->message[0] = '\0';
-  apply_protections(s, queue_slot);
+  protections_apply(s, queue_slot);
   if (queue_slot && s->command != SIMDEV_CMD_RUN) {
     snprintf(s->message, sizeof s->message,
              "command %u on a queue slot (queue slots run kernels only)",
@@ -513,6 +456,7 @@ int main(int argc, char **argv) {
   if ((uint64_t)mem != ctl->dev_base)
     fail_setup("%s", "device memory landed at another address (kernel "
                      "without MAP_FIXED_NOREPLACE)");
+  protections_init(ctl, SIMDEV_FD_MEMORY); /* before server_ready */
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_CONTROL);
   timeslice_request(ctl->slice_us); /* before any thread starts */

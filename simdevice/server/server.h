@@ -108,6 +108,15 @@ HIDDEN void *snapshot_replace(struct snapshot *s, void *next);
 HIDDEN void output_init(void);
 HIDDEN void output_flush(void);
 
+/* protections.c: applies the host's protection changes to device memory.
+ * protections_init (once, after device memory is mapped, before serving)
+ * chooses guard regions or mprotect for a guarded device (a probe on
+ * `memory_fd`) and writes ctl->guard_mode; protections_apply (any slot's
+ * thread, before its command) applies the log up to what the command needs
+ * (a queue slot: s->prot_upto; the main slot: all of it), then s->prot[]. */
+HIDDEN void protections_init(struct simdev_control *ctl, int memory_fd);
+HIDDEN void protections_apply(struct simdev_slot *s, int queue_slot);
+
 /* futex helpers on shared (not process-private) words. */
 HIDDEN void server_futex_wake(_Atomic uint32_t *word);
 

@@ -259,7 +259,8 @@ int main(int argc, char **argv) {
   if (!*only || !strcmp(only, "map"))
     bench_map_unmap();
   /* before the lookups: 100000 live guarded objects can outgrow the device
-   * process's vm.max_map_count, which turns simdevice's guard pages off */
+   * process's vm.max_map_count where it guards with mprotect (not with
+   * Linux guard regions), which turns simdevice's guard pages off */
   if (!*only || !strcmp(only, "new"))
     bench_new_objects();
   if (!*only || !strcmp(only, "tofrom")) {

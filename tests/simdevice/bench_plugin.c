@@ -2,7 +2,7 @@
  * bench_plugin.c - simdevice's own costs at the plugin interface, printed
  * (part of `make bench`, not a test: nothing asserts a time): round trip of
  * an empty kernel launch, host<->device copy bandwidth, alloc+free with
- * guard pages.
+ * guard pages (and how the device process applies them: guard_mode).
  */
 #include <time.h>
 
@@ -72,21 +72,27 @@ static void test_measure(void **state) {
   enum { N = 100000 };
   void **p = malloc(N * sizeof *p);
   assert_non_null(p);
-  /* 20000 live guarded objects stay under vm.max_map_count. */
+  /* 20000 live guarded objects stay under vm.max_map_count (the mprotect
+   * scheme's limit). */
   enum { LIVE = 20000 };
+  const struct simdev_control *ctl = control_area(0);
+  assert_non_null(ctl);
+  const char *mode = ctl->guard_mode == SIMDEV_GUARD_REGIONS ? "guard regions"
+                     : ctl->guard_mode == SIMDEV_GUARD_MPROTECT ? "mprotect"
+                                                                 : "off";
   for (int i = 0; i < LIVE; i++)
     assert_non_null(p[i] = __tgt_rtl_data_alloc(0, 64, NULL,
                                                   TARGET_ALLOC_DEVICE));
   t0 = now();
   assert_int_equal(launch(0, k, 0, NULL), OFFLOAD_SUCCESS);
   double live_ms = (now() - t0) * 1e3;
-  printf("%d live guarded objects: the launch after allocating them applied "
-         "their protections in %.1f ms (%.2f us per object)\n",
-         LIVE, live_ms, live_ms * 1e3 / LIVE);
+  printf("%d live guarded objects (%s): the launch after allocating them "
+         "applied their protections in %.1f ms (%.2f us per object)\n",
+         LIVE, mode, live_ms, live_ms * 1e3 / LIVE);
   for (int i = 0; i < LIVE; i++)
     assert_int_equal(__tgt_rtl_data_delete(0, p[i]), OFFLOAD_SUCCESS);
   /* 100000 small allocations, then frees, with guard pages (more than
-   * vm.max_map_count allows: the server stops guarding). */
+   * vm.max_map_count allows with mprotect: that server stops guarding). */
   t0 = now();
   for (int i = 0; i < N; i++) {
     p[i] = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
@@ -100,9 +106,11 @@ static void test_measure(void **state) {
   t0 = now();
   assert_int_equal(launch(0, k, 0, NULL), OFFLOAD_SUCCESS);
   double flush_ms = (now() - t0) * 1e3;
-  printf("100000 guarded 64-byte objects: alloc %.3f us, free %.3f us each; "
-         "the next launch applied the %d protection changes in %.1f ms\n",
-         alloc_us, free_us, 2 * N, flush_ms);
+  printf("100000 guarded 64-byte objects (%s): alloc %.3f us, free %.3f us "
+         "each; the next launch applied the %d protection changes in %.1f ms "
+         "(guards %s)\n",
+         mode, alloc_us, free_us, 2 * N, flush_ms,
+         ctl->guards_disabled ? "turned off" : "still on");
   free(p);
   assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
   test_image_free(&img);

@@ -203,6 +203,48 @@ static inline pid_t find_server(void) {
   return best;
 }
 
+/* The host's view of device `dev`'s control area (protocol.h): its memfd's
+ * shared mapping in /proc/self/maps, or NULL when it has none (not started,
+ * or the in-process mode). Read-only use: the plugin owns it. */
+static inline const struct simdev_control *control_area(int32_t dev) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  const struct simdev_control *found = NULL;
+  char line[512];
+  while (maps != NULL && found == NULL && fgets(line, sizeof line, maps)) {
+    unsigned long lo, hi;
+    char perms[8];
+    if (strstr(line, "/memfd:simdevice-control") == NULL ||
+        sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 ||
+        strcmp(perms, "rw-s") != 0)
+      continue;
+    const struct simdev_control *c = (const struct simdev_control *)lo;
+    if (c->magic == SIMDEV_PROTO_MAGIC && c->device_id == dev)
+      found = c;
+  }
+  if (maps != NULL)
+    fclose(maps);
+  return found;
+}
+
+/* How many memory mappings of process `pid` lie in [base, base + size)
+ * (lines of /proc/<pid>/maps); -1 if unreadable. */
+static inline int mappings_within(pid_t pid, uint64_t base, uint64_t size) {
+  char path[64], line[512];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *maps = fopen(path, "r");
+  if (maps == NULL)
+    return -1;
+  int n = 0;
+  while (fgets(line, sizeof line, maps)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo >= base &&
+        hi <= base + size)
+      n++;
+  }
+  fclose(maps);
+  return n;
+}
+
 /* The threads of a process, from /proc/<pid>/status; -1 if unreadable. */
 static inline int process_threads(pid_t pid) {
   char path[64], line[256];

@@ -4,7 +4,10 @@
  * exits, a device process killed from outside. The host must survive, get
  * the cause, and the device must come back on its next use with its memory.
  */
+#include <errno.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -314,6 +317,192 @@ static void test_reallocated_memory_keeps_its_guard(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, big), OFFLOAD_SUCCESS);
 }
 
+/* Ends device 0's process (a kernel that exits) and starts the next, which
+ * reads the environment as it is now. */
+static void restart_device(void) {
+  uint64_t code = 1;
+  assert_int_equal(launch(0, entry(E_EXIT), 1, &code), OFFLOAD_FAIL);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+}
+
+static int max_map_count(void) {
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  int n = -1;
+  if (f != NULL && fscanf(f, "%d", &n) != 1)
+    n = -1;
+  if (f != NULL)
+    fclose(f);
+  return n;
+}
+
+/* More live guarded objects than two memory mappings each allow under
+ * vm.max_map_count (65530 by default) with mprotect. */
+enum { MANY_OBJECTS = 40000 };
+
+static void **alloc_many(void) {
+  void **p = calloc(MANY_OBJECTS, sizeof *p);
+  assert_non_null(p);
+  for (int i = 0; i < MANY_OBJECTS; i++)
+    assert_non_null(p[i] = __tgt_rtl_data_alloc(0, 64, NULL,
+                                                  TARGET_ALLOC_DEVICE));
+  return p;
+}
+
+static void free_many(void **p) {
+  for (int i = 0; i < MANY_OBJECTS; i++)
+    if (p[i] != NULL)
+      assert_int_equal(__tgt_rtl_data_delete(0, p[i]), OFFLOAD_SUCCESS);
+  free(p);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+}
+
+/* After a launch applied them: the process guards with guard regions, still
+ * (not turned off), and device memory is at most two memory mappings (the
+ * read-write part with the markers, the PROT_NONE rest), not one or two
+ * per object. */
+static void assert_guarded_by_guard_regions(const struct simdev_control *ctl) {
+  assert_int_equal(ctl->guard_mode, SIMDEV_GUARD_REGIONS);
+  assert_int_equal(ctl->guards_disabled, 0);
+  int mappings = mappings_within(find_server(), ctl->dev_base, ctl->capacity);
+  assert_true(mappings >= 1 && mappings <= 2);
+}
+
+/* Whether guard regions work on shared memory for this process (the test's
+ * own probe, so that a server that fails to find them where they work is a
+ * failure, not a skip): a guarded page of a memfd mapping cannot be read. */
+static int guard_regions_work_here(void) {
+  long page = sysconf(_SC_PAGESIZE);
+  int fd = memfd_create("guard-probe", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, page) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return 0;
+  }
+  char *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    return 0;
+  char byte;
+  struct iovec local = {.iov_base = &byte, .iov_len = 1};
+  struct iovec remote = {.iov_base = p, .iov_len = 1};
+  /* Unreadable with the marker, readable again without it (an emulator
+   * may ignore the advice, or fail every read). */
+  int works = madvise(p, (size_t)page, 102 /* MADV_GUARD_INSTALL */) == 0 &&
+              process_vm_readv(getpid(), &local, 1, &remote, 1, 0) < 0 &&
+              errno == EFAULT &&
+              madvise(p, (size_t)page, 103 /* MADV_GUARD_REMOVE */) == 0 &&
+              process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+  munmap(p, (size_t)page);
+  return works;
+}
+
+/* Linux guard regions (6.15+ on shared memory; not under qemu-user, which
+ * ignores the advice): 40000 live guarded objects keep their guard pages.
+ * A free, a write past the last object and a read past one in the middle
+ * fault as they would with one object; each fault ends the process, and
+ * the next one (the restart puts back the protections of every live
+ * object) guards them again. */
+static void test_guard_regions_need_no_mapping_per_object(void **state) {
+  (void)state;
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  const struct simdev_control *ctl = control_area(0);
+  assert_non_null(ctl);
+  if (!guard_regions_work_here()) {
+    assert_int_equal(ctl->guard_mode, SIMDEV_GUARD_MPROTECT);
+    printf("guard regions do not work here: skipped\n");
+    skip();
+  }
+  void **p = alloc_many();
+  double *mid = p[MANY_OBJECTS / 2], *last = p[MANY_OBJECTS - 1];
+  /* The middle object is readable and writable, its neighbour too. */
+  uint64_t fill[2] = {(uint64_t)mid, 8};
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+  assert_guarded_by_guard_regions(ctl);
+  double *freed = p[MANY_OBJECTS / 2 - 1];
+  uint64_t arg = (uint64_t)freed;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_SUCCESS);
+
+  /* Freed while the process runs: its marker comes back. */
+  assert_int_equal(__tgt_rtl_data_delete(0, freed), OFFLOAD_SUCCESS);
+  p[MANY_OBJECTS / 2 - 1] = NULL;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  char want[200];
+  snprintf(want, sizeof want,
+           "freed device memory (the 64-byte device allocation at %p",
+           (void *)freed);
+  assert_non_null(strstr(last_error(0).message, want));
+
+  /* One double past the end of the last object (a write). */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  assert_guarded_by_guard_regions(ctl);
+  fill[0] = (uint64_t)last;
+  fill[1] = 9;
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_FAIL);
+  __tgt_rtl_error err = last_error(0);
+  assert_true(err.fault_addr == (uint64_t)(last + 8));
+  assert_int_equal(err.fault_kind, 2);
+  snprintf(want, sizeof want,
+           "kernel `k_fill` wrote address %p (0 bytes past the end of the "
+           "64-byte device allocation at %p)",
+           (void *)(last + 8), (void *)last);
+  assert_non_null(strstr(err.message, want));
+
+  /* One double past the end of the middle one (a read). */
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  assert_guarded_by_guard_regions(ctl);
+  arg = (uint64_t)(mid + 8);
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  err = last_error(0);
+  assert_true(err.fault_addr == (uint64_t)(mid + 8));
+  assert_int_equal(err.fault_kind, 1);
+  snprintf(want, sizeof want,
+           "kernel `k_read` read address %p (0 bytes past the end of the "
+           "64-byte device allocation at %p)",
+           (void *)(mid + 8), (void *)mid);
+  assert_non_null(strstr(err.message, want));
+  /* The data written before the faults is still there. */
+  double got[8];
+  assert_int_equal(__tgt_rtl_data_retrieve(0, got, mid, sizeof got),
+                   OFFLOAD_SUCCESS);
+  assert_true(got[7] == 7);
+  free_many(p);
+}
+
+/* The mprotect scheme (older kernels, qemu-user), here too through the
+ * server's test hook: it guards, and past vm.max_map_count it turns the
+ * guards off and leaves every object usable. */
+static void test_mprotect_guards_until_the_mapping_limit(void **state) {
+  (void)state;
+  assert_int_equal(setenv("SIMDEVICE_TEST_GUARD_MPROTECT", "1", 1), 0);
+  restart_device();
+  const struct simdev_control *ctl = control_area(0);
+  assert_non_null(ctl);
+  assert_int_equal(ctl->guard_mode, SIMDEV_GUARD_MPROTECT);
+  double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t fill[2] = {(uint64_t)d, 9};
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_FAIL);
+  assert_true(last_error(0).fault_addr == (uint64_t)(d + 8));
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  int limit = max_map_count();
+  if (limit > 0 && limit / 2 < MANY_OBJECTS) {
+    void **p = alloc_many();
+    assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+    assert_int_equal(ctl->guard_mode, SIMDEV_GUARD_MPROTECT);
+    assert_int_equal(ctl->guards_disabled, 1);
+    /* Unguarded: all accessible, the page after the last object too. */
+    double *last = p[MANY_OBJECTS - 1];
+    fill[0] = (uint64_t)last;
+    assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+    free_many(p);
+  } else {
+    printf("vm.max_map_count %d: 40000 objects fit, no fallback to see\n",
+           limit);
+  }
+  unsetenv("SIMDEVICE_TEST_GUARD_MPROTECT");
+  restart_device();
+}
+
 static void test_kernel_exit_is_reported(void **state) {
   (void)state;
   uint64_t code = 3;
@@ -412,6 +601,8 @@ int main(void) {
       cmocka_unit_test(test_host_address_in_device_memory_is_refused),
       cmocka_unit_test(test_memory_freed_before_any_launch_faults),
       cmocka_unit_test(test_reallocated_memory_keeps_its_guard),
+      cmocka_unit_test(test_guard_regions_need_no_mapping_per_object),
+      cmocka_unit_test(test_mprotect_guards_until_the_mapping_limit),
       cmocka_unit_test(test_kernel_exit_is_reported),
       cmocka_unit_test(test_killed_idle_device_restarts),
       cmocka_unit_test(test_late_supervisor_record_spares_next_process),

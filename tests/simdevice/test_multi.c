@@ -38,6 +38,12 @@ static void test_two_devices_two_processes(void **state) {
   __tgt_target_table *t1 = __tgt_rtl_load_binary(1, &img.image);
   assert_non_null(t0);
   assert_non_null(t1);
+  /* Unguarded, each server says so (no probe, no protections). */
+  for (int dev = 0; dev < 2; dev++) {
+    const struct simdev_control *ctl = control_area(dev);
+    assert_non_null(ctl);
+    assert_int_equal(ctl->guard_mode, SIMDEV_GUARD_OFF);
+  }
   /* Each device has its own copy of the globals. */
   int g[4] = {9, 9, 9, 9}, back[4];
   assert_int_equal(__tgt_rtl_data_submit(0, t0->EntriesBegin[E_GVEC].addr, g,
