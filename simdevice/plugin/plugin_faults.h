@@ -1,7 +1,7 @@
 /*
  * plugin_faults.h - the simdevice plugin's own failure points, for fault
  * injection (the plugin-side twin of src/faults.h): starting the device
- * process, writing a command to the channel, reading its reply, mapping the
+ * process and its supervisor's exec, writing a command to the channel, reading its reply, mapping the
  * shared memory, streaming an image, and the device's dlopen of it.
  *
  * SIM_FAULT(point) is one predictable branch when nothing is configured.
@@ -17,6 +17,7 @@
 
 #define SIM_FAULT_POINTS(X)                                                    \
   X(SPAWN, spawn)                                                              \
+  X(SUPERVISOR_EXEC, supervisor_exec)                                          \
   X(CHANNEL_WRITE, channel_write)                                              \
   X(CHANNEL_READ, channel_read)                                                \
   X(SHM_MAP, shm_map)                                                          \

@@ -2,12 +2,16 @@
  * process.c - the device process's life: start, death detection without
  * blocking, a kernel timeout, and a clean stop.
  *
- * Start: a fork-like clone with exit signal 0 that runs no fork handlers
- * (libomp's would register a /dev/shm file for the child that exec then
- * leaks) puts the two memfds on fds 3 and 4 and the read end of the
+ * Start: a clone with exit signal 0 that runs no fork handlers (libomp's
+ * would register a /dev/shm file for the child that exec then leaks), the
+ * starter, puts the two memfds on fds 3 and 4 and the read end of the
  * liveness pipe on fd 5 and the write end of the supervisor's pipe on fd 6
- * (its EOF tells the supervisor is gone), turns ASLR off, forks the supervisor
- * and exits at once. The supervisor is thus an orphan, and the device
+ * (its EOF tells the supervisor is gone), turns ASLR off, starts the
+ * supervisor and exits. The starter shares the host's memory while the
+ * calling thread waits (CLONE_VM | CLONE_VFORK, start_sharing_memory), and
+ * vforks the supervisor, so no page table of the host's is copied; where
+ * clone refuses that (qemu user mode), it is a fork-like clone that forks
+ * the supervisor. The supervisor is thus an orphan, and the device
  * process it vforks is no child of the program: a program that reaps all
  * its children or counts SIGCHLD never meets it. The supervisor publishes
  * the device's pid, then execs `simdevice-server --supervise`
@@ -29,11 +33,13 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -58,6 +64,8 @@ static char *wrapper_argv[MAX_WRAPPER_WORDS + 1];
 static char wrapper_exe[PATH_MAX];
 static int wrapper_words;
 static char paths_error[512];
+/* The program runs with a sanitizer's runtime (start_sharing_memory). */
+static int sanitized_host;
 
 /* Finds a command on PATH (before fork: execvp is not async-signal-safe). */
 static int resolve_on_path(const char *cmd, char *out, size_t len) {
@@ -79,6 +87,8 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
 
 static void compute_paths(void) {
   const struct plugin_settings *set = plugin_settings();
+  /* Every sanitizer runtime (ASan, TSan, MSan, UBSan, LSan) has it. */
+  sanitized_host = dlsym(RTLD_DEFAULT, "__sanitizer_set_report_path") != NULL;
   if (set->server != NULL) {
     snprintf(server_path, sizeof server_path, "%s", set->server);
   } else {
@@ -134,6 +144,10 @@ static void compute_paths(void) {
   }
 }
 
+/* The starter's exit status when the supervisor it shared memory with
+ * could not exec. */
+#define STARTER_SUPERVISOR_EXEC_FAILED 124
+
 /* Ends the clone child with the exit system call itself: a sanitizer's _exit
  * (TSan) finalises and flushes the parent's copied stdio buffers, which the
  * program then printed once more per device started. */
@@ -169,7 +183,8 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
                              const char *device_exe,
                              char *const device_argv[],
                              char *const supervisor_argv[],
-                             const sigset_t *mask) {
+                             const sigset_t *mask, int shares_host_memory,
+                             int fail_supervisor_exec) {
   for (int sig = 1; sig < NSIG; sig++) {
     struct sigaction old;
     if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL &&
@@ -193,8 +208,19 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
   int persona = personality(0xffffffff);
   if (persona != -1)
     personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
-  pid_t supervisor = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL,
-                                    NULL, NULL, 0ul);
+  /* Sharing memory (vfork) when the starter does too: no copy of the
+   * host's page tables; this waits until the supervisor has exec'd. */
+  pid_t supervisor = shares_host_memory
+                         ? vfork()
+                         : (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD,
+                                          NULL, NULL, NULL, 0ul);
+  if (supervisor > 0 && shares_host_memory) {
+    /* Back here once the supervisor exec'd, or exited because it could
+     * not (below): then the host hears of it from this exit status. */
+    int status = 0;
+    if (syscall(SYS_wait4, supervisor, &status, WNOHANG, NULL) == supervisor)
+      child_exit(STARTER_SUPERVISOR_EXEC_FAILED);
+  }
   if (supervisor != 0)
     child_exit(supervisor < 0 ? 125 : 0);
   /* The supervisor. */
@@ -216,8 +242,70 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
   /* The device's memory and liveness pipe are its own business. */
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_HOST_ALIVE);
-  execve(supervisor_argv[0], supervisor_argv, environ);
+  if (!fail_supervisor_exec)
+    execve(supervisor_argv[0], supervisor_argv, environ);
+  if (shares_host_memory) {
+    /* The host waits until this process execs or exits: supervising here
+     * would hold it for the device's whole life. The device goes. */
+    kill(device, SIGKILL);
+    while (syscall(SYS_wait4, device, NULL, 0, NULL) < 0 && errno == EINTR)
+      ;
+    child_exit(STARTER_SUPERVISOR_EXEC_FAILED);
+  }
   supervise_inline(ctl, device);
+}
+
+struct starter_args {
+  struct simdev_control *ctl;
+  int ctl_fd, mem_fd, alive_fd, supervisor_fd;
+  const char *device_exe;
+  char *const *device_argv;
+  char *const *supervisor_argv;
+  const sigset_t *mask;
+  int fail_supervisor_exec; /* injected fault (supervisor_exec) */
+};
+
+static int starter_main(void *arg) {
+  const struct starter_args *a = arg;
+  start_supervisor(a->ctl, a->ctl_fd, a->mem_fd, a->alive_fd,
+                   a->supervisor_fd, a->device_exe, a->device_argv,
+                   a->supervisor_argv, a->mask, 1, a->fail_supervisor_exec);
+  return 0; /* not reached */
+}
+
+#define STARTER_STACK_BYTES (64 * 1024)
+
+/* Starts the starter in this process's memory (CLONE_VM, on a stack of its
+ * own, exit signal 0), the calling thread waiting until it exits
+ * (CLONE_VFORK): it and the supervisor it vforks copy no page table of the
+ * host's, and the host takes no copy-on-write fault afterwards (a fork
+ * costs both on the order of 100 us each on a VM). The starter does
+ * system calls only, as a fork child would. Its pid, or -1 with errno
+ * (EINVAL: not here, or clone refused these flags, as qemu user mode
+ * does). */
+static pid_t start_sharing_memory(struct starter_args *args) {
+  /* A sanitizer's runtime intercepts the starter's sigaction and vfork,
+   * and its state is the host's in shared memory: the ASan and TSan
+   * programs' starters failed. There it is a fork. */
+  if (sanitized_host) {
+    errno = EINVAL;
+    return -1;
+  }
+  /* Only here: a forked supervisor supervises inline when its exec fails
+   * (no failure to inject). */
+  args->fail_supervisor_exec = SIM_FAULT(SUPERVISOR_EXEC);
+  char *stack = mmap(NULL, STARTER_STACK_BYTES, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED)
+    return -1;
+  pid_t pid = clone(starter_main, stack + STARTER_STACK_BYTES,
+                    CLONE_VM | CLONE_VFORK, args);
+  int err = errno;
+  /* Back here, the starter has exited and the supervisor and device have
+   * exec'd: no one runs on the stack any more. */
+  munmap(stack, STARTER_STACK_BYTES);
+  errno = err;
+  return pid;
 }
 
 static void sleep_ms(long ms) {
@@ -360,10 +448,13 @@ static int reap_starter(struct sim_device *dev) {
     ;
   if (got != starter || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
     return 0;
-  plugin_error("simdevice: cannot start device %d: %s", dev->id,
-               WIFEXITED(status) && WEXITSTATUS(status) == 125
-                   ? "fork of its supervisor failed"
-                   : "setting up its descriptors failed");
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  plugin_error("simdevice: cannot start device %d: %s%s", dev->id,
+               code == 125 ? "fork of its supervisor failed"
+               : code == STARTER_SUPERVISOR_EXEC_FAILED
+                   ? "its supervisor could not run: exec of "
+                   : "setting up its descriptors failed",
+               code == STARTER_SUPERVISOR_EXEC_FAILED ? supervisor_path : "");
   return -1;
 }
 
@@ -426,19 +517,28 @@ int process_launch(struct sim_device *dev) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  /* Like fork(), but exit signal 0 and no fork handlers (top of file). */
-  pid_t starter = SIM_FAULT(SPAWN)
-                      ? (errno = EAGAIN, -1)
-                      : (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
-  /* qemu user mode refuses any exit signal but SIGCHLD (EINVAL): there the
-   * program sees one SIGCHLD per device start. */
-  if (starter < 0 && errno == EINVAL)
-    starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
-                             NULL, 0ul);
-  if (starter == 0)
-    start_supervisor(ctl, dev->ctl_fd, dev->mem_fd, alive[0], supervisor[1],
-                     device_exe, argv, supervisor_argv, &old);
-  int spawn_errno = errno;
+  struct starter_args args = {
+      .ctl = ctl, .ctl_fd = dev->ctl_fd, .mem_fd = dev->mem_fd,
+      .alive_fd = alive[0], .supervisor_fd = supervisor[1],
+      .device_exe = device_exe, .device_argv = argv,
+      .supervisor_argv = supervisor_argv, .mask = &old};
+  pid_t starter = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1)
+                                   : start_sharing_memory(&args);
+  if (starter < 0 && errno == EINVAL) {
+    /* Like fork(), but exit signal 0 and no fork handlers (top of file).
+     * qemu user mode refuses any exit signal but SIGCHLD (EINVAL): there
+     * the program sees one SIGCHLD per device start. */
+    starter = (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+    if (starter < 0 && errno == EINVAL)
+      starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
+                               NULL, 0ul);
+    if (starter == 0)
+      start_supervisor(ctl, dev->ctl_fd, dev->mem_fd, alive[0],
+                       supervisor[1], device_exe, argv, supervisor_argv, &old,
+                       0, 0);
+  }
+  /* (A starter sharing memory may have written this thread's errno.) */
+  int spawn_errno = starter < 0 ? errno : 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(alive[0]);
   close(supervisor[1]);
