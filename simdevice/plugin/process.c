@@ -524,6 +524,7 @@ int process_launch(struct sim_device *dev) {
       .supervisor_argv = supervisor_argv, .mask = &old};
   pid_t starter = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1)
                                    : start_sharing_memory(&args);
+  int shared = starter > 0;
   if (starter < 0 && errno == EINVAL) {
     /* Like fork(), but exit signal 0 and no fork handlers (top of file).
      * qemu user mode refuses any exit signal but SIGCHLD (EINVAL): there
@@ -549,9 +550,16 @@ int process_launch(struct sim_device *dev) {
                  strerror(spawn_errno));
     return -1;
   }
-  /* Reaped in process_await: it exits within microseconds, but waiting for
-   * it here would keep an early start (plugin.c) from returning at once. */
+  /* A forked starter is reaped in process_await: it exits within
+   * microseconds, but waiting for it here would keep an early start
+   * (plugin.c) from returning at once. One that shared memory has exited
+   * already: how it went is known now. */
   dev->starter_pid = starter;
+  if (shared && reap_starter(dev) != 0) {
+    close(alive[1]);
+    close(supervisor[0]);
+    return -1;
+  }
   dev->host_alive_fd = alive[1];
   if (dev->supervisor_fd >= 0)
     close(dev->supervisor_fd);
