@@ -396,6 +396,28 @@ static int guard_regions_work_here(void) {
   return works;
 }
 
+/* With the device restarted after the last fault and still guarded by
+ * guard regions, kernel `kernel` (args) touches the double right after the
+ * 64-byte object at `object`, and the fault names it (`kind`: 1 read, 2
+ * write). */
+static void assert_overrun_reported(const struct simdev_control *ctl,
+                                    int kernel, uint64_t *args, int nargs,
+                                    double *object, int kind,
+                                    const char *name, const char *verb) {
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  assert_guarded_by_guard_regions(ctl);
+  assert_int_equal(launch(0, entry(kernel), nargs, args), OFFLOAD_FAIL);
+  __tgt_rtl_error err = last_error(0);
+  assert_true(err.fault_addr == (uint64_t)(object + 8));
+  assert_int_equal(err.fault_kind, kind);
+  char want[200];
+  snprintf(want, sizeof want,
+           "kernel `%s` %s address %p (0 bytes past the end of the 64-byte "
+           "device allocation at %p)",
+           name, verb, (void *)(object + 8), (void *)object);
+  assert_non_null(strstr(err.message, want));
+}
+
 /* Linux guard regions (6.15+ on shared memory; not under qemu-user, which
  * ignores the advice): 40000 live guarded objects keep their guard pages.
  * A free, a write past the last object and a read past one in the middle
@@ -432,34 +454,13 @@ static void test_guard_regions_need_no_mapping_per_object(void **state) {
            (void *)freed);
   assert_non_null(strstr(last_error(0).message, want));
 
-  /* One double past the end of the last object (a write). */
-  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
-  assert_guarded_by_guard_regions(ctl);
+  /* One double past the end of the last object (a write), then of the
+   * middle one (a read). */
   fill[0] = (uint64_t)last;
   fill[1] = 9;
-  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_FAIL);
-  __tgt_rtl_error err = last_error(0);
-  assert_true(err.fault_addr == (uint64_t)(last + 8));
-  assert_int_equal(err.fault_kind, 2);
-  snprintf(want, sizeof want,
-           "kernel `k_fill` wrote address %p (0 bytes past the end of the "
-           "64-byte device allocation at %p)",
-           (void *)(last + 8), (void *)last);
-  assert_non_null(strstr(err.message, want));
-
-  /* One double past the end of the middle one (a read). */
-  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
-  assert_guarded_by_guard_regions(ctl);
+  assert_overrun_reported(ctl, E_FILL, fill, 2, last, 2, "k_fill", "wrote");
   arg = (uint64_t)(mid + 8);
-  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
-  err = last_error(0);
-  assert_true(err.fault_addr == (uint64_t)(mid + 8));
-  assert_int_equal(err.fault_kind, 1);
-  snprintf(want, sizeof want,
-           "kernel `k_read` read address %p (0 bytes past the end of the "
-           "64-byte device allocation at %p)",
-           (void *)(mid + 8), (void *)mid);
-  assert_non_null(strstr(err.message, want));
+  assert_overrun_reported(ctl, E_READ, &arg, 1, mid, 1, "k_read", "read");
   /* The data written before the faults is still there. */
   double got[8];
   assert_int_equal(__tgt_rtl_data_retrieve(0, got, mid, sizeof got),
