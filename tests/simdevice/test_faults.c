@@ -140,6 +140,17 @@ static void test_guard_page_catches_one_element_short(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
 }
 
+/* A kernel reading the freed 64-byte allocation at `freed` faults, and the
+ * fault names it. */
+static void assert_read_of_freed_reported(void *freed) {
+  uint64_t arg = (uint64_t)freed;
+  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+  char want[128];
+  snprintf(want, sizeof want,
+           "freed device memory (the 64-byte device allocation at %p", freed);
+  assert_non_null(strstr(last_error(0).message, want));
+}
+
 static void test_freed_memory_faults(void **state) {
   (void)state;
   double *d = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
@@ -152,12 +163,7 @@ static void test_freed_memory_faults(void **state) {
   double *other = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEVICE);
   assert_non_null(other);
   assert_true(other != d);
-  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
-  char want[128];
-  snprintf(want, sizeof want,
-           "freed device memory (the 64-byte device allocation at %p",
-           (void *)d);
-  assert_non_null(strstr(last_error(0).message, want));
+  assert_read_of_freed_reported(d);
   assert_int_equal(__tgt_rtl_data_delete(0, other), OFFLOAD_SUCCESS);
 }
 
@@ -447,12 +453,7 @@ static void test_guard_regions_need_no_mapping_per_object(void **state) {
   /* Freed while the process runs: its marker comes back. */
   assert_int_equal(__tgt_rtl_data_delete(0, freed), OFFLOAD_SUCCESS);
   p[MANY_OBJECTS / 2 - 1] = NULL;
-  assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
-  char want[200];
-  snprintf(want, sizeof want,
-           "freed device memory (the 64-byte device allocation at %p",
-           (void *)freed);
-  assert_non_null(strstr(last_error(0).message, want));
+  assert_read_of_freed_reported(freed);
 
   /* One double past the end of the last object (a write), then of the
    * middle one (a read). */
