@@ -31,10 +31,10 @@ static inline void cpu_place_publish(_Atomic uint32_t *word, uint32_t here) {
     atomic_store_explicit(word, here, memory_order_relaxed);
 }
 
-/* 1 when the other side said it runs on the CPU this thread runs on. */
-static inline int cpu_place_shared(_Atomic uint32_t *other) {
+/* 1 when the other side said it runs on `here` (cpu_place_here). */
+static inline int cpu_place_shared(_Atomic uint32_t *other, uint32_t here) {
   uint32_t there = atomic_load_explicit(other, memory_order_relaxed);
-  return there != 0 && there == cpu_place_here();
+  return there != 0 && there == here;
 }
 
 #endif

@@ -179,10 +179,10 @@ struct simdev_slot {
   struct simdev_prot_change prot[SIMDEV_PROTO_MAX_PROT]; /* applied first */
   char message[SIMDEV_MESSAGE_SIZE];      /* reply: why it failed */
   /* Where each side last ran (the CPU number + 1; 0: not said, or the
-   * server thread sleeps), each written by its side only when it changed. A side that waits for the
-   * other on the CPU the other runs on sleeps at once instead of spinning:
-   * there, its spinning is the other side's delay. A line of their own:
-   * the hot first line keeps its operands. */
+   * server thread sleeps), each written by its side only when it changed.
+   * A side that waits for the other on the CPU the other runs on sleeps at
+   * once instead of spinning: there, its spinning is the other side's
+   * delay. A line of their own: the hot first line keeps its operands. */
   _Alignas(64) _Atomic uint32_t host_cpu;
   _Atomic uint32_t server_cpu;
 };

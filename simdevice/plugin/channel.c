@@ -116,7 +116,8 @@ static int round_trip(struct sim_device *dev, uint32_t command,
   }
   s->command = command;
   s->status = SIMDEV_STATUS_OK;
-  cpu_place_publish(&s->host_cpu, cpu_place_here());
+  const uint32_t here = cpu_place_here();
+  cpu_place_publish(&s->host_cpu, here);
   atomic_store(&s->state, SIMDEV_SLOT_REQUEST);
   if (atomic_load(&ctl->server_sleeping))
     futex_wake(&s->state);
@@ -129,7 +130,7 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     /* On few cores, let the server have the CPU: on this CPU by sleeping
      * (sched_yield() gives it the CPU only while the scheduler finds it
      * owed time), elsewhere by yielding to whatever runs here. */
-    if ((i & (YIELD_EVERY - 1)) == 0 && cpu_place_shared(&s->server_cpu))
+    if ((i & (YIELD_EVERY - 1)) == 0 && cpu_place_shared(&s->server_cpu, here))
       break;
     cpu_relax();
     if ((i & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)

@@ -1,8 +1,9 @@
 /*
  * plugin_faults.h - the simdevice plugin's own failure points, for fault
  * injection (the plugin-side twin of src/faults.h): starting the device
- * process and its supervisor's exec, writing a command to the channel, reading its reply, mapping the
- * shared memory, streaming an image, and the device's dlopen of it.
+ * process and its supervisor's exec, writing a command to the channel,
+ * reading its reply, mapping the shared memory, streaming an image, and the
+ * device's dlopen of it.
  *
  * SIM_FAULT(point) is one predictable branch when nothing is configured.
  * Rules come from SIMTARGET_FAULTS ("simdevice.spawn@2:repeat") or from

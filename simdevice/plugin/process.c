@@ -167,35 +167,43 @@ static _Noreturn void supervise_inline(struct simdev_control *ctl, pid_t pid) {
   child_exit(0);
 }
 
-/* In the clone child: only system calls (the parent may have other
- * threads, and no fork handler ran). Signals arrive blocked
- * (process_start); the host's handlers go back to their defaults before
- * they are unblocked. Clones the supervisor and exits: 0, or 126 when the
- * descriptors cannot be set up, 125 when the clone fails. The supervisor
+/* What the starter needs, all prepared by the host before it starts. */
+struct starter_args {
+  struct simdev_control *ctl;
+  int ctl_fd, mem_fd, alive_fd, supervisor_fd;
+  const char *device_exe;
+  char *const *device_argv;
+  char *const *supervisor_argv;
+  const sigset_t *mask;     /* the host thread's signal mask */
+  int shares_host_memory;   /* started by start_sharing_memory */
+  int fail_supervisor_exec; /* injected fault (supervisor_exec) */
+};
+
+/* In the starter: only system calls (the parent may have other threads,
+ * and no fork handler ran). Signals arrive blocked (process_start); the
+ * host's handlers go back to their defaults before they are unblocked.
+ * Starts the supervisor and exits: 0, or 126 when the descriptors cannot
+ * be set up, 125 when the supervisor cannot be started, 124 when it could
+ * not exec (a starter sharing memory only). The supervisor
  * (an orphan once this exits) vforks the device process first, so that the
  * device's exec does not wait for the supervisor's own exec, publishes the
  * device's pid in the control area, and only then execs
  * `simdevice-server --supervise` (server/supervise.c), which waits for it.
  * A vfork, not a fork: the device process copies no page table of the
  * host's. The device's exec failing is its exit status 127. */
-static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
-                             int mem_fd, int alive_fd, int supervisor_fd,
-                             const char *device_exe,
-                             char *const device_argv[],
-                             char *const supervisor_argv[],
-                             const sigset_t *mask, int shares_host_memory,
-                             int fail_supervisor_exec) {
+static void start_supervisor(const struct starter_args *a) {
+  struct simdev_control *ctl = a->ctl;
   for (int sig = 1; sig < NSIG; sig++) {
     struct sigaction old;
     if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL &&
         old.sa_handler != SIG_IGN)
       signal(sig, SIG_DFL);
   }
-  sigprocmask(SIG_SETMASK, mask, NULL);
-  int ctl_high = fcntl(ctl_fd, F_DUPFD, 10);
-  int mem_high = fcntl(mem_fd, F_DUPFD, 10);
-  int alive_high = fcntl(alive_fd, F_DUPFD, 10);
-  int supervisor_high = fcntl(supervisor_fd, F_DUPFD, 10);
+  sigprocmask(SIG_SETMASK, a->mask, NULL);
+  int ctl_high = fcntl(a->ctl_fd, F_DUPFD, 10);
+  int mem_high = fcntl(a->mem_fd, F_DUPFD, 10);
+  int alive_high = fcntl(a->alive_fd, F_DUPFD, 10);
+  int supervisor_high = fcntl(a->supervisor_fd, F_DUPFD, 10);
   if (ctl_high < 0 || mem_high < 0 || alive_high < 0 || supervisor_high < 0 ||
       dup2(ctl_high, SIMDEV_FD_CONTROL) < 0 ||
       dup2(mem_high, SIMDEV_FD_MEMORY) < 0 ||
@@ -210,11 +218,11 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
     personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
   /* Sharing memory (vfork) when the starter does too: no copy of the
    * host's page tables; this waits until the supervisor has exec'd. */
-  pid_t supervisor = shares_host_memory
+  pid_t supervisor = a->shares_host_memory
                          ? vfork()
                          : (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD,
                                           NULL, NULL, NULL, 0ul);
-  if (supervisor > 0 && shares_host_memory) {
+  if (supervisor > 0 && a->shares_host_memory) {
     /* Back here once the supervisor exec'd, or exited because it could
      * not (below): then the host hears of it from this exit status. */
     int status = 0;
@@ -228,7 +236,7 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
   if (device == 0) {
     /* The supervisor's pipe is its own (protocol.h). */
     close(SIMDEV_FD_SUPERVISOR);
-    execve(device_exe, device_argv, environ);
+    execve(a->device_exe, a->device_argv, environ);
     child_exit(127);
   }
   if (device < 0) {
@@ -242,9 +250,9 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
   /* The device's memory and liveness pipe are its own business. */
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_HOST_ALIVE);
-  if (!fail_supervisor_exec)
-    execve(supervisor_argv[0], supervisor_argv, environ);
-  if (shares_host_memory) {
+  if (!a->fail_supervisor_exec)
+    execve(a->supervisor_argv[0], a->supervisor_argv, environ);
+  if (a->shares_host_memory) {
     /* The host waits until this process execs or exits: supervising here
      * would hold it for the device's whole life. The device goes. */
     kill(device, SIGKILL);
@@ -255,21 +263,8 @@ static void start_supervisor(struct simdev_control *ctl, int ctl_fd,
   supervise_inline(ctl, device);
 }
 
-struct starter_args {
-  struct simdev_control *ctl;
-  int ctl_fd, mem_fd, alive_fd, supervisor_fd;
-  const char *device_exe;
-  char *const *device_argv;
-  char *const *supervisor_argv;
-  const sigset_t *mask;
-  int fail_supervisor_exec; /* injected fault (supervisor_exec) */
-};
-
 static int starter_main(void *arg) {
-  const struct starter_args *a = arg;
-  start_supervisor(a->ctl, a->ctl_fd, a->mem_fd, a->alive_fd,
-                   a->supervisor_fd, a->device_exe, a->device_argv,
-                   a->supervisor_argv, a->mask, 1, a->fail_supervisor_exec);
+  start_supervisor(arg);
   return 0; /* not reached */
 }
 
@@ -293,6 +288,7 @@ static pid_t start_sharing_memory(struct starter_args *args) {
   }
   /* Only here: a forked supervisor supervises inline when its exec fails
    * (no failure to inject). */
+  args->shares_host_memory = 1;
   args->fail_supervisor_exec = SIM_FAULT(SUPERVISOR_EXEC);
   char *stack = mmap(NULL, STARTER_STACK_BYTES, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -433,10 +429,11 @@ static int handshake_check(struct sim_device *dev) {
   return -1;
 }
 
-/* Collects the starter, which exits right after cloning the supervisor: 0,
- * or -1 with the error set when it could not set up the descriptors or
- * clone the supervisor. The program having reaped it first (a wait with
- * __WALL) is no error: the control area tells how the start goes. */
+/* Collects the starter, which exits right after starting the supervisor:
+ * 0, or -1 with the error set when it could not set up the descriptors,
+ * start the supervisor or have it exec, or was killed. The program having
+ * reaped it first (a wait with __WALL) is no error: the control area tells
+ * how the start goes. */
 static int reap_starter(struct sim_device *dev) {
   pid_t starter = dev->starter_pid;
   if (starter <= 0)
@@ -449,12 +446,18 @@ static int reap_starter(struct sim_device *dev) {
   if (got != starter || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
     return 0;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  plugin_error("simdevice: cannot start device %d: %s%s", dev->id,
-               code == 125 ? "fork of its supervisor failed"
-               : code == STARTER_SUPERVISOR_EXEC_FAILED
-                   ? "its supervisor could not run: exec of "
-                   : "setting up its descriptors failed",
-               code == STARTER_SUPERVISOR_EXEC_FAILED ? supervisor_path : "");
+  if (WIFSIGNALED(status))
+    plugin_error("simdevice: cannot start device %d: the process starting "
+                 "it was killed by signal %d (%s)",
+                 dev->id, WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else if (code == STARTER_SUPERVISOR_EXEC_FAILED)
+    plugin_error("simdevice: cannot start device %d: its supervisor could "
+                 "not run: exec of %s failed",
+                 dev->id, supervisor_path);
+  else
+    plugin_error("simdevice: cannot start device %d: %s", dev->id,
+                 code == 125 ? "fork of its supervisor failed"
+                             : "setting up its descriptors failed");
   return -1;
 }
 
@@ -533,29 +536,25 @@ int process_launch(struct sim_device *dev) {
     if (starter < 0 && errno == EINVAL)
       starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
                                NULL, 0ul);
-    if (starter == 0)
-      start_supervisor(ctl, dev->ctl_fd, dev->mem_fd, alive[0],
-                       supervisor[1], device_exe, argv, supervisor_argv, &old,
-                       0, 0);
+    if (starter == 0) {
+      args.shares_host_memory = args.fail_supervisor_exec = 0;
+      start_supervisor(&args);
+    }
   }
   /* (A starter sharing memory may have written this thread's errno.) */
   int spawn_errno = starter < 0 ? errno : 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(alive[0]);
   close(supervisor[1]);
-  if (starter < 0) {
-    close(alive[1]);
-    close(supervisor[0]);
+  if (starter < 0)
     plugin_error("simdevice: cannot start device %d: %s", dev->id,
                  strerror(spawn_errno));
-    return -1;
-  }
   /* A forked starter is reaped in process_await: it exits within
    * microseconds, but waiting for it here would keep an early start
    * (plugin.c) from returning at once. One that shared memory has exited
    * already: how it went is known now. */
-  dev->starter_pid = starter;
-  if (shared && reap_starter(dev) != 0) {
+  dev->starter_pid = starter > 0 ? starter : 0;
+  if (starter < 0 || (shared && reap_starter(dev) != 0)) {
     close(alive[1]);
     close(supervisor[0]);
     return -1;

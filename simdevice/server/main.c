@@ -369,7 +369,8 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
     /* Let runnable threads (kernels of queue slots, the host's) have the
      * CPU while waiting: on few cores a pure spin starves them. The host
      * on this very CPU gets it only by our sleeping (cpu_place.h). */
-    if ((spin & (YIELD_EVERY - 1)) == 0 && cpu_place_shared(&s->host_cpu))
+    if ((spin & (YIELD_EVERY - 1)) == 0 &&
+        cpu_place_shared(&s->host_cpu, cpu_place_here()))
       break;
     cpu_relax();
     if ((spin & (YIELD_EVERY - 1)) == YIELD_EVERY - 1)
@@ -377,7 +378,7 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
   }
   /* Asleep, this thread is on no CPU: a host that wakes it must not take
    * its last one for where it will serve (cpu_place.h). */
-  atomic_store_explicit(&s->server_cpu, 0, memory_order_relaxed);
+  cpu_place_publish(&s->server_cpu, 0);
   for (;;) {
     atomic_store(sleeping, 1);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)

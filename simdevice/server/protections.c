@@ -97,22 +97,30 @@ static const char *advice_failed(int advice) {
                                       : "removing guard regions";
 }
 
+/* One process_madvise of `n` ranges through `pidfd`: 1 when the kernel
+ * took all of them, 0 otherwise (or without the system call). */
+static int advise_ranges(int pidfd, const struct iovec *ranges, int n,
+                         int advice) {
+#ifdef SYS_process_madvise
+  size_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += ranges[i].iov_len;
+  return syscall(SYS_process_madvise, pidfd, ranges, (size_t)n, advice,
+                 0u) == (long)total;
+#else
+  (void)pidfd, (void)ranges, (void)n, (void)advice;
+  return 0;
+#endif
+}
+
 /* Asks for the queued markers; 0, or the errno with *what set. */
 static int flush_batch(const char **what) {
   int n = batch_len;
   batch_len = 0;
   if (n == 0)
     return 0;
-#ifdef SYS_process_madvise
-  if (self_pidfd >= 0) {
-    size_t total = 0;
-    for (int i = 0; i < n; i++)
-      total += batch[i].iov_len;
-    if (syscall(SYS_process_madvise, self_pidfd, batch, (size_t)n,
-                batch_advice, 0u) == (long)total)
-      return 0;
-  }
-#endif
+  if (self_pidfd >= 0 && advise_ranges(self_pidfd, batch, n, batch_advice))
+    return 0;
   /* Without it, or after a short or failed one: a madvise each, which
    * names the range that fails (installing or removing again is no
    * change). */
@@ -300,28 +308,33 @@ static int readable(const void *p) {
   return n < 0 && errno == EFAULT ? 0 : -1;
 }
 
-/* Whether guard regions work on a shared mapping of device memory's memfd,
+/* Whether guard markers work on a shared mapping of device memory's memfd,
+ * asked for with madvise (`pidfd` < 0) or process_madvise through `pidfd`:
  * tried on a scratch mapping of its first page in the order that
  * open_with_guard_regions uses them (markers on PROT_NONE, then
  * read-write), so the device memory mapping keeps no trace of the probe.
- * Not only the return value of madvise: qemu-user returns 0 for advice it
- * does not know, and Linux before 6.15 fails with EINVAL on shared memory. */
-static int guard_regions_work(int memory_fd) {
+ * Not only the return values: qemu-user returns 0 for advice it does not
+ * know, and Linux before 6.15 fails with EINVAL on shared memory. */
+static int markers_work(int memory_fd, int pidfd) {
   void *p = mmap(NULL, page_bytes, PROT_NONE, MAP_SHARED, memory_fd, 0);
   if (p == MAP_FAILED)
     return 0;
-  int works = madvise(p, page_bytes, MADV_GUARD_INSTALL) == 0 &&
-              mprotect(p, page_bytes, PROT_READ | PROT_WRITE) == 0 &&
-              readable(p) == 0 &&
-              madvise(p, page_bytes, MADV_GUARD_REMOVE) == 0 &&
-              readable(p) == 1;
+  struct iovec one = {.iov_base = p, .iov_len = page_bytes};
+  int works =
+      (pidfd < 0 ? madvise(p, page_bytes, MADV_GUARD_INSTALL) == 0
+                 : advise_ranges(pidfd, &one, 1, MADV_GUARD_INSTALL)) &&
+      mprotect(p, page_bytes, PROT_READ | PROT_WRITE) == 0 &&
+      readable(p) == 0 &&
+      (pidfd < 0 ? madvise(p, page_bytes, MADV_GUARD_REMOVE) == 0
+                 : advise_ranges(pidfd, &one, 1, MADV_GUARD_REMOVE)) &&
+      readable(p) == 1;
   munmap(p, page_bytes);
   return works;
 }
 
 /* Guard regions: a pidfd of this process when process_madvise takes the
- * guard advice for it (Linux 6.13 lets a process give itself any advice),
- * checked as guard_regions_work checks madvise; else -1. */
+ * guard advice for it (Linux 6.13 lets a process give itself any advice);
+ * else -1. */
 static int open_self_for_batches(int memory_fd) {
 #if defined(SYS_process_madvise) && defined(SYS_pidfd_open)
   /* Valgrind 3.19 (SIMDEVICE_WRAPPER) knows neither system call and
@@ -329,23 +342,9 @@ static int open_self_for_batches(int memory_fd) {
   if (RUNNING_ON_VALGRIND)
     return -1;
   int fd = (int)syscall(SYS_pidfd_open, getpid(), 0u);
-  if (fd < 0)
-    return -1;
-  void *p = mmap(NULL, page_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                 memory_fd, 0);
-  struct iovec one = {.iov_base = p, .iov_len = page_bytes};
-  int works = p != MAP_FAILED &&
-              syscall(SYS_process_madvise, fd, &one, (size_t)1,
-                      MADV_GUARD_INSTALL, 0u) == (long)page_bytes &&
-              readable(p) == 0 &&
-              syscall(SYS_process_madvise, fd, &one, (size_t)1,
-                      MADV_GUARD_REMOVE, 0u) == (long)page_bytes &&
-              readable(p) == 1;
-  if (p != MAP_FAILED)
-    munmap(p, page_bytes);
-  if (!works) {
+  if (fd >= 0 && !markers_work(memory_fd, fd)) {
     close(fd);
-    return -1;
+    fd = -1;
   }
   return fd;
 #else
@@ -365,7 +364,7 @@ void protections_init(struct simdev_control *control, int memory_fd) {
   if (!ctl->guard)
     mode = SIMDEV_GUARD_OFF;
   else if ((force == NULL || strcmp(force, "1") != 0) &&
-           guard_regions_work(memory_fd))
+           markers_work(memory_fd, -1))
     mode = SIMDEV_GUARD_REGIONS;
   else
     mode = SIMDEV_GUARD_MPROTECT;
