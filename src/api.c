@@ -10,14 +10,14 @@
  * _shared) is the plugin's business: the kind goes to its data_alloc, which
  * allocates it or says why it cannot.
  *
- * Every block handed out is remembered (device, range, kind): host and
- * shared memory so that omp_target_is_accessible can say the device reaches
- * it, device memory so that a mapping can recognise a device address passed
- * where a host address belongs (api_device_block).
+ * Every block handed out is remembered (device, range, kind) in
+ * memory_blocks.c: host and shared memory so that omp_target_is_accessible
+ * can say the device reaches it, device memory so that a mapping can
+ * recognise a device address passed where a host address belongs.
  *
  * Thread safety: the default device lives in device.c under its own lock;
- * mapping-table work takes dev->map.lock; `accessible_lock` guards the list
- * of host and shared blocks.
+ * mapping-table work takes dev->map.lock; memory_blocks.c locks its own
+ * tree.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,14 +28,15 @@
 #include "api.h"
 #include "device.h"
 #include "faults.h"
+#include "memory_blocks.h"
 #include "report.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 /* ---- user routines --------------------------------------------------- */
 
-EXPORT int omp_get_num_devices(void) { return __tgt_get_num_devices(); }
-EXPORT int omp_get_initial_device(void) { return __tgt_get_num_devices(); }
+EXPORT int omp_get_num_devices(void) { return devices_visible_count(); }
+EXPORT int omp_get_initial_device(void) { return devices_visible_count(); }
 EXPORT int omp_is_initial_device(void) { return 1; } /* host code */
 EXPORT int omp_get_device_num(void) { return omp_get_initial_device(); }
 EXPORT void omp_set_default_device(int device_num) {
@@ -49,7 +50,7 @@ EXPORT int omp_get_default_device(void) { return devices_own_default_id(); }
  * 0 with *dev set for a ready device, -1 after printing why not. */
 int api_device(const char *routine, int device_num, struct device **dev) {
   *dev = NULL;
-  int n = __tgt_get_num_devices();
+  int n = devices_visible_count();
   if (device_num == n)
     return 1;
   report_error_clear();
@@ -78,44 +79,6 @@ static const char *alloc_kind_name(int32_t kind) {
   }
 }
 
-/* Memory handed out: host and shared memory, which its device can access,
- * or device memory (`device_memory`). */
-struct accessible_block {
-  struct accessible_block *next;
-  uintptr_t begin, end;
-  int device_num;
-  bool device_memory;
-};
-static pthread_mutex_t accessible_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct accessible_block *accessible_blocks;
-
-static void accessible_add(void *p, size_t size, int device_num,
-                           bool device_memory) {
-  struct accessible_block *b = malloc(sizeof *b);
-  if (!b)
-    return; /* only omp_target_is_accessible's answer is lost */
-  b->begin = (uintptr_t)p;
-  b->end = (uintptr_t)p + size;
-  b->device_num = device_num;
-  b->device_memory = device_memory;
-  pthread_mutex_lock(&accessible_lock);
-  b->next = accessible_blocks;
-  accessible_blocks = b;
-  pthread_mutex_unlock(&accessible_lock);
-}
-
-static void accessible_remove(void *p) {
-  pthread_mutex_lock(&accessible_lock);
-  struct accessible_block **link = &accessible_blocks;
-  while (*link && (*link)->begin != (uintptr_t)p)
-    link = &(*link)->next;
-  struct accessible_block *b = *link;
-  if (b)
-    *link = b->next;
-  pthread_mutex_unlock(&accessible_lock);
-  free(b);
-}
-
 /* `size` bytes of memory of `kind` for device_num (host memory from malloc
  * for the initial device), or NULL after saying why. */
 static void *api_alloc(const char *routine, size_t size, int device_num,
@@ -133,9 +96,10 @@ static void *api_alloc(const char *routine, size_t size, int device_num,
     return NULL;
   }
   void *p = device_alloc(dev, (int64_t)size, NULL, kind);
-  if (p)
-    accessible_add(p, size, device_num,
-                   kind != TARGET_ALLOC_HOST && kind != TARGET_ALLOC_SHARED);
+  if (p && memory_blocks_add(device_num, (uintptr_t)p, size,
+                             kind != TARGET_ALLOC_HOST &&
+                                 kind != TARGET_ALLOC_SHARED) != 0)
+    report_error_clear(); /* only the answers about this block are lost */
   if (!p) {
     report_error("%s(%zu bytes, device %d): plugin %s gives no %s memory: "
                  "%s",
@@ -158,7 +122,7 @@ static void api_free(const char *routine, void *ptr, int device_num) {
   }
   if (where < 0)
     return;
-  accessible_remove(ptr);
+  memory_blocks_remove(device_num, (uintptr_t)ptr);
   if (device_delete(dev, ptr) != 0) {
     report_error("%s(%p, %d): %s", routine, ptr, device_num,
                  report_error_get());
@@ -199,30 +163,8 @@ EXPORT int omp_target_is_accessible(const void *ptr, size_t size,
   if (!ptr)
     return 0;
   uintptr_t begin = (uintptr_t)ptr, end = begin + (size ? size : 1);
-  int found = 0;
-  pthread_mutex_lock(&accessible_lock);
-  for (struct accessible_block *b = accessible_blocks; b && !found; b = b->next)
-    found = !b->device_memory && b->device_num == device_num &&
-            begin >= b->begin && end <= b->end;
-  pthread_mutex_unlock(&accessible_lock);
-  return found;
-}
-
-bool api_device_block(int device_num, uintptr_t addr, uintptr_t *begin,
-                      uintptr_t *end) {
-  bool found = false;
-  pthread_mutex_lock(&accessible_lock);
-  for (struct accessible_block *b = accessible_blocks; b && !found;
-       b = b->next) {
-    found = b->device_memory && b->device_num == device_num &&
-            addr >= b->begin && addr < b->end;
-    if (found) {
-      *begin = b->begin;
-      *end = b->end;
-    }
-  }
-  pthread_mutex_unlock(&accessible_lock);
-  return found;
+  struct memory_block b;
+  return memory_blocks_find(device_num, false, begin, &b) && end <= b.end;
 }
 
 EXPORT void *omp_get_mapped_ptr(const void *ptr, int device_num) {

@@ -37,11 +37,6 @@ HIDDEN int api_memcpy_rect(const char *routine, void *dst, const void *src,
                            const size_t *dst_dimensions,
                            const size_t *src_dimensions, int dst_device,
                            int src_device);
-/* Whether addr lies in a block of device memory that omp_target_alloc (or
- * llvm_omp_target_alloc_device) gave for device_num and that is not freed;
- * *begin, *end: the block. */
-HIDDEN bool api_device_block(int device_num, uintptr_t addr, uintptr_t *begin,
-                             uintptr_t *end);
 HIDDEN int api_memset(const char *routine, void *ptr, int value,
                       size_t count, int device_num);
 

@@ -143,6 +143,12 @@ int devices_count(void) {
   return num_devices;
 }
 
+int devices_visible_count(void) {
+  if (settings_get()->offload == POLICY_DISABLED)
+    return 0;
+  return devices_count();
+}
+
 struct device *device_get(int64_t id) {
   int count = devices_count();
   if (id < 0 || id >= count)

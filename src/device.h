@@ -66,6 +66,10 @@ struct device {
 
 /* Number of devices (loads the plugins on first use). */
 HIDDEN int devices_count(void);
+/* The number of devices the program sees (omp_get_num_devices,
+ * __tgt_get_num_devices): devices_count, or 0 when offloading is disabled
+ * (OMP_TARGET_OFFLOAD=disabled); it is also the initial device's id. */
+HIDDEN int devices_visible_count(void);
 /* The default device, what device id -1 means: libomp's default-device ICV
  * when the program has libomp, else ours (devices_own_default_id). */
 HIDDEN int devices_default_id(void);

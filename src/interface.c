@@ -86,11 +86,7 @@ EXPORT void __tgt_register_requires(int64_t flags) {
 
 EXPORT void __tgt_init_all_rtls(void) { plugins_load_all(); }
 
-EXPORT int __tgt_get_num_devices(void) {
-  if (settings_get()->offload == POLICY_DISABLED)
-    return 0;
-  return devices_count();
-}
+EXPORT int __tgt_get_num_devices(void) { return devices_visible_count(); }
 
 EXPORT void __tgt_set_info_flag(uint32_t flags) {
   report_set_info_flags(flags);

@@ -31,11 +31,11 @@
  * sees an entry whose copy back has not landed.
  */
 #include "maps.h"
-#include "api.h"
 #include "array.h"
 #include "async.h"
 #include "failure.h"
 #include "lock_check.h"
+#include "memory_blocks.h"
 #include "trace.h"
 
 #include <inttypes.h>
@@ -567,16 +567,15 @@ out_free_device:
 static bool device_resident(struct device *dev, const struct map_item *it) {
   struct mapping_entry *d = mapping_find_device(&dev->map, (uintptr_t)it->begin);
   char name[96];
-  uintptr_t blk_begin, blk_end;
-  if (!d && api_device_block(dev->id, (uintptr_t)it->begin, &blk_begin,
-                             &blk_end)) {
+  struct memory_block blk;
+  if (!d && memory_blocks_find(dev->id, true, (uintptr_t)it->begin, &blk)) {
     report_info(INFO_EMPTY_MAPPING,
                 "map of %s: 0x%" PRIxPTR " is a device address inside the "
                 "omp_target_alloc block 0x%" PRIxPTR " [0:%" PRIuPTR "] of "
                 "device %d (as has_device_addr passes it): used as is, "
                 "nothing mapped",
                 item_name(it, name, sizeof name), (uintptr_t)it->begin,
-                blk_begin, blk_end - blk_begin, dev->id);
+                blk.begin, blk.end - blk.begin, dev->id);
     return true;
   }
   if (!d)
@@ -1507,7 +1506,8 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
                     int64_t type, void **value) {
   int rc = 0;
   struct mapping_entry *e = NULL;
-  uintptr_t hb = (uintptr_t)begin, blk_begin, blk_end;
+  uintptr_t hb = (uintptr_t)begin;
+  struct memory_block blk;
   /* PTR_AND_OBJ|TARGET_PARAM (clang 13-19: a global pointer, or a pointer
    * listed with its section): base is where the host pointer lives, and the
    * kernel gets the device version of its value, as in LLVM. */
@@ -1529,7 +1529,7 @@ int maps_kernel_arg(struct device *dev, void *base, void *begin, int64_t size,
     *value = (void *)translate_pointer(e, hb, (uintptr_t)base);
   } else if (ov == MAPPING_ABSENT &&
              (mapping_find_device(&dev->map, hb) ||
-              api_device_block(dev->id, hb, &blk_begin, &blk_end))) {
+              memory_blocks_find(dev->id, true, hb, &blk))) {
     *value = base; /* a device address already (device_resident) */
   } else if (size == 0) {
     *value = base;

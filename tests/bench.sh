@@ -28,8 +28,9 @@ AWK_MEDIAN='
 '
 
 # ---- the programs (tests/bench/NAME.c) ----
-# host side of the runtime: launch, mappings, transfers, compute, first region
-HOST_PROGRAMS="bench_offload bench_first_region"
+# host side of the runtime: launch, mappings, transfers, compute, first region,
+# the memory routines' alloc/free path with 5,000 and 50,000 live blocks
+HOST_PROGRAMS="bench_offload bench_first_region bench_free"
 # device runtime: teams launch, back-to-back kernels (issue 19's other half)
 KERNEL_PROGRAMS="bench_kernels"
 PROGRAMS="$HOST_PROGRAMS $KERNEL_PROGRAMS"
@@ -64,6 +65,7 @@ map_tofrom_16KiB_GBps min 0.5
 map_tofrom_64MiB_GBps min 2
 first_region_ms abs_max 1.5
 lookup_100000_us flat lookup_10_us 2
+target_free_50000_us flat target_free_5000_us 4
 to_device_GBps own host_memcpy_GBps 0.9
 from_device_GBps own host_memcpy_GBps 0.9
 triad_device_GBps own triad_host_GBps 0.9
