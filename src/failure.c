@@ -6,9 +6,9 @@
  * file, which libomp's skipped exit handler would have removed.
  *
  * Locking: no state of its own (the table kept at the failure is report.c's,
- * per thread). failure_keep_table runs under dev->map.lock held by its
- * caller; the live table is printed under dev->map.lock taken with trylock:
- * the program is ending, and another thread may hold that lock forever.
+ * per thread, kept there by the mapping layer: mapping_keep_for_report); the
+ * live table is printed under dev->map.lock taken with trylock: the program
+ * is ending, and another thread may hold that lock forever.
  */
 #include "failure.h"
 
@@ -27,8 +27,7 @@
 
 #include "async.h"
 #include "device.h"
-#include "launch.h"
-#include "lock_check.h"
+#include "map_args.h"
 #include "plugins.h"
 #include "report.h"
 #include "trace.h"
@@ -72,23 +71,6 @@ static void unregister_host_libomp(void) {
   }
 }
 
-void failure_keep_table(struct device *dev) {
-  LOCK_ASSERT_HELD(&dev->map.lock);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f)
-    return; /* best effort: the report then prints the live table */
-  char title[96];
-  snprintf(title, sizeof title,
-           "mapping table of device %d when the construct failed", dev->id);
-  mapping_dump(&dev->map, f, title);
-  if (fclose(f) == 0)
-    report_failure_table_keep(text);
-  else
-    free(text);
-}
-
 /* Whether the program was compiled without -g: clang then gives no source
  * location (";unknown;unknown;0;0;;") and no map names. */
 static bool lacks_debug_info(const ident_t *loc, const struct map_args *a) {
@@ -115,7 +97,7 @@ static void print_failure(const char *prefix, const char *construct,
       fprintf(stderr,
               "  [%d] %s(%s) base=%p begin=%p size=%" PRId64
               " type=0x%" PRIx64 "\n",
-              i, launch_map_type_string(a->types[i], type, sizeof type),
+              i, map_type_string(a->types[i], type, sizeof type),
               maps_var_name(a, i, name, sizeof name)[0] ? name : "no name",
               a->base[i], a->begin[i],
               a->sizes[i], (uint64_t)a->types[i]);
@@ -132,8 +114,8 @@ static void print_failure(const char *prefix, const char *construct,
   if ((devices_count() == 0 || (rejected && rejected[0])) && idle && idle[0])
     fprintf(stderr, "%splugins without devices:\n%s", prefix, idle);
   /* The table as it was when the construct failed (kept by maps.c and
-   * launch.c before the undo removed the construct's entries); else the
-   * table now. */
+   * launch.c through mapping_keep_for_report before the undo removed the
+   * construct's entries); else the table now. */
   const char *kept = report_failure_table();
   if (kept)
     fputs(kept, stderr);

@@ -1,7 +1,9 @@
 /*
  * failure.h - the failure policy: what a construct that failed does, in one
  * place. It sits above devices, plugins and the mapping table (its report
- * prints their state) and is called only by the entry points (interface.c).
+ * prints their state) and is called only by the entry points (interface.c);
+ * the layers below record a cause (report_error_set) and keep the table as
+ * it was at the failure (mapping_keep_for_report), and return.
  *
  * Thread safety: no state of its own; see failure.c for the locks it tries.
  */
@@ -29,11 +31,5 @@ struct map_args;
  */
 HIDDEN void failure_apply_policy(const ident_t *loc, const char *construct,
                                  struct device *dev, const struct map_args *a);
-
-/* Keep the device's mapping table as it is now, at the moment a construct
- * fails and before its entries are undone, for failure_apply_policy's
- * report (the first kept since report_error_clear wins). The caller holds
- * dev->map.lock. Best effort: nothing is kept out of memory. */
-HIDDEN void failure_keep_table(struct device *dev);
 
 #endif

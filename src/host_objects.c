@@ -9,8 +9,15 @@
  * faulted; the program is about to be told of a failure, so the cost (one
  * read of /proc/self/maps, one symbol table, one unwind) does not matter.
  *
+ * host_objects_explain_fault puts it together for a faulted kernel: a host
+ * function called from device code, a device address inside or just past a
+ * mapped object, memory unmapped by an earlier construct, a host address
+ * inside an argument or elsewhere in host memory (launch.c calls it).
+ *
  * Thread safety: no shared state. The argument scan reads the construct's
- * host memory, which the calling thread owns for the construct's length.
+ * host memory, which the calling thread owns for the construct's length;
+ * the explanation reads the device's kernels under dev->lock and its table
+ * under dev->map.lock.
  */
 #include "host_objects.h"
 
@@ -19,9 +26,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <unwind.h>
 
+#include "device.h"
+#include "faults.h"
 #include "hostsyms.h"
+#include "lock_check.h"
 
 /* How far past a pointer's value an access may land and still be called
  * "through that pointer" (an index into the array it points to). */
@@ -203,4 +214,202 @@ bool host_object_describe(uintptr_t addr, const struct map_args *a, char *buf,
   snprintf(buf, len, "0x%" PRIxPTR " is a host address, in %s%s", addr, where,
            carrier);
   return true;
+}
+
+/* ---- a kernel fault in host terms ------------------------------------- */
+
+/* A kernel that jumped to a host function: the device process took an
+ * execute fault at an address with no row in its indirect table. Name the
+ * host function (seed 003); false when `addr` is no host function. */
+static bool explain_host_call(struct device *dev, const void *region,
+                              uintptr_t addr) {
+  char fn[256];
+  if (!host_function_at((const void *)addr, fn, sizeof fn))
+    return false;
+  struct device_entry kernel;
+  memset(&kernel, 0, sizeof kernel);
+  pthread_mutex_lock(&dev->lock); /* device_lookup_entry would add a cause */
+  for (size_t i = 0; i < dev->num_entries; i++)
+    if (dev->entries[i].host_addr == region)
+      kernel = dev->entries[i];
+  pthread_mutex_unlock(&dev->lock);
+  report_error_set("kernel `%s` called host function `%s` at 0x%" PRIxPTR
+                   ": `%s` is not declare target indirect, so device %d has "
+                   "no version of it (a host function address means nothing "
+                   "in the device's address space; declare it with `#pragma "
+                   "omp declare target indirect to(%s)`)",
+                   kernel.name ? kernel.name : "?", fn, addr, fn, dev->id, fn);
+  return true;
+}
+
+/* The argument of the construct whose host range holds host address h,
+ * preferring one the compiler named (a struct's combined entry has no
+ * name; its members do). */
+static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
+  int32_t found = -1;
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t b = (uintptr_t)a->begin[i];
+    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 1;
+    char name[16];
+    if ((a->types[i] & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)) ||
+        h < b || h >= b + s)
+      continue;
+    maps_var_name(a, i, name, sizeof name);
+    if (name[0] && strcmp(name, "unknown")) /* clang's name for none */
+      return i;
+    if (found < 0)
+      found = i;
+  }
+  return found;
+}
+
+/* A device address the kernel faulted at, named by the mapped object it
+ * hit or ran past (simdevice puts a guard page after each allocation), and
+ * the construct's argument that mapped it. The caller holds dev->map.lock. */
+static bool explain_device_fault(struct device *dev,
+                                 const struct map_args *a, uintptr_t addr) {
+  LOCK_ASSERT_HELD(&dev->map.lock);
+  const long page = sysconf(_SC_PAGESIZE); /* 64 KiB on most POWER machines */
+  const uintptr_t guard = page > 0 ? (uintptr_t)page : 4096;
+  struct mapping_entry *e = NULL;
+  uintptr_t past = 0; /* bytes past the end of e (0: the first byte after) */
+  bool beyond = false;   /* addr is after e, not inside it */
+  for (uintptr_t off = 0; off <= guard && !e; off++)
+    if ((e = mapping_find_device(&dev->map, addr - off)) && off) {
+      beyond = true;
+      past = addr - (e->tgt_begin + (e->hst_end - e->hst_begin));
+    }
+  if (!e)
+    return false;
+  char name[128] = "";
+  int32_t i = argument_holding(a, e->hst_begin);
+  if (i >= 0)
+    maps_var_name(a, i, name, sizeof name);
+  if (!name[0])
+    snprintf(name, sizeof name, "%s", e->name[0] ? e->name : "unknown");
+  char arg[48] = "";
+  if (i >= 0)
+    snprintf(arg, sizeof arg, "argument %d, ", i);
+  uintptr_t size = e->hst_end - e->hst_begin;
+  if (beyond)
+    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
+                     "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
+                     "0x%" PRIxPTR ")",
+                     addr, past, past == 1 ? "" : "s", name, arg, size,
+                     e->hst_begin);
+  else
+    report_error_set("device 0x%" PRIxPTR " is inside `%s` (%s%" PRIuPTR
+                     " bytes mapped from host 0x%" PRIxPTR ")",
+                     addr, name, arg, size, e->hst_begin);
+  return true;
+}
+
+/* A device pointer passed by value (is_device_ptr, firstprivate): name it
+ * when addr lies shortly past its value (a kept use_device_ptr result whose
+ * data was unmapped since). Returns whether one was named. */
+static bool explain_by_value_pointer(const struct map_args *a,
+                                     uintptr_t addr) {
+  int32_t by_value = -1; /* the closest value below addr */
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t v = (uintptr_t)a->base[i];
+    if ((a->types[i] & OMP_TGT_MAPTYPE_LITERAL) &&
+        a->sizes[i] == (int64_t)sizeof(void *) && v && v <= addr &&
+        addr - v < (1u << 30) &&
+        (by_value < 0 || v > (uintptr_t)a->base[by_value]))
+      by_value = i;
+  }
+  if (by_value < 0)
+    return false;
+  char name[128];
+  uintptr_t v = (uintptr_t)a->base[by_value];
+  maps_var_name(a, by_value, name, sizeof name);
+  report_error_set("0x%" PRIxPTR " is %" PRIuPTR " byte%s past 0x%" PRIxPTR
+                   ", the value of `%s` (argument %d, passed by value)",
+                   addr, addr - v, addr - v == 1 ? "" : "s", v,
+                   name[0] ? name : "unknown", by_value);
+  return true;
+}
+
+void host_objects_explain_fault(struct device *dev, const void *region,
+                                const struct map_args *a) {
+  if (!dev->plugin->ops.get_last_error)
+    return;
+  __tgt_rtl_error err;
+  memset(&err, 0, sizeof err);
+  if (RTL_CALL(LAUNCH_FAULT_LAST_ERROR, &dev->plugin->ops, get_last_error)(
+          dev->rtl_id, &err) != 0 ||
+      !err.fault_addr)
+    return;
+  uintptr_t addr = (uintptr_t)err.fault_addr;
+  if (err.fault_kind == 3 /* execute */ && explain_host_call(dev, region, addr))
+    return;
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, addr);
+  if (e) {
+    report_error_set("0x%" PRIxPTR " is a host address inside `%s` (host "
+                     "0x%" PRIxPTR "[0:%" PRIuPTR "], mapped to device 0x%" PRIxPTR
+                     "; the kernel used the host pointer instead of the "
+                     "device copy)",
+                     addr, e->name[0] ? e->name : "?", e->hst_begin,
+                     e->hst_end - e->hst_begin, e->tgt_begin);
+    pthread_mutex_unlock(&dev->map.lock);
+    return;
+  }
+  if (explain_device_fault(dev, a, addr)) {
+    pthread_mutex_unlock(&dev->map.lock);
+    return;
+  }
+  /* Memory of an entry removed earlier: simdevice keeps freed memory
+   * inaccessible for a while, so a kept device pointer faults here. */
+  const struct mapping_removed *r = mapping_find_removed(&dev->map, addr);
+  if (r) {
+    report_error_set("device 0x%" PRIxPTR " was the device copy of `%s` "
+                     "(host 0x%" PRIxPTR " [0:%" PRIuPTR "]), unmapped and "
+                     "freed by an earlier construct",
+                     addr, r->name[0] ? r->name : "unknown", r->hst_begin,
+                     r->tgt_end - r->tgt_begin);
+  }
+  pthread_mutex_unlock(&dev->map.lock);
+  if (r) {
+    explain_by_value_pointer(a, addr);
+    return;
+  }
+  /* Not mapped: is it inside one of this construct's host objects? */
+  int32_t nearest = -1; /* zero-size argument with the closest begin below */
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t b = (uintptr_t)a->begin[i];
+    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
+    if (a->types[i] & OMP_TGT_MAPTYPE_LITERAL)
+      continue;
+    if ((addr >= b && addr < b + s) || (s == 0 && addr == b)) {
+      char name[128];
+      report_error_set("0x%" PRIxPTR " is a host address inside argument %d "
+                       "`%s` (host 0x%" PRIxPTR "[0:%" PRIuPTR "], not mapped)",
+                       addr, i, maps_var_name(a, i, name, sizeof name), b, s);
+      return;
+    }
+    if (s == 0 && b && b < addr &&
+        (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
+      nearest = i;
+  }
+  /* Elsewhere in host memory: a global, a stack frame, the heap, and the
+   * argument whose (unattached) pointer the kernel followed. */
+  char what[1024];
+  if (host_object_describe(addr, a, what, sizeof what))
+    report_error_set("%s", what);
+  else if (nearest >= 0) {
+    /* A pointer used in the region without a map of its data is passed as
+     * a zero-size argument holding its host value: an address past that
+     * value is the pointer's data, read on the device where it is not
+     * mapped. */
+    char name[128];
+    uintptr_t b = (uintptr_t)a->begin[nearest];
+    report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
+                     "past the host value 0x%" PRIxPTR " of pointer `%s` "
+                     "(argument %d, zero-size: the data it points to is not "
+                     "mapped)",
+                     addr, addr - b, addr - b == 1 ? "" : "s", b,
+                     maps_var_name(a, nearest, name, sizeof name), nearest);
+  } else
+    explain_by_value_pointer(a, addr);
 }

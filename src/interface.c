@@ -330,7 +330,7 @@ static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
   trace_call(&info, &a);
   if (maps_check_args(&a, what) != 0)
     goto fail;
-  launch_print_args(what, loc, &a);
+  map_args_print(what, loc, &a);
   if (names_many_devices(device_id)) {
     struct data_op_call call = {op, &a};
     if (on_each_device(device_id, data_op_on_each, &call, &dev) == 0)
@@ -518,7 +518,7 @@ static int32_t target_construct_run(ident_t *loc, int64_t device_id,
   struct device *dev = NULL;
   if (maps_check_args(&req->args, what) != 0)
     goto fail;
-  launch_print_args("Entering OpenMP kernel", loc, &req->args);
+  map_args_print("Entering OpenMP kernel", loc, &req->args);
   if (names_many_devices(device_id)) {
     if (on_each_device(device_id, launch_on_each, req, &dev) == 0)
       return OFFLOAD_SUCCESS;

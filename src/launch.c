@@ -8,7 +8,6 @@
  */
 #include "launch.h"
 #include "async.h"
-#include "failure.h"
 #include "faults.h"
 #include "lock_check.h"
 
@@ -82,255 +81,7 @@ uint64_t launch_pop_tripcount(int64_t device_id) {
   return t;
 }
 
-/* ---- map-type decoding ------------------------------------------------- */
-
-const char *launch_map_type_string(int64_t type, char *buf, size_t len) {
-  const char *motion = "alloc";
-  switch (type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)) {
-  case OMP_TGT_MAPTYPE_TO: motion = "to"; break;
-  case OMP_TGT_MAPTYPE_FROM: motion = "from"; break;
-  case OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM: motion = "tofrom"; break;
-  }
-  size_t used = (size_t)snprintf(buf, len, "%s", motion);
-  /* the bit names the JSON trace uses too (trace.c) */
-  int64_t bit;
-  const char *bit_name;
-  for (size_t i = 0; (bit_name = map_type_bit_name(i, &bit)) && used < len;
-       i++)
-    if ((type & bit) && !(bit & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
-      used += (size_t)snprintf(buf + used, len - used, "|%s", bit_name);
-  uint64_t member = (uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
-  if (member && used < len)
-    used += (size_t)snprintf(buf + used, len - used, "|member_of(%" PRIu64 ")",
-                             member);
-  int64_t unknown = type & ~OMP_TGT_MAPTYPE_KNOWN_BITS;
-  if (unknown && used < len)
-    snprintf(buf + used, len - used, "|unknown(0x%" PRIx64 ")",
-             (uint64_t)unknown);
-  return buf;
-}
-
-void launch_print_args(const char *what, const ident_t *loc,
-                       const struct map_args *a) {
-  if (!REPORT_INFO_ON(INFO_KERNEL_ARGS))
-    return;
-  char where[512];
-  report_info(INFO_KERNEL_ARGS, "%s at %s with %d arguments:", what,
-              report_location(loc, where, sizeof where), a->num);
-  for (int32_t i = 0; i < a->num; i++) {
-    char type[160], name[128];
-    report_info(INFO_KERNEL_ARGS,
-                "  [%d] %s(%s) base=%p begin=%p size=%" PRId64
-                " type=0x%" PRIx64,
-                i, launch_map_type_string(a->types[i], type, sizeof type),
-                maps_var_name(a, i, name, sizeof name), a->base[i],
-                a->begin[i], a->sizes[i], (uint64_t)a->types[i]);
-  }
-}
-
 /* ---- the region ---------------------------------------------------------- */
-
-/* A kernel that jumped to a host function: the device process took an
- * execute fault at an address with no row in its indirect table. Name the
- * host function (seed 003); false when `addr` is no host function. */
-static bool explain_host_call(struct device *dev,
-                              const struct launch_request *req,
-                              uintptr_t addr) {
-  char fn[256];
-  if (!host_function_at((const void *)addr, fn, sizeof fn))
-    return false;
-  struct device_entry kernel;
-  memset(&kernel, 0, sizeof kernel);
-  pthread_mutex_lock(&dev->lock); /* device_lookup_entry would add a cause */
-  for (size_t i = 0; i < dev->num_entries; i++)
-    if (dev->entries[i].host_addr == req->host_ptr)
-      kernel = dev->entries[i];
-  pthread_mutex_unlock(&dev->lock);
-  report_error_set("kernel `%s` called host function `%s` at 0x%" PRIxPTR
-                   ": `%s` is not declare target indirect, so device %d has "
-                   "no version of it (a host function address means nothing "
-                   "in the device's address space; declare it with `#pragma "
-                   "omp declare target indirect to(%s)`)",
-                   kernel.name ? kernel.name : "?", fn, addr, fn, dev->id, fn);
-  return true;
-}
-
-/* The argument of the construct whose host range holds host address h,
- * preferring one the compiler named (a struct's combined entry has no
- * name; its members do). */
-static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
-  int32_t found = -1;
-  for (int32_t i = 0; i < a->num; i++) {
-    uintptr_t b = (uintptr_t)a->begin[i];
-    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 1;
-    char name[16];
-    if ((a->types[i] & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)) ||
-        h < b || h >= b + s)
-      continue;
-    maps_var_name(a, i, name, sizeof name);
-    if (name[0] && strcmp(name, "unknown")) /* clang's name for none */
-      return i;
-    if (found < 0)
-      found = i;
-  }
-  return found;
-}
-
-/* A device address the kernel faulted at, named by the mapped object it
- * hit or ran past (simdevice puts a guard page after each allocation), and
- * the construct's argument that mapped it. The caller holds dev->map.lock. */
-static bool explain_device_fault(struct device *dev,
-                                 const struct launch_request *req,
-                                 uintptr_t addr) {
-  LOCK_ASSERT_HELD(&dev->map.lock);
-  const long page = sysconf(_SC_PAGESIZE); /* 64 KiB on most POWER machines */
-  const uintptr_t guard = page > 0 ? (uintptr_t)page : 4096;
-  struct mapping_entry *e = NULL;
-  uintptr_t past = 0; /* bytes past the end of e (0: the first byte after) */
-  bool beyond = false;   /* addr is after e, not inside it */
-  for (uintptr_t off = 0; off <= guard && !e; off++)
-    if ((e = mapping_find_device(&dev->map, addr - off)) && off) {
-      beyond = true;
-      past = addr - (e->tgt_begin + (e->hst_end - e->hst_begin));
-    }
-  if (!e)
-    return false;
-  char name[128] = "";
-  int32_t i = argument_holding(&req->args, e->hst_begin);
-  if (i >= 0)
-    maps_var_name(&req->args, i, name, sizeof name);
-  if (!name[0])
-    snprintf(name, sizeof name, "%s", e->name[0] ? e->name : "unknown");
-  char arg[48] = "";
-  if (i >= 0)
-    snprintf(arg, sizeof arg, "argument %d, ", i);
-  uintptr_t size = e->hst_end - e->hst_begin;
-  if (beyond)
-    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
-                     "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
-                     "0x%" PRIxPTR ")",
-                     addr, past, past == 1 ? "" : "s", name, arg, size,
-                     e->hst_begin);
-  else
-    report_error_set("device 0x%" PRIxPTR " is inside `%s` (%s%" PRIuPTR
-                     " bytes mapped from host 0x%" PRIxPTR ")",
-                     addr, name, arg, size, e->hst_begin);
-  return true;
-}
-
-/* A device pointer passed by value (is_device_ptr, firstprivate): name it
- * when addr lies shortly past its value (a kept use_device_ptr result whose
- * data was unmapped since). Returns whether one was named. */
-static bool explain_by_value_pointer(const struct launch_request *req,
-                                     uintptr_t addr) {
-  const struct map_args *a = &req->args;
-  int32_t by_value = -1; /* the closest value below addr */
-  for (int32_t i = 0; i < a->num; i++) {
-    uintptr_t v = (uintptr_t)a->base[i];
-    if ((a->types[i] & OMP_TGT_MAPTYPE_LITERAL) &&
-        a->sizes[i] == (int64_t)sizeof(void *) && v && v <= addr &&
-        addr - v < (1u << 30) &&
-        (by_value < 0 || v > (uintptr_t)a->base[by_value]))
-      by_value = i;
-  }
-  if (by_value < 0)
-    return false;
-  char name[128];
-  uintptr_t v = (uintptr_t)a->base[by_value];
-  maps_var_name(a, by_value, name, sizeof name);
-  report_error_set("0x%" PRIxPTR " is %" PRIuPTR " byte%s past 0x%" PRIxPTR
-                   ", the value of `%s` (argument %d, passed by value)",
-                   addr, addr - v, addr - v == 1 ? "" : "s", v,
-                   name[0] ? name : "unknown", by_value);
-  return true;
-}
-
-/* Explain a kernel fault in host terms: which host object the address lies
- * in, and whether it is mapped (the plugin only knows device addresses). */
-static void launch_explain_fault(struct device *dev,
-                                 const struct launch_request *req) {
-  if (!dev->plugin->ops.get_last_error)
-    return;
-  __tgt_rtl_error err;
-  memset(&err, 0, sizeof err);
-  if (RTL_CALL(LAUNCH_FAULT_LAST_ERROR, &dev->plugin->ops, get_last_error)(
-          dev->rtl_id, &err) != 0 ||
-      !err.fault_addr)
-    return;
-  uintptr_t addr = (uintptr_t)err.fault_addr;
-  if (err.fault_kind == 3 /* execute */ && explain_host_call(dev, req, addr))
-    return;
-  pthread_mutex_lock(&dev->map.lock);
-  struct mapping_entry *e = mapping_find(&dev->map, addr);
-  if (e) {
-    report_error_set("0x%" PRIxPTR " is a host address inside `%s` (host "
-                     "0x%" PRIxPTR "[0:%" PRIuPTR "], mapped to device 0x%" PRIxPTR
-                     "; the kernel used the host pointer instead of the "
-                     "device copy)",
-                     addr, e->name[0] ? e->name : "?", e->hst_begin,
-                     e->hst_end - e->hst_begin, e->tgt_begin);
-    pthread_mutex_unlock(&dev->map.lock);
-    return;
-  }
-  if (explain_device_fault(dev, req, addr)) {
-    pthread_mutex_unlock(&dev->map.lock);
-    return;
-  }
-  /* Memory of an entry removed earlier: simdevice keeps freed memory
-   * inaccessible for a while, so a kept device pointer faults here. */
-  const struct mapping_removed *r = mapping_find_removed(&dev->map, addr);
-  if (r) {
-    report_error_set("device 0x%" PRIxPTR " was the device copy of `%s` "
-                     "(host 0x%" PRIxPTR " [0:%" PRIuPTR "]), unmapped and "
-                     "freed by an earlier construct",
-                     addr, r->name[0] ? r->name : "unknown", r->hst_begin,
-                     r->tgt_end - r->tgt_begin);
-  }
-  pthread_mutex_unlock(&dev->map.lock);
-  if (r) {
-    explain_by_value_pointer(req, addr);
-    return;
-  }
-  /* Not mapped: is it inside one of this construct's host objects? */
-  const struct map_args *a = &req->args;
-  int32_t nearest = -1; /* zero-size argument with the closest begin below */
-  for (int32_t i = 0; i < a->num; i++) {
-    uintptr_t b = (uintptr_t)a->begin[i];
-    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
-    if (a->types[i] & OMP_TGT_MAPTYPE_LITERAL)
-      continue;
-    if ((addr >= b && addr < b + s) || (s == 0 && addr == b)) {
-      char name[128];
-      report_error_set("0x%" PRIxPTR " is a host address inside argument %d "
-                       "`%s` (host 0x%" PRIxPTR "[0:%" PRIuPTR "], not mapped)",
-                       addr, i, maps_var_name(a, i, name, sizeof name), b, s);
-      return;
-    }
-    if (s == 0 && b && b < addr &&
-        (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
-      nearest = i;
-  }
-  /* Elsewhere in host memory: a global, a stack frame, the heap, and the
-   * argument whose (unattached) pointer the kernel followed. */
-  char what[1024];
-  if (host_object_describe(addr, a, what, sizeof what))
-    report_error_set("%s", what);
-  else if (nearest >= 0) {
-    /* A pointer used in the region without a map of its data is passed as
-     * a zero-size argument holding its host value: an address past that
-     * value is the pointer's data, read on the device where it is not
-     * mapped. */
-    char name[128];
-    uintptr_t b = (uintptr_t)a->begin[nearest];
-    report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
-                     "past the host value 0x%" PRIxPTR " of pointer `%s` "
-                     "(argument %d, zero-size: the data it points to is not "
-                     "mapped)",
-                     addr, addr - b, addr - b == 1 ? "" : "s", b,
-                     maps_var_name(a, nearest, name, sizeof name), nearest);
-  } else
-    explain_by_value_pointer(req, addr);
-}
 
 /* A lambda capture (clang 13-22): LITERAL|PTR_AND_OBJ|IMPLICIT|MEMBER_OF,
  * not a kernel parameter. Its base is where the capture (a pointer or a
@@ -613,7 +364,7 @@ int launch_region_async(struct device *dev, const struct launch_request *req,
       goto out_free_privates;
   } else if (device_launch(dev, &kernel, params, offsets, n, req->num_teams,
                            req->thread_limit, req->tripcount) != 0) {
-    launch_explain_fault(dev, req);
+    host_objects_explain_fault(dev, req->host_ptr, &req->args);
     goto out_free_privates;
   }
   rc = 0;
@@ -634,7 +385,7 @@ out_unmap:
      * The undo allocates nothing; its own messages would only hide the
      * region's cause. */
     pthread_mutex_lock(&dev->map.lock);
-    failure_keep_table(dev); /* the table the failure report prints */
+    mapping_keep_for_report(&dev->map, dev->id); /* the table the failure report prints */
     pthread_mutex_unlock(&dev->map.lock);
     if (maps) {
       char saved[2048];

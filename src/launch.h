@@ -50,11 +50,4 @@ HIDDEN int launch_region_async(struct device *dev,
 HIDDEN void launch_push_tripcount(int64_t device_id, uint64_t tripcount);
 HIDDEN uint64_t launch_pop_tripcount(int64_t device_id);
 
-/* "tofrom|target_param|member_of(1)" for LIBOMPTARGET_INFO and traces. */
-HIDDEN const char *launch_map_type_string(int64_t type, char *buf,
-                                          size_t len);
-/* Print a construct's arguments with decoded map types (INFO 0x01). */
-HIDDEN void launch_print_args(const char *what, const ident_t *loc,
-                              const struct map_args *a);
-
 #endif

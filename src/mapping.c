@@ -572,6 +572,23 @@ void mapping_dump(struct mapping_table *t, FILE *out, const char *title) {
   mapping_foreach(t, dump_one, out);
 }
 
+void mapping_keep_for_report(struct mapping_table *t, int device_id) {
+  LOCK_ASSERT_HELD(&t->lock);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return; /* best effort: the report then prints the live table */
+  char title[96];
+  snprintf(title, sizeof title,
+           "mapping table of device %d when the construct failed", device_id);
+  mapping_dump(t, f, title);
+  if (fclose(f) == 0)
+    report_failure_table_keep(text);
+  else
+    free(text);
+}
+
 /* ------------------------------------------------------- consistency */
 
 struct check_state {

@@ -153,6 +153,11 @@ HIDDEN void mapping_foreach(struct mapping_table *t,
 HIDDEN int mapping_check(struct mapping_table *t);
 /* Print the table ("host begin..end -> device begin, refcounts, name"). */
 HIDDEN void mapping_dump(struct mapping_table *t, FILE *out, const char *title);
+/* Keep device `device_id`'s table as it is now, at the moment a construct
+ * fails and before its entries are undone, for the failure report
+ * (failure.c prints it; the first kept since report_error_clear wins,
+ * report.h). Best effort: nothing is kept out of memory. */
+HIDDEN void mapping_keep_for_report(struct mapping_table *t, int device_id);
 
 /* ---- entries with their device memory (src/mapping_memory.c) ----------
  * For maps.c and async.c, with dev->map.lock held. Each returns 0, or -1

@@ -33,7 +33,6 @@
 #include "maps.h"
 #include "array.h"
 #include "async.h"
-#include "failure.h"
 #include "lock_check.h"
 #include "memory_blocks.h"
 #include "trace.h"
@@ -99,40 +98,8 @@ struct maps_construct {
 
 /* ------------------------------------------------------------- names */
 
-/* Clang's map names are ";expression;file;line;col;;" (seen in clang 14
- * binaries: ";x[0:8];nm.c;2;24;;"); the source location of a construct is
- * ";file;function;line;col;;" instead. */
-static const char *name_from_raw(const void *raw, char *buf, size_t len) {
-  buf[0] = '\0';
-  if (!raw || len == 0)
-    return buf;
-  const char *s = raw;
-  if (s[0] != ';') {
-    snprintf(buf, len, "%s", s);
-    return buf;
-  }
-  const char *expr = s + 1;
-  const char *end = strchr(expr, ';');
-  size_t n = end ? (size_t)(end - expr) : strlen(expr);
-  if (n >= len)
-    n = len - 1;
-  memcpy(buf, expr, n);
-  buf[n] = '\0';
-  return buf;
-}
-
-const char *maps_var_name(const struct map_args *a, int32_t i, char *buf,
-                          size_t len) {
-  if (len == 0)
-    return "";
-  buf[0] = '\0';
-  if (!a || !a->names || i < 0 || i >= a->num)
-    return buf;
-  return name_from_raw(a->names[i], buf, len);
-}
-
 static const char *item_name(const struct map_item *it, char *buf, size_t len) {
-  name_from_raw(it->name, buf, len);
+  map_name_from_raw(it->name, buf, len);
   if (!buf[0])
     snprintf(buf, len, "unknown");
   return buf;
@@ -158,65 +125,6 @@ static void count_event_noted(const struct mapping_entry *e,
 static void count_event(const struct mapping_entry *e, enum trace_count which,
                         enum trace_change change, uint64_t before) {
   count_event_noted(e, which, change, before, TRACE_NOTE_NONE);
-}
-
-/* ----------------------------------------------------- argument check */
-
-int maps_check_args(const struct map_args *a, const char *construct) {
-  if (!a) {
-    report_error_set("%s: no map arguments", construct);
-    return -1;
-  }
-  if (a->num < 0) {
-    report_error_set("%s: number of map entries %d is negative", construct,
-                     a->num);
-    return -1;
-  }
-  if (a->num == 0)
-    return 0;
-  if (!a->base || !a->begin || !a->sizes || !a->types) {
-    report_error_set("%s: %d map entries but the %s array is NULL", construct,
-                     a->num,
-                     !a->base    ? "args_base"
-                     : !a->begin ? "args"
-                     : !a->sizes ? "arg_sizes"
-                                 : "arg_types");
-    return -1;
-  }
-  for (int32_t i = 0; i < a->num; i++) {
-    int64_t type = a->types[i];
-    if (a->sizes[i] < 0) {
-      report_error_set("%s: map entry %d: size %" PRId64 " is negative",
-                       construct, i, a->sizes[i]);
-      return -1;
-    }
-    if (type & ~OMP_TGT_MAPTYPE_KNOWN_BITS) {
-      report_error_set("%s: map entry %d: map type 0x%" PRIx64
-                       " has unknown bits 0x%" PRIx64,
-                       construct, i, (uint64_t)type,
-                       (uint64_t)(type & ~OMP_TGT_MAPTYPE_KNOWN_BITS));
-      return -1;
-    }
-    uint64_t member_field = (uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT;
-    if (member_field) {
-      int64_t parent = (int64_t)member_field - 1;
-      if (parent >= a->num) {
-        report_error_set("%s: map entry %d: MEMBER_OF(%" PRId64
-                         ") refers to entry %" PRId64 " of only %d",
-                         construct, i, (int64_t)member_field, parent, a->num);
-        return -1;
-      }
-      if (parent >= i) {
-        report_error_set("%s: map entry %d: MEMBER_OF(%" PRId64
-                         ") refers to entry %" PRId64
-                         ", which is %s; a parent must come before its members",
-                         construct, i, (int64_t)member_field, parent,
-                         parent == i ? "itself" : "a later entry");
-        return -1;
-      }
-    }
-  }
-  return 0;
 }
 
 /* ------------------------------------------------- per-construct state */
@@ -1097,7 +1005,7 @@ static void non_contig_units(struct maps_construct *c,
   struct mapping_entry *e = mapping_find(&c->dev->map, (uintptr_t)it->base);
   char name[256];
   int64_t written[NON_CONTIG_MAX_DIMS];
-  name_from_raw(it->name, name, sizeof name);
+  map_name_from_raw(it->name, name, sizeof name);
   bool named = ndims >= 2 && name_section_strides(name, ndims - 1, written);
   for (int32_t d = ndims - 3; d >= 0; d--) {
     if (named && written[d] > 0 && dims[d].stride % written[d] == 0) {
@@ -1404,11 +1312,12 @@ static int run_pass(struct maps_construct *c, enum pass_kind kind) {
   }
   trace_set_arg(-1, -1);
   if (rc != 0) /* before the rollback removes the construct's entries */
-    failure_keep_table(c->dev);
+    mapping_keep_for_report(&c->dev->map, c->dev->id);
   if (p->finish)
     rc = p->finish(c, rc);
   if (rc != 0)
-    failure_keep_table(c->dev); /* a failure of the finish step */
+    /* a failure of the finish step */
+    mapping_keep_for_report(&c->dev->map, c->dev->id);
   if (rc != 0)
     dump_on_failure(c->dev);
   pthread_mutex_unlock(&c->dev->map.lock);

@@ -17,19 +17,9 @@
 #include <stdint.h>
 
 #include "device.h"
+#include "map_args.h"
 
 struct async_record;
-
-/* The arrays of one construct, as the compiler passed them. */
-struct map_args {
-  int32_t num;
-  void **base;      /* args_base */
-  void **begin;     /* args */
-  int64_t *sizes;
-  int64_t *types;
-  void **names;     /* may be NULL */
-  void **mappers;   /* may be NULL; mappers[i] may be NULL */
-};
 
 /* LLVM's __tgt_target_non_contig: one descriptor per dimension, outermost
  * first, the last one the element (offset 0, count 1, stride = element
@@ -41,10 +31,6 @@ struct non_contig_dim {
   int64_t count;
   int64_t stride;
 };
-
-/* Check the arrays (NULL arrays with num > 0, negative sizes, unknown bits,
- * MEMBER_OF pointing forward or out of range). */
-HIDDEN int maps_check_args(const struct map_args *a, const char *construct);
 
 /* `target data` / `target enter data` / the begin of a `target`.
  * RETURN_PARAM entries get the device address written to base[i]. */
@@ -87,10 +73,6 @@ HIDDEN void maps_construct_free(struct maps_construct *c);
  * unmapped zero-size entry keeps its host value (base). */
 HIDDEN int maps_kernel_arg(struct device *dev, void *base, void *begin,
                            int64_t size, int64_t type, void **value);
-
-/* Printable name of a map entry from the compiler's names array, or "". */
-HIDDEN const char *maps_var_name(const struct map_args *a, int32_t i,
-                                 char *buf, size_t len);
 
 /* ---- user-defined mappers (src/mappers.c) ---------------------------- */
 

@@ -16,10 +16,10 @@
 static void test_map_type_motion(void **state) {
   (void)state;
   char buf[256];
-  assert_string_equal(launch_map_type_string(0, buf, sizeof buf), "alloc");
-  assert_string_equal(launch_map_type_string(0x1, buf, sizeof buf), "to");
-  assert_string_equal(launch_map_type_string(0x2, buf, sizeof buf), "from");
-  assert_string_equal(launch_map_type_string(0x3, buf, sizeof buf), "tofrom");
+  assert_string_equal(map_type_string(0, buf, sizeof buf), "alloc");
+  assert_string_equal(map_type_string(0x1, buf, sizeof buf), "to");
+  assert_string_equal(map_type_string(0x2, buf, sizeof buf), "from");
+  assert_string_equal(map_type_string(0x3, buf, sizeof buf), "tofrom");
 }
 
 static void test_map_type_modifiers(void **state) {
@@ -27,21 +27,21 @@ static void test_map_type_modifiers(void **state) {
   char buf[256];
   /* clang 13-19's struct member: TO|FROM|PTR_AND_OBJ|MEMBER_OF(1) */
   assert_string_equal(
-      launch_map_type_string(0x1000000000013LL, buf, sizeof buf),
+      map_type_string(0x1000000000013LL, buf, sizeof buf),
       "tofrom|ptr_and_obj|member_of(1)");
   /* an implicit scalar: TO|FROM|TARGET_PARAM|IMPLICIT */
-  assert_string_equal(launch_map_type_string(0x223, buf, sizeof buf),
+  assert_string_equal(map_type_string(0x223, buf, sizeof buf),
                       "tofrom|target_param|implicit");
   /* clang 22's ATTACH */
-  assert_string_equal(launch_map_type_string(0x4000, buf, sizeof buf),
+  assert_string_equal(map_type_string(0x4000, buf, sizeof buf),
                       "alloc|attach");
-  assert_string_equal(launch_map_type_string(0x1000 | 0x2000 | 0x4, buf,
+  assert_string_equal(map_type_string(0x1000 | 0x2000 | 0x4, buf,
                                              sizeof buf),
                       "alloc|always|present|ompx_hold");
-  assert_string_equal(launch_map_type_string(0x120, buf, sizeof buf),
+  assert_string_equal(map_type_string(0x120, buf, sizeof buf),
                       "alloc|target_param|literal");
   assert_string_equal(
-      launch_map_type_string(OMP_TGT_MAPTYPE_NON_CONTIG | 0x2, buf,
+      map_type_string(OMP_TGT_MAPTYPE_NON_CONTIG | 0x2, buf,
                              sizeof buf),
       "from|non_contig");
 }
@@ -49,12 +49,12 @@ static void test_map_type_modifiers(void **state) {
 static void test_map_type_unknown_bits(void **state) {
   (void)state;
   char buf[256];
-  assert_string_equal(launch_map_type_string(0x800000 | 0x1, buf, sizeof buf),
+  assert_string_equal(map_type_string(0x800000 | 0x1, buf, sizeof buf),
                       "to|unknown(0x800000)");
   /* a short buffer is truncated, never overrun */
   char tiny[8];
   memset(tiny, 'x', sizeof tiny);
-  launch_map_type_string(0x3 | 0x20 | 0x200, tiny, sizeof tiny);
+  map_type_string(0x3 | 0x20 | 0x200, tiny, sizeof tiny);
   assert_int_equal(tiny[sizeof tiny - 1], '\0');
 }
 
