@@ -68,6 +68,9 @@ for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/te
   [ -x "$t" ] || continue
   run_one "${t#build/tests/}" "$t"
 done
+# The layer gate: no object file calls a layer above its own (src/LAYERS
+# and the LAYERS files of the plugins and the device process; issue 27).
+run_suite layers tests/layers.sh
 # The image parsers under libFuzzer for a moment: the fuzz target builds and
 # the seed corpus (every rejection path) runs clean under AddressSanitizer.
 run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000

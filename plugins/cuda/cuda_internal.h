@@ -82,6 +82,12 @@ struct cuda_driver {
 /* Opens the driver and resolves every function. Returns 0, or -1 with the
  * reason in `why` and nothing left open. */
 HIDDEN int driver_open(struct cuda_driver *drv, char *why, size_t why_len);
+/* The plugin's driver table and device count (driver.c), filled by plugin.c
+ * under plugin_state_lock at init, valid between init and deinit. */
+HIDDEN extern struct cuda_driver cuda_driver_loaded;
+HIDDEN extern int32_t cuda_device_count;
+HIDDEN const struct cuda_driver *driver_get(void);
+HIDDEN int32_t driver_device_count(void);
 HIDDEN void driver_close(struct cuda_driver *drv);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory", in the driver's own words. */
 HIDDEN void driver_result_text(const struct cuda_driver *drv, CUresult rc,
@@ -184,9 +190,6 @@ struct cuda_device {
   struct host_allocation *host_allocations;
 };
 
-/* Driver table and device count, valid between init and deinit. */
-HIDDEN const struct cuda_driver *plugin_driver(void);
-HIDDEN int32_t plugin_device_count(void);
 /* The device, its primary context retained and made current on this
  * thread; NULL with the error recorded. */
 HIDDEN struct cuda_device *plugin_enter_device(int32_t id);

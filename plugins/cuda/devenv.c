@@ -50,7 +50,7 @@ struct device_environment {
 /* Looks `name` up; *found is 0 when the module has no such global. */
 static int find_global(CUmodule module, const char *name, CUdeviceptr *ptr,
                        size_t *bytes, int *found) {
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   CUresult rc = drv->cuModuleGetGlobal(ptr, bytes, module, name);
   *found = rc == CUDA_SUCCESS;
   if (rc == CUDA_SUCCESS || rc == CUDA_ERROR_NOT_FOUND)
@@ -63,7 +63,7 @@ int devenv_write_device_environment(struct cuda_device *dev,
   LOCK_ASSERT_HELD(&dev->lock);
   static const char *const names[] = {"__omp_rtl_device_environment",
                                       "omptarget_device_environment"};
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     CUdeviceptr ptr;
     size_t bytes;
@@ -74,7 +74,7 @@ int devenv_write_device_environment(struct cuda_device *dev,
       continue;
     struct device_environment env = {0};
     env.debug_kind = cuda_settings()->device_rtl_debug;
-    env.num_devices = (uint32_t)plugin_device_count();
+    env.num_devices = (uint32_t)driver_device_count();
     env.device_num = (uint32_t)dev->id;
     env.clock_frequency = (uint64_t)dev->clock_khz * 1000u;
     env.hardware_parallelism =
@@ -103,7 +103,7 @@ static int32_t read_i32(const unsigned char *p) {
 int devenv_read_kernel_environment(struct cuda_device *dev, CUmodule module,
                                    struct cuda_kernel *kernel) {
   LOCK_ASSERT_HELD(&dev->lock);
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   size_t len = strlen(kernel->name) + sizeof "_kernel_environment";
   char *name = malloc(len);
   if (name == NULL) {

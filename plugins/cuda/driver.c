@@ -7,6 +7,11 @@
  * Test hook: SIMTARGET_CUDA_DRIVER=/path/lib.so opens that file instead
  * (tests/cuda uses a driver test double). It is not meant for users.
  *
+ * It also holds the plugin's loaded driver table and device count
+ * (cuda_driver_loaded, cuda_device_count): plugin.c fills them at init,
+ * devenv.c, modules.c and launch.c read them (driver_get,
+ * driver_device_count) without calling up into plugin.c.
+ *
  * Locking: none here; the caller (plugin.c) holds plugin_state_lock.
  */
 #include <dlfcn.h>
@@ -21,6 +26,12 @@
 /* Expands the renaming macro first (cuda_driver_api.h): cuMemAlloc ->
  * "cuMemAlloc_v2". */
 #define SYMBOL_NAME(fn) STRINGIFY(fn)
+
+struct cuda_driver cuda_driver_loaded;
+int32_t cuda_device_count;
+
+const struct cuda_driver *driver_get(void) { return &cuda_driver_loaded; }
+int32_t driver_device_count(void) { return cuda_device_count; }
 
 int driver_open(struct cuda_driver *drv, char *why, size_t why_len) {
   memset(drv, 0, sizeof *drv);

@@ -59,7 +59,7 @@ struct launch_extras {
 };
 
 static void free_extras(const struct launch_extras *x) {
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   if (x->environment)
     drv->cuMemFree(x->environment);
   if (x->reduction_buffer)
@@ -69,7 +69,7 @@ static void free_extras(const struct launch_extras *x) {
 static int make_launch_environment(struct cuda_device *dev,
                                    const struct cuda_kernel *kernel,
                                    struct launch_extras *x) {
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   struct kernel_launch_environment env = {0};
   CUresult rc;
   if (kernel->reduction_data_size > 0 && kernel->reduction_buffer_length > 0) {
@@ -99,7 +99,7 @@ static int make_launch_environment(struct cuda_device *dev,
 int launch_kernel(struct cuda_device *dev, const struct cuda_kernel *kernel,
                   void **args, const ptrdiff_t *offsets, int32_t arg_num,
                   int32_t num_teams, int32_t thread_limit) {
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   size_t n = (size_t)arg_num;
   uint64_t *values = calloc(n ? n : 1, sizeof *values);
   void **params = calloc(n ? n : 1, sizeof *params);

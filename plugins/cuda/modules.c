@@ -48,7 +48,7 @@ static int is_kernel_entry(const __tgt_offload_entry *e) {
 static int load_module(struct cuda_device *dev,
                        const struct cuda_image_payload *payload,
                        CUmodule *module) {
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   const void *data = payload->bytes;
   char *ptx = NULL;
   if (payload->kind == CUDA_IMAGE_PTX) {
@@ -95,7 +95,7 @@ static void note_missing(char *missing, size_t len, const char *name) {
  * symbol: the entry stays NULL and is named in `missing`) or -1. */
 static int resolve_entry(struct cuda_device *dev, struct cuda_image *img,
                          size_t i, char *missing, size_t missing_len) {
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   __tgt_offload_entry *e = &img->entries[i];
   e->addr = NULL;
   if (e->name == NULL || (e->flags & OMP_REGISTER_REQUIRES))
@@ -150,7 +150,7 @@ static int resolve_entry(struct cuda_device *dev, struct cuda_image *img,
 __tgt_target_table *modules_load(struct cuda_device *dev,
                                  const __tgt_device_image *image) {
   LOCK_ASSERT_HELD(&dev->lock);
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   struct cuda_image_payload payload;
   char why[300];
   if (image_classify(image, &payload, why, sizeof why) != 0) {
@@ -224,7 +224,7 @@ int modules_unload(struct cuda_device *dev, const __tgt_device_image *image) {
   }
   struct cuda_image *img = *link;
   *link = img->next;
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   CUresult rc = drv->cuModuleUnload(img->module);
   free_image(img);
   if (rc != CUDA_SUCCESS)
@@ -235,7 +235,7 @@ int modules_unload(struct cuda_device *dev, const __tgt_device_image *image) {
 
 void modules_unload_all(struct cuda_device *dev) {
   LOCK_ASSERT_HELD(&dev->lock);
-  const struct cuda_driver *drv = plugin_driver();
+  const struct cuda_driver *drv = driver_get();
   while (dev->images != NULL) {
     struct cuda_image *img = dev->images;
     dev->images = img->next;

@@ -8,7 +8,7 @@
  * LIBOMPTARGET_INFO (any bit) and kept for get_last_error.
  *
  * Locking: `plugin_state_lock` guards `state_ready`, `driver`, `devices`,
- * `device_count` and `no_device_reason` while init/deinit change them;
+ * `cuda_device_count` and `no_device_reason` while init/deinit change them;
  * between the two they are read without a lock. Each device's `lock` guards
  * its context setup, images and pinned host allocations.
  */
@@ -28,13 +28,11 @@ struct host_allocation {
 
 static pthread_mutex_t plugin_state_lock = PTHREAD_MUTEX_INITIALIZER;
 static int state_ready;
-static struct cuda_driver driver;
+/* The driver table and the device count live in driver->c, below the files
+ * that use them (driver_get, driver_device_count); this file fills them. */
+static struct cuda_driver *const driver = &cuda_driver_loaded;
 static struct cuda_device *devices;
-static int32_t device_count;
 static char no_device_reason[400];
-
-const struct cuda_driver *plugin_driver(void) { return &driver; }
-int32_t plugin_device_count(void) { return device_count; }
 
 static void set_no_devices(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -43,7 +41,7 @@ static void set_no_devices(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(no_device_reason, sizeof no_device_reason, fmt, ap);
   va_end(ap);
-  device_count = 0;
+  cuda_device_count = 0;
 }
 
 /* Under plugin_state_lock. Never fails: problems mean zero devices. */
@@ -55,26 +53,26 @@ static void state_init_locked(void) {
   no_device_reason[0] = '\0';
   cuda_settings_reload();
   char why[sizeof no_device_reason];
-  if (driver_open(&driver, why, sizeof why) != 0) {
+  if (driver_open(driver, why, sizeof why) != 0) {
     set_no_devices("%s", why);
     return;
   }
   char text[200];
-  CUresult rc = driver.cuInit(0);
+  CUresult rc = driver->cuInit(0);
   if (rc != CUDA_SUCCESS) {
-    driver_result_text(&driver, rc, text, sizeof text);
-    set_no_devices("cuInit failed in %s: %s", driver.path, text);
+    driver_result_text(driver, rc, text, sizeof text);
+    set_no_devices("cuInit failed in %s: %s", driver->path, text);
     goto out_close;
   }
   int count = 0;
-  rc = driver.cuDeviceGetCount(&count);
+  rc = driver->cuDeviceGetCount(&count);
   if (rc != CUDA_SUCCESS) {
-    driver_result_text(&driver, rc, text, sizeof text);
+    driver_result_text(driver, rc, text, sizeof text);
     set_no_devices("cuDeviceGetCount failed: %s", text);
     goto out_close;
   }
   if (count <= 0) {
-    set_no_devices("the CUDA driver %s sees no GPU", driver.path);
+    set_no_devices("the CUDA driver %s sees no GPU", driver->path);
     goto out_close;
   }
   if (count > CUDA_MAX_DEVICES)
@@ -87,20 +85,20 @@ static void state_init_locked(void) {
   for (int i = 0; i < count; i++) {
     devices[i].id = i;
     pthread_mutex_init(&devices[i].lock, NULL);
-    rc = driver.cuDeviceGet(&devices[i].handle, i);
+    rc = driver->cuDeviceGet(&devices[i].handle, i);
     if (rc != CUDA_SUCCESS) {
-      driver_result_text(&driver, rc, text, sizeof text);
+      driver_result_text(driver, rc, text, sizeof text);
       set_no_devices("cuDeviceGet(%d) failed: %s", i, text);
       free(devices);
       devices = NULL;
       goto out_close;
     }
   }
-  device_count = count;
+  cuda_device_count = count;
   return;
 
 out_close:
-  driver_close(&driver);
+  driver_close(driver);
 }
 
 /* With no device, the plugin says nothing itself: libomptarget asks
@@ -115,26 +113,26 @@ static void device_release_locked(struct cuda_device *dev) {
   LOCK_ASSERT_HELD(&dev->lock);
   if (!dev->context_ready)
     return;
-  if (driver.cuCtxSetCurrent(dev->context) == CUDA_SUCCESS)
+  if (driver->cuCtxSetCurrent(dev->context) == CUDA_SUCCESS)
     modules_unload_all(dev);
   while (dev->host_allocations != NULL) {
     struct host_allocation *h = dev->host_allocations;
     dev->host_allocations = h->next;
-    if (driver.cuMemFreeHost != NULL)
-      driver.cuMemFreeHost(h->ptr);
+    if (driver->cuMemFreeHost != NULL)
+      driver->cuMemFreeHost(h->ptr);
     free(h);
   }
-  driver.cuCtxSetCurrent(NULL);
-  driver.cuDevicePrimaryCtxRelease(dev->handle);
+  driver->cuCtxSetCurrent(NULL);
+  driver->cuDevicePrimaryCtxRelease(dev->handle);
   dev->context_ready = 0;
   dev->context = NULL;
 }
 
 static int query_attribute(struct cuda_device *dev, CUdevice_attribute attr,
                            const char *what, int *out) {
-  CUresult rc = driver.cuDeviceGetAttribute(out, attr, dev->handle);
+  CUresult rc = driver->cuDeviceGetAttribute(out, attr, dev->handle);
   if (rc != CUDA_SUCCESS)
-    return cuda_driver_error(&driver, rc, "device %d: querying %s", dev->id,
+    return cuda_driver_error(driver, rc, "device %d: querying %s", dev->id,
                              what);
   return 0;
 }
@@ -144,14 +142,14 @@ static int device_setup_locked(struct cuda_device *dev) {
   LOCK_ASSERT_HELD(&dev->lock);
   if (dev->context_ready)
     return 0;
-  CUresult rc = driver.cuDevicePrimaryCtxRetain(&dev->context, dev->handle);
+  CUresult rc = driver->cuDevicePrimaryCtxRetain(&dev->context, dev->handle);
   if (rc != CUDA_SUCCESS)
-    return cuda_driver_error(&driver, rc,
+    return cuda_driver_error(driver, rc,
                              "device %d: retaining its primary context",
                              dev->id);
-  rc = driver.cuCtxSetCurrent(dev->context);
+  rc = driver->cuCtxSetCurrent(dev->context);
   if (rc != CUDA_SUCCESS) {
-    cuda_driver_error(&driver, rc, "device %d: making its context current",
+    cuda_driver_error(driver, rc, "device %d: making its context current",
                       dev->id);
     goto out_release;
   }
@@ -174,29 +172,29 @@ static int device_setup_locked(struct cuda_device *dev) {
       query_attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                       "the compute capability", &dev->cc_minor))
     goto out_release;
-  if (driver.cuDeviceGetName(dev->name, (int)sizeof dev->name, dev->handle) !=
+  if (driver->cuDeviceGetName(dev->name, (int)sizeof dev->name, dev->handle) !=
       CUDA_SUCCESS)
     snprintf(dev->name, sizeof dev->name, "(unnamed)");
   dev->name[sizeof dev->name - 1] = '\0';
-  if (driver.cuDeviceTotalMem(&dev->total_memory, dev->handle) !=
+  if (driver->cuDeviceTotalMem(&dev->total_memory, dev->handle) !=
       CUDA_SUCCESS)
     dev->total_memory = 0;
   dev->context_ready = 1;
   return 0;
 
 out_release:
-  driver.cuCtxSetCurrent(NULL);
-  driver.cuDevicePrimaryCtxRelease(dev->handle);
+  driver->cuCtxSetCurrent(NULL);
+  driver->cuDevicePrimaryCtxRelease(dev->handle);
   dev->context = NULL;
   return -1;
 }
 
 static struct cuda_device *device_get(int32_t id) {
   state_init();
-  if (id < 0 || id >= device_count) {
+  if (id < 0 || id >= cuda_device_count) {
     cuda_error("cuda: device %d does not exist (%d device%s%s%s)", id,
-               device_count, device_count == 1 ? "" : "s",
-               device_count ? "" : ": ", device_count ? "" : no_device_reason);
+               cuda_device_count, cuda_device_count == 1 ? "" : "s",
+               cuda_device_count ? "" : ": ", cuda_device_count ? "" : no_device_reason);
     return NULL;
   }
   return &devices[id];
@@ -213,9 +211,9 @@ struct cuda_device *plugin_enter_device(int32_t id) {
   if (rc != 0)
     return NULL;
   /* The current context is per host thread in CUDA. */
-  CUresult cr = driver.cuCtxSetCurrent(context);
+  CUresult cr = driver->cuCtxSetCurrent(context);
   if (cr != CUDA_SUCCESS) {
-    cuda_driver_error(&driver, cr, "device %d: making its context current",
+    cuda_driver_error(driver, cr, "device %d: making its context current",
                       id);
     return NULL;
   }
@@ -233,7 +231,7 @@ int32_t __tgt_rtl_init_plugin(void) {
 
 int32_t __tgt_rtl_deinit_plugin(void) {
   pthread_mutex_lock(&plugin_state_lock);
-  for (int32_t i = 0; i < device_count; i++) {
+  for (int32_t i = 0; i < cuda_device_count; i++) {
     pthread_mutex_lock(&devices[i].lock);
     device_release_locked(&devices[i]);
     pthread_mutex_unlock(&devices[i].lock);
@@ -241,8 +239,8 @@ int32_t __tgt_rtl_deinit_plugin(void) {
   }
   free(devices);
   devices = NULL;
-  device_count = 0;
-  driver_close(&driver);
+  cuda_device_count = 0;
+  driver_close(driver);
   state_ready = 0;
   pthread_mutex_unlock(&plugin_state_lock);
   return OFFLOAD_SUCCESS;
@@ -250,9 +248,9 @@ int32_t __tgt_rtl_deinit_plugin(void) {
 
 int32_t __tgt_rtl_number_of_devices(void) {
   state_init();
-  if (device_count == 0)
+  if (cuda_device_count == 0)
     cuda_error("cuda: no CUDA devices: %s", no_device_reason);
-  return device_count;
+  return cuda_device_count;
 }
 
 int32_t __tgt_rtl_init_device(int32_t id) {
@@ -349,9 +347,9 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
   case TARGET_ALLOC_DEVICE:
   case TARGET_ALLOC_DEFAULT: {
     CUdeviceptr ptr = 0;
-    rc = driver.cuMemAlloc(&ptr, (size_t)size);
+    rc = driver->cuMemAlloc(&ptr, (size_t)size);
     if (rc != CUDA_SUCCESS) {
-      cuda_driver_error(&driver, rc,
+      cuda_driver_error(driver, rc,
                         "device %d: cuMemAlloc of %" PRId64 " bytes", id,
                         size);
       return NULL;
@@ -359,12 +357,12 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
     return (void *)(uintptr_t)ptr;
   }
   case TARGET_ALLOC_SHARED: {
-    if (driver.cuMemAllocManaged == NULL)
+    if (driver->cuMemAllocManaged == NULL)
       break;
     CUdeviceptr ptr = 0;
-    rc = driver.cuMemAllocManaged(&ptr, (size_t)size, CU_MEM_ATTACH_GLOBAL);
+    rc = driver->cuMemAllocManaged(&ptr, (size_t)size, CU_MEM_ATTACH_GLOBAL);
     if (rc != CUDA_SUCCESS) {
-      cuda_driver_error(&driver, rc,
+      cuda_driver_error(driver, rc,
                         "device %d: cuMemAllocManaged of %" PRId64 " bytes",
                         id, size);
       return NULL;
@@ -372,7 +370,7 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
     return (void *)(uintptr_t)ptr;
   }
   case TARGET_ALLOC_HOST: {
-    if (driver.cuMemAllocHost == NULL || driver.cuMemFreeHost == NULL)
+    if (driver->cuMemAllocHost == NULL || driver->cuMemFreeHost == NULL)
       break;
     struct host_allocation *h = malloc(sizeof *h);
     if (h == NULL) {
@@ -380,10 +378,10 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
                  id);
       return NULL;
     }
-    rc = driver.cuMemAllocHost(&h->ptr, (size_t)size);
+    rc = driver->cuMemAllocHost(&h->ptr, (size_t)size);
     if (rc != CUDA_SUCCESS) {
       free(h);
-      cuda_driver_error(&driver, rc,
+      cuda_driver_error(driver, rc,
                         "device %d: cuMemAllocHost of %" PRId64 " bytes", id,
                         size);
       return NULL;
@@ -400,7 +398,7 @@ void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
   }
   cuda_error("cuda: device %d: %s allocations need a driver function that %s "
              "lacks",
-             id, alloc_kind_name(kind), driver.path);
+             id, alloc_kind_name(kind), driver->path);
   return NULL;
 }
 
@@ -421,12 +419,12 @@ int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
   CUresult rc;
   if (pinned != NULL) {
     free(pinned);
-    rc = driver.cuMemFreeHost(tgt_ptr);
+    rc = driver->cuMemFreeHost(tgt_ptr);
   } else {
-    rc = driver.cuMemFree((CUdeviceptr)(uintptr_t)tgt_ptr);
+    rc = driver->cuMemFree((CUdeviceptr)(uintptr_t)tgt_ptr);
   }
   if (rc != CUDA_SUCCESS)
-    return cuda_driver_error(&driver, rc, "device %d: freeing %p", id,
+    return cuda_driver_error(driver, rc, "device %d: freeing %p", id,
                              tgt_ptr),
            OFFLOAD_FAIL;
   return OFFLOAD_SUCCESS;
@@ -449,9 +447,9 @@ int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
   if (plugin_enter_device(id) == NULL)
     return OFFLOAD_FAIL;
   CUresult rc =
-      driver.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)tgt_ptr, hst_ptr, (size_t)size);
+      driver->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)tgt_ptr, hst_ptr, (size_t)size);
   if (rc != CUDA_SUCCESS)
-    return cuda_driver_error(&driver, rc,
+    return cuda_driver_error(driver, rc,
                              "device %d: copying %" PRId64
                              " bytes from host %p to device %p",
                              id, size, hst_ptr, tgt_ptr),
@@ -468,9 +466,9 @@ int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
   if (plugin_enter_device(id) == NULL)
     return OFFLOAD_FAIL;
   CUresult rc =
-      driver.cuMemcpyDtoH(hst_ptr, (CUdeviceptr)(uintptr_t)tgt_ptr, (size_t)size);
+      driver->cuMemcpyDtoH(hst_ptr, (CUdeviceptr)(uintptr_t)tgt_ptr, (size_t)size);
   if (rc != CUDA_SUCCESS)
-    return cuda_driver_error(&driver, rc,
+    return cuda_driver_error(driver, rc,
                              "device %d: copying %" PRId64
                              " bytes from device %p to host %p",
                              id, size, tgt_ptr, hst_ptr),
@@ -480,10 +478,10 @@ int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
 
 int32_t __tgt_rtl_is_data_exchangable(int32_t src_id, int32_t dst_id) {
   state_init();
-  if (src_id < 0 || dst_id < 0 || src_id >= device_count ||
-      dst_id >= device_count)
+  if (src_id < 0 || dst_id < 0 || src_id >= cuda_device_count ||
+      dst_id >= cuda_device_count)
     return 0;
-  return src_id == dst_id || driver.cuMemcpyPeer != NULL;
+  return src_id == dst_id || driver->cuMemcpyPeer != NULL;
 }
 
 int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
@@ -498,20 +496,20 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
     return OFFLOAD_FAIL;
   CUresult rc;
   if (src == dst) {
-    rc = driver.cuMemcpyDtoD((CUdeviceptr)(uintptr_t)dst_ptr,
+    rc = driver->cuMemcpyDtoD((CUdeviceptr)(uintptr_t)dst_ptr,
                              (CUdeviceptr)(uintptr_t)src_ptr, (size_t)size);
-  } else if (driver.cuMemcpyPeer != NULL) {
-    rc = driver.cuMemcpyPeer((CUdeviceptr)(uintptr_t)dst_ptr, dst->context,
+  } else if (driver->cuMemcpyPeer != NULL) {
+    rc = driver->cuMemcpyPeer((CUdeviceptr)(uintptr_t)dst_ptr, dst->context,
                              (CUdeviceptr)(uintptr_t)src_ptr, src->context,
                              (size_t)size);
   } else {
     cuda_error("cuda: copies between devices %d and %d need cuMemcpyPeer, "
                "which %s lacks",
-               src_id, dst_id, driver.path);
+               src_id, dst_id, driver->path);
     return OFFLOAD_FAIL;
   }
   if (rc != CUDA_SUCCESS)
-    return cuda_driver_error(&driver, rc,
+    return cuda_driver_error(driver, rc,
                              "copying %" PRId64
                              " bytes from device %d %p to device %d %p",
                              size, src_id, src_ptr, dst_id, dst_ptr),
@@ -581,11 +579,11 @@ int32_t __tgt_rtl_print_device_info(int32_t id) {
   if (dev == NULL)
     return OFFLOAD_FAIL;
   int version = 0;
-  if (driver.cuDriverGetVersion(&version) != CUDA_SUCCESS)
+  if (driver->cuDriverGetVersion(&version) != CUDA_SUCCESS)
     version = 0;
   printf("    cuda device %d: %s (compute capability %d.%d)\n", id, dev->name,
          dev->cc_major, dev->cc_minor);
-  printf("      driver:          %s, CUDA %d.%d\n", driver.path,
+  printf("      driver:          %s, CUDA %d.%d\n", driver->path,
          version / 1000, (version % 1000) / 10);
   printf("      memory:          %zu bytes\n", dev->total_memory);
   printf("      SMs:             %d (%d threads each, clock %d kHz)\n",

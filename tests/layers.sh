@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tests/layers.sh - the layer gate (issue 27): for each component with a
+# LAYERS file, compare what each object file calls (`nm -u`) with the order
+# that file gives, and fail on a call upward (or within a layer to a file
+# listed later), naming the calling file, the symbol, the file defining it
+# and both layers. Lines `allow FILE SYMBOL: REASON` in a LAYERS file name
+# known exceptions: each is printed with its reason and not counted as a
+# failure; an exception that no longer happens is a failure (remove it).
+# Every object of the component must be listed, and every listed file built.
+#
+# Usage: tests/layers.sh [DIR...]   (default: every DIR/LAYERS below)
+# Needs the objects of `make all` (build/obj/DIR/*.o).
+# Ends with "N passed, N failed" (one case per component).
+set -u
+cd "$(dirname "$0")/.."
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=(src simdevice/plugin simdevice/server simdevice/runtime plugins/cuda)
+passed=0 failed=0
+
+# One component: prints its findings, returns 1 on a failure.
+check_dir() { # dir
+  local dir=$1 obj=build/obj/$1 layers=$1/LAYERS
+  [ -f "$layers" ] || { echo "FAIL  $dir: no $layers"; return 1; }
+  compgen -G "$obj/*.o" >/dev/null || { echo "FAIL  $dir: no objects in $obj (run make all)"; return 1; }
+  local defs calls
+  defs=$(mktemp) calls=$(mktemp)
+  # "symbol file" for every global the component's objects define
+  for o in "$obj"/*.o; do
+    nm --defined-only -g "$o" | awk -v f="$(basename "$o" .o)" 'NF == 3 { print $3, f }'
+  done | sort -k1,1 >"$defs"
+  # "caller symbol callee" for every undefined symbol another object defines
+  for o in "$obj"/*.o; do
+    nm -u "$o" | awk '{ print $NF }' | sort -u | join - "$defs" |
+      awk -v f="$(basename "$o" .o)" '$2 != f { print f, $1, $2 }'
+  done >"$calls"
+  local objects
+  objects=$(cd "$obj" && ls -- *.o | sed 's/\.o$//')
+  awk -v dir="$dir" -v objects="$objects" '
+    FNR == NR {
+      if ($1 == "layer") {
+        name = $2; sub(/:$/, "", name)
+        for (i = 3; i <= NF; i++) { rank[$i] = ++n; layer[$i] = name; listed[n] = $i }
+      } else if ($1 == "allow") {
+        sym = $3; sub(/:$/, "", sym)
+        reason = $0; sub(/^[^:]*: */, "", reason)
+        allow[$2 " " sym] = reason; used[$2 " " sym] = 0
+      }
+      next
+    }
+    {
+      caller = $1; sym = $2; callee = $3
+      if (!(caller in rank) || !(callee in rank)) next
+      if (rank[callee] < rank[caller]) next
+      key = caller " " sym
+      where = sprintf("%s/%s.c (layer %s) calls %s, defined in %s/%s.c (layer %s)",
+                      dir, caller, layer[caller], sym, dir, callee, layer[callee])
+      if (key in allow) {
+        used[key] = 1
+        printf "known %s: %s\n", where, allow[key]
+      } else {
+        printf "UPWARD %s\n", where; bad++
+      }
+    }
+    END {
+      split(objects, objs, "\n")
+      for (i in objs) if (objs[i] != "" && !(objs[i] in rank)) {
+        printf "UNLISTED %s/%s.c is in no layer of %s/LAYERS\n", dir, objs[i], dir; bad++
+      }
+      for (i in objs) built[objs[i]] = 1
+      for (i = 1; i <= n; i++) if (!(listed[i] in built)) {
+        printf "MISSING %s/LAYERS lists %s, which has no object\n", dir, listed[i]; bad++
+      }
+      for (k in used) if (!used[k]) {
+        printf "STALE %s/LAYERS allows \"%s\", which no longer happens\n", dir, k; bad++
+      }
+      exit bad > 0
+    }' "$layers" "$calls"
+  local rc=$?
+  rm -f "$defs" "$calls"
+  return $rc
+}
+
+for d in "${dirs[@]}"; do
+  if check_dir "$d"; then
+    passed=$((passed + 1)); echo "ok    layers of $d"
+  else
+    failed=$((failed + 1)); echo "FAIL  layers of $d"
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
