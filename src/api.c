@@ -16,8 +16,8 @@
  * recognise a device address passed where a host address belongs.
  *
  * Thread safety: the default device lives in device.c under its own lock;
- * mapping-table work takes dev->map.lock; memory_blocks.c locks its own
- * tree.
+ * the mapping table's operations (mapping_ops.c) and memory_blocks.c take
+ * their own locks; nothing here locks a table or writes an entry.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +28,7 @@
 #include "api.h"
 #include "device.h"
 #include "faults.h"
+#include "mapping_ops.h"
 #include "memory_blocks.h"
 #include "report.h"
 
@@ -144,10 +145,7 @@ EXPORT int omp_target_is_present(const void *ptr, int device_num) {
   int where = api_device("omp_target_is_present", device_num, &dev);
   if (where != 0)
     return where == 1;
-  pthread_mutex_lock(&dev->map.lock);
-  struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)ptr);
-  pthread_mutex_unlock(&dev->map.lock);
-  return e != NULL;
+  return mapping_is_present(&dev->map, (uintptr_t)ptr);
 }
 
 /* OpenMP 5.1: can device_num's kernels access host memory [ptr, ptr+size)?
@@ -174,13 +172,7 @@ EXPORT void *omp_get_mapped_ptr(const void *ptr, int device_num) {
   int where = api_device("omp_get_mapped_ptr", device_num, &dev);
   if (where != 0)
     return where == 1 ? (void *)ptr : NULL;
-  void *tgt = NULL;
-  pthread_mutex_lock(&dev->map.lock);
-  struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)ptr);
-  if (e)
-    tgt = (void *)(e->tgt_begin + ((uintptr_t)ptr - e->hst_begin));
-  pthread_mutex_unlock(&dev->map.lock);
-  return tgt;
+  return (void *)mapping_device_address(&dev->map, (uintptr_t)ptr);
 }
 
 /* Copy `len` bytes between any two of host and devices. */
@@ -357,30 +349,18 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
   if (where != 0)
     return EINVAL;
   uintptr_t hb = (uintptr_t)host_ptr, tb = (uintptr_t)device_ptr + device_offset;
-  int rc = 0;
-  pthread_mutex_lock(&dev->map.lock);
-  struct mapping_entry *e = NULL;
-  enum mapping_overlap o = mapping_lookup(&dev->map, hb, size, &e);
-  if (o == MAPPING_ABSENT) {
-    e = mapping_insert(&dev->map, hb, hb + size, tb, "associated");
-    if (e) {
-      e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
-      e->owned = false;
-      e->associated = true;
-    } else {
-      report_error("omp_target_associate_ptr: out of host memory");
-      rc = ENOMEM;
-    }
-  } else if (!(o == MAPPING_CONTAINED && e->tgt_begin + (hb - e->hst_begin) ==
-                                             tb)) {
+  struct mapping_range other;
+  int rc = mapping_associate(&dev->map, hb, size, tb, &other);
+  if (rc == ENOMEM) {
+    report_error("omp_target_associate_ptr: out of host memory");
+  } else if (rc == EEXIST) {
     report_error("omp_target_associate_ptr: host %p[0:%zu] is already mapped "
                  "(host 0x%" PRIxPTR "[0:%" PRIuPTR "] -> device 0x%" PRIxPTR
                  ") to another device address",
-                 host_ptr, size, e->hst_begin, e->hst_end - e->hst_begin,
-                 e->tgt_begin);
+                 host_ptr, size, other.hst_begin,
+                 other.hst_end - other.hst_begin, other.tgt_begin);
     rc = EINVAL;
   }
-  pthread_mutex_unlock(&dev->map.lock);
   return rc;
 }
 
@@ -389,32 +369,29 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
   int where = api_device("omp_target_disassociate_ptr", device_num, &dev);
   if (where != 0)
     return EINVAL;
-  int rc = 0;
-  pthread_mutex_lock(&dev->map.lock);
-  struct mapping_entry *e = mapping_find(&dev->map, (uintptr_t)host_ptr);
-  if (!e || e->hst_begin != (uintptr_t)host_ptr) {
+  struct mapping_range held;
+  switch (mapping_disassociate(&dev->map, (uintptr_t)host_ptr, &held)) {
+  case 0:
+    return 0;
+  case ENOENT:
     report_error("omp_target_disassociate_ptr: host %p is not associated "
                  "with device %d",
                  host_ptr, device_num);
-    rc = EINVAL;
-  } else if (!e->associated) {
+    return EINVAL;
+  case EPERM:
     report_error("omp_target_disassociate_ptr: host %p was mapped by a map "
                  "clause or declare target, not by omp_target_associate_ptr",
                  host_ptr);
-    rc = EINVAL;
-  } else if (e->hold_refcount > 0) {
+    return EINVAL;
+  default: /* EBUSY */
     /* OpenMP 5.1 / LLVM: an association still held by an ompx_hold map
      * (a construct using it is active) cannot go. */
     report_error("omp_target_disassociate_ptr: host %p is held by %" PRIu64
                  " active ompx_hold map(s) on device %d; disassociate it "
                  "after the construct that holds it ends",
-                 host_ptr, e->hold_refcount, device_num);
-    rc = EINVAL;
-  } else {
-    mapping_remove(&dev->map, e);
+                 host_ptr, held.hold_refcount, device_num);
+    return EINVAL;
   }
-  pthread_mutex_unlock(&dev->map.lock);
-  return rc;
 }
 
 int api_memset(const char *routine, void *ptr, int value, size_t count,

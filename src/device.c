@@ -17,6 +17,7 @@
  * the list of libraries, never while a plugin runs.
  */
 #include "device.h"
+#include "mapping_ops.h"
 #include "profile.h"
 #include "array.h"
 #include "hostsyms.h"
@@ -25,6 +26,7 @@
 #include "offload_image.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <inttypes.h>
 #include "valgrind_hints.h"
@@ -331,56 +333,37 @@ static bool is_dtor(const struct entry_info *e) {
  * mapping never goes away and its memory is the image's, not ours. */
 static int map_globals(struct device *dev, const struct registered_lib *lib,
                        const __tgt_target_table *table) {
-  int rc = 0;
-  pthread_mutex_lock(&dev->map.lock);
   for (size_t i = 0; i < lib->num_entries; i++) {
     const struct entry_info *e = &lib->entries[i];
     void *tgt = table->EntriesBegin[i].addr;
     if (!is_mapped_global(e) || !tgt)
       continue;
-    uintptr_t begin = (uintptr_t)e->host_addr;
-    struct mapping_entry *m = NULL;
-    if (mapping_lookup(&dev->map, begin, e->size, &m) != MAPPING_ABSENT) {
+    struct mapping_range other;
+    int rc = mapping_add_global(&dev->map, (uintptr_t)e->host_addr, e->size,
+                                (uintptr_t)tgt, e->name, &other);
+    if (rc == EEXIST)
       report_error_set("declare target variable '%s' (host %p, %" PRIu64
                        " bytes) overlaps host 0x%" PRIxPTR "..0x%" PRIxPTR
                        " already mapped on device %d",
-                       e->name, e->host_addr, e->size, m->hst_begin,
-                       m->hst_end, dev->id);
-      rc = -1;
-      break;
-    }
-    m = mapping_insert(&dev->map, begin, begin + e->size, (uintptr_t)tgt,
-                       e->name);
-    if (!m) {
-      rc = -1;
-      break;
-    }
-    m->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
-    m->hold_refcount = 0;
-    m->owned = false;
+                       e->name, e->host_addr, e->size, other.hst_begin,
+                       other.hst_end, dev->id);
+    if (rc != 0)
+      return -1;
     if (REPORT_INFO_ON(INFO_MAPPING_CHANGED))
       report_info(INFO_MAPPING_CHANGED,
                   "declare target variable '%s': host %p -> device %p, %" PRIu64
                   " bytes, device %d",
                   e->name, e->host_addr, tgt, e->size, dev->id);
   }
-  pthread_mutex_unlock(&dev->map.lock);
-  return rc;
+  return 0;
 }
 
 static void unmap_globals(struct device *dev, const struct registered_lib *lib) {
-  pthread_mutex_lock(&dev->map.lock);
   for (size_t i = 0; i < lib->num_entries; i++) {
     const struct entry_info *e = &lib->entries[i];
-    if (!is_mapped_global(e))
-      continue;
-    struct mapping_entry *m = mapping_find(&dev->map, (uintptr_t)e->host_addr);
-    if (m && m->hst_begin == (uintptr_t)e->host_addr &&
-        m->hst_end == (uintptr_t)e->host_addr + e->size && !m->owned &&
-        m->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
-      mapping_remove(&dev->map, m);
+    if (is_mapped_global(e))
+      mapping_remove_global(&dev->map, (uintptr_t)e->host_addr, e->size);
   }
-  pthread_mutex_unlock(&dev->map.lock);
 }
 
 /* clang 19/22 give a `declare target indirect` function a device entry that

@@ -7,8 +7,8 @@
  *
  * Locking: no state of its own (the table kept at the failure is report.c's,
  * per thread, kept there by the mapping layer: mapping_keep_for_report); the
- * live table is printed under dev->map.lock taken with trylock: the program
- * is ending, and another thread may hold that lock forever.
+ * live table is printed only if its lock is free (mapping_dump_if_free): the
+ * program is ending, and another thread may hold that lock forever.
  */
 #include "failure.h"
 
@@ -27,6 +27,7 @@
 
 #include "async.h"
 #include "device.h"
+#include "mapping_ops.h"
 #include "map_args.h"
 #include "plugins.h"
 #include "report.h"
@@ -119,11 +120,10 @@ static void print_failure(const char *prefix, const char *construct,
   const char *kept = report_failure_table();
   if (kept)
     fputs(kept, stderr);
-  else if (dev && pthread_mutex_trylock(&dev->map.lock) == 0) {
+  else if (dev) {
     char title[64];
     snprintf(title, sizeof title, "mapping table of device %d", dev->id);
-    mapping_dump(&dev->map, stderr, title);
-    pthread_mutex_unlock(&dev->map.lock);
+    mapping_dump_if_free(&dev->map, stderr, title);
   }
   static atomic_flag said_g = ATOMIC_FLAG_INIT;
   if (no_debug_info && !atomic_flag_test_and_set(&said_g))

@@ -24,6 +24,7 @@
 
 #include "async.h"
 #include "device.h"
+#include "mapping_ops.h"
 #include "failure.h"
 #include "faults.h"
 #include "launch.h"
@@ -933,12 +934,10 @@ EXPORT int32_t __tgt_target_async_teams(
 /* ---- library lifetime ---------------------------------------------------- */
 
 static int dump_one_table(struct device *dev) {
-  pthread_mutex_lock(&dev->map.lock);
   char title[64];
   snprintf(title, sizeof title, "mapping table of device %d at exit",
            dev->id);
-  mapping_dump(&dev->map, stderr, title);
-  pthread_mutex_unlock(&dev->map.lock);
+  mapping_dump_locking(&dev->map, stderr, title);
   return 0;
 }
 

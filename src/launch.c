@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host_objects.h"
+#include "mapping_ops.h"
 #include "hostsyms.h"
 #include "registry.h"
 #include "report.h"
@@ -384,9 +385,8 @@ out_unmap:
      * version of the region runs next and must see the host's own data.
      * The undo allocates nothing; its own messages would only hide the
      * region's cause. */
-    pthread_mutex_lock(&dev->map.lock);
-    mapping_keep_for_report(&dev->map, dev->id); /* the table the failure report prints */
-    pthread_mutex_unlock(&dev->map.lock);
+    /* the table the failure report prints */
+    mapping_keep_for_report_locking(&dev->map, dev->id);
     if (maps) {
       char saved[2048];
       snprintf(saved, sizeof saved, "%s", report_error_get());

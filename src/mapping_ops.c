@@ -1,0 +1,139 @@
+/*
+ * mapping_ops.c - the locked table operations of mapping_ops.h: what the
+ * memory routines (associate, disassociate, present, mapped pointer), the
+ * device's image loading (declare target globals) and the reports (dumps)
+ * need from a mapping table, so that no file above the mapping layer takes
+ * the table's lock or writes an entry.
+ *
+ * Locking: every function takes t->lock around its whole table work.
+ */
+#include "mapping_ops.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+static void range_of(const struct mapping_entry *e, struct mapping_range *r) {
+  r->hst_begin = e->hst_begin;
+  r->hst_end = e->hst_end;
+  r->tgt_begin = e->tgt_begin;
+  r->hold_refcount = e->hold_refcount;
+}
+
+bool mapping_is_present(struct mapping_table *t, uintptr_t addr) {
+  pthread_mutex_lock(&t->lock);
+  bool present = mapping_find(t, addr) != NULL;
+  pthread_mutex_unlock(&t->lock);
+  return present;
+}
+
+uintptr_t mapping_device_address(struct mapping_table *t, uintptr_t addr) {
+  uintptr_t tgt = 0;
+  pthread_mutex_lock(&t->lock);
+  struct mapping_entry *e = mapping_find(t, addr);
+  if (e)
+    tgt = e->tgt_begin + (addr - e->hst_begin);
+  pthread_mutex_unlock(&t->lock);
+  return tgt;
+}
+
+/* Under t->lock: a new entry that is never removed by reference counting
+ * and whose device memory is not ours. NULL with the cause recorded. */
+static struct mapping_entry *insert_permanent(struct mapping_table *t,
+                                              uintptr_t hb, size_t size,
+                                              uintptr_t tb, const char *name) {
+  struct mapping_entry *e = mapping_insert(t, hb, hb + size, tb, name);
+  if (e) {
+    e->dyn_refcount = MAPPING_REFCOUNT_INFINITE;
+    e->hold_refcount = 0;
+    e->owned = false;
+  }
+  return e;
+}
+
+int mapping_associate(struct mapping_table *t, uintptr_t hb, size_t size,
+                      uintptr_t tb, struct mapping_range *other) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  struct mapping_entry *e = NULL;
+  enum mapping_overlap o = mapping_lookup(t, hb, size, &e);
+  if (o == MAPPING_ABSENT) {
+    e = insert_permanent(t, hb, size, tb, "associated");
+    if (e)
+      e->associated = true;
+    else
+      rc = ENOMEM;
+  } else if (!(o == MAPPING_CONTAINED &&
+               e->tgt_begin + (hb - e->hst_begin) == tb)) {
+    range_of(e, other);
+    rc = EEXIST;
+  }
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+int mapping_disassociate(struct mapping_table *t, uintptr_t hb,
+                         struct mapping_range *other) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  struct mapping_entry *e = mapping_find(t, hb);
+  if (!e || e->hst_begin != hb) {
+    rc = ENOENT;
+  } else if (!e->associated) {
+    rc = EPERM;
+  } else if (e->hold_refcount > 0) {
+    range_of(e, other);
+    rc = EBUSY;
+  } else {
+    mapping_remove(t, e);
+  }
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+int mapping_add_global(struct mapping_table *t, uintptr_t hb, size_t size,
+                       uintptr_t tb, const char *name,
+                       struct mapping_range *other) {
+  int rc = 0;
+  pthread_mutex_lock(&t->lock);
+  struct mapping_entry *e = NULL;
+  if (mapping_lookup(t, hb, size, &e) != MAPPING_ABSENT) {
+    range_of(e, other);
+    rc = EEXIST;
+  } else if (!insert_permanent(t, hb, size, tb, name)) {
+    rc = -1;
+  }
+  pthread_mutex_unlock(&t->lock);
+  return rc;
+}
+
+void mapping_remove_global(struct mapping_table *t, uintptr_t hb,
+                           size_t size) {
+  pthread_mutex_lock(&t->lock);
+  struct mapping_entry *e = mapping_find(t, hb);
+  if (e && e->hst_begin == hb && e->hst_end == hb + size && !e->owned &&
+      e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
+    mapping_remove(t, e);
+  pthread_mutex_unlock(&t->lock);
+}
+
+void mapping_dump_locking(struct mapping_table *t, FILE *out,
+                          const char *title) {
+  pthread_mutex_lock(&t->lock);
+  mapping_dump(t, out, title);
+  pthread_mutex_unlock(&t->lock);
+}
+
+bool mapping_dump_if_free(struct mapping_table *t, FILE *out,
+                          const char *title) {
+  if (pthread_mutex_trylock(&t->lock) != 0)
+    return false;
+  mapping_dump(t, out, title);
+  pthread_mutex_unlock(&t->lock);
+  return true;
+}
+
+void mapping_keep_for_report_locking(struct mapping_table *t, int device_id) {
+  pthread_mutex_lock(&t->lock);
+  mapping_keep_for_report(t, device_id);
+  pthread_mutex_unlock(&t->lock);
+}
