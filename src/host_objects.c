@@ -330,6 +330,48 @@ static bool explain_by_value_pointer(const struct map_args *a,
   return true;
 }
 
+/* An address no mapping explains: inside one of the construct's host
+ * objects, elsewhere in host memory, or past a pointer's host value. */
+static void explain_unmapped(const struct map_args *a, uintptr_t addr) {
+  int32_t nearest = -1; /* zero-size argument with the closest begin below */
+  for (int32_t i = 0; i < a->num; i++) {
+    uintptr_t b = (uintptr_t)a->begin[i];
+    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
+    if (a->types[i] & OMP_TGT_MAPTYPE_LITERAL)
+      continue;
+    if ((addr >= b && addr < b + s) || (s == 0 && addr == b)) {
+      char name[128];
+      report_error_set("0x%" PRIxPTR " is a host address inside argument %d "
+                       "`%s` (host 0x%" PRIxPTR "[0:%" PRIuPTR "], not mapped)",
+                       addr, i, maps_var_name(a, i, name, sizeof name), b, s);
+      return;
+    }
+    if (s == 0 && b && b < addr &&
+        (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
+      nearest = i;
+  }
+  /* Elsewhere in host memory: a global, a stack frame, the heap, and the
+   * argument whose (unattached) pointer the kernel followed. */
+  char what[1024];
+  if (host_object_describe(addr, a, what, sizeof what))
+    report_error_set("%s", what);
+  else if (nearest >= 0) {
+    /* A pointer used in the region without a map of its data is passed as
+     * a zero-size argument holding its host value: an address past that
+     * value is the pointer's data, read on the device where it is not
+     * mapped. */
+    char name[128];
+    uintptr_t b = (uintptr_t)a->begin[nearest];
+    report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
+                     "past the host value 0x%" PRIxPTR " of pointer `%s` "
+                     "(argument %d, zero-size: the data it points to is not "
+                     "mapped)",
+                     addr, addr - b, addr - b == 1 ? "" : "s", b,
+                     maps_var_name(a, nearest, name, sizeof name), nearest);
+  } else
+    explain_by_value_pointer(a, addr);
+}
+
 void host_objects_explain_fault(struct device *dev, const void *region,
                                 const struct map_args *a) {
   if (!dev->plugin->ops.get_last_error)
@@ -374,42 +416,5 @@ void host_objects_explain_fault(struct device *dev, const void *region,
     explain_by_value_pointer(a, addr);
     return;
   }
-  /* Not mapped: is it inside one of this construct's host objects? */
-  int32_t nearest = -1; /* zero-size argument with the closest begin below */
-  for (int32_t i = 0; i < a->num; i++) {
-    uintptr_t b = (uintptr_t)a->begin[i];
-    uintptr_t s = a->sizes[i] > 0 ? (uintptr_t)a->sizes[i] : 0;
-    if (a->types[i] & OMP_TGT_MAPTYPE_LITERAL)
-      continue;
-    if ((addr >= b && addr < b + s) || (s == 0 && addr == b)) {
-      char name[128];
-      report_error_set("0x%" PRIxPTR " is a host address inside argument %d "
-                       "`%s` (host 0x%" PRIxPTR "[0:%" PRIuPTR "], not mapped)",
-                       addr, i, maps_var_name(a, i, name, sizeof name), b, s);
-      return;
-    }
-    if (s == 0 && b && b < addr &&
-        (nearest < 0 || b > (uintptr_t)a->begin[nearest]))
-      nearest = i;
-  }
-  /* Elsewhere in host memory: a global, a stack frame, the heap, and the
-   * argument whose (unattached) pointer the kernel followed. */
-  char what[1024];
-  if (host_object_describe(addr, a, what, sizeof what))
-    report_error_set("%s", what);
-  else if (nearest >= 0) {
-    /* A pointer used in the region without a map of its data is passed as
-     * a zero-size argument holding its host value: an address past that
-     * value is the pointer's data, read on the device where it is not
-     * mapped. */
-    char name[128];
-    uintptr_t b = (uintptr_t)a->begin[nearest];
-    report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
-                     "past the host value 0x%" PRIxPTR " of pointer `%s` "
-                     "(argument %d, zero-size: the data it points to is not "
-                     "mapped)",
-                     addr, addr - b, addr - b == 1 ? "" : "s", b,
-                     maps_var_name(a, nearest, name, sizeof name), nearest);
-  } else
-    explain_by_value_pointer(a, addr);
+  explain_unmapped(a, addr);
 }

@@ -186,9 +186,272 @@ static const char *kernel_exec_mode(const struct device_entry *k) {
   return NULL;
 }
 
-/* One private (firstprivate) copy made for this launch. */
+/* A region, completed before the return. */
 int launch_region(struct device *dev, const struct launch_request *req) {
   return launch_region_async(dev, req, NULL);
+}
+
+/* Argument arrays up to this many entries live on launch_region_async's
+ * stack. */
+#define SMALL_ARGS 16
+
+/* One launch being dispatched: the kernel, its parameter arrays and the
+ * private copies made for it (launch_region_async's jobs share it). */
+struct launch {
+  struct device *dev;
+  const struct launch_request *req;
+  struct async_record *rec;
+  struct device_entry kernel;
+  struct maps_construct *maps; /* NULL: nothing mapped (no map entries) */
+  int32_t n;                   /* kernel parameters */
+  void **params;
+  ptrdiff_t *offsets;
+  void **privates; /* device copies of (first)private entries (sync only) */
+  int32_t num_privates;
+  int32_t *param_of; /* argument index -> its parameter, or -1 */
+  void *params_small[SMALL_ARGS], *privates_small[SMALL_ARGS];
+  ptrdiff_t offsets_small[SMALL_ARGS];
+  int32_t param_of_small[SMALL_ARGS];
+};
+
+/* The region's kernel on this device: 0, or -1 with the cause recorded. */
+static int find_kernel(struct launch *l) {
+  if (device_lookup_entry(l->dev, l->req->host_ptr, &l->kernel) != 0)
+    return -1;
+  if (!l->kernel.tgt_addr) {
+    report_error_set("target region `%s` has no code in the image loaded on "
+                     "device %d (the image lacks its entry)",
+                     l->kernel.name ? l->kernel.name : "?", l->dev->id);
+    return -1;
+  }
+  return 0;
+}
+
+/* Map the region's arguments. Everything the undo of a failure needs is
+ * allocated here, before the mappings exist: an undo that could run out of
+ * memory would leak them. A region without map entries (an empty `target`)
+ * has nothing to map: no construct, no table lock, no allocation. */
+static int begin_maps(struct launch *l) {
+  const struct map_args *a = &l->req->args;
+  if (a->num == 0 && !l->rec)
+    return 0;
+  l->maps = maps_construct_new(l->dev, a, l->rec);
+  if (!l->maps)
+    return -1;
+  if (maps_construct_begin(l->maps) != 0) {
+    maps_construct_free(l->maps);
+    l->maps = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* The parameter, offset, private and index arrays. Most regions have few
+ * arguments: their arrays live on the stack (four calloc/free pairs were a
+ * fifth of the host's work for an empty region). An asynchronous launch
+ * hands params and offsets to the record, which frees them later: those
+ * stay on the heap. */
+static int alloc_arrays(struct launch *l) {
+  const struct map_args *a = &l->req->args;
+  int32_t n = l->req->dyn_ptr ? 1 : 0;
+  for (int32_t i = 0; i < a->num; i++)
+    n += (a->types[i] & OMP_TGT_MAPTYPE_TARGET_PARAM) != 0;
+  l->n = n;
+  if (!l->rec && n + 1 <= SMALL_ARGS) {
+    /* zeroed as far as calloc would (n + 1 entries), not all 16; a region
+     * without parameters (an empty `target`) needs no memset call */
+    l->params = l->params_small;
+    l->offsets = l->offsets_small;
+    for (int32_t j = 0; j <= n; j++) {
+      l->params[j] = NULL;
+      l->offsets[j] = 0;
+    }
+  } else {
+    l->params = calloc((size_t)n + 1, sizeof *l->params);
+    l->offsets = calloc((size_t)n + 1, sizeof *l->offsets);
+  }
+  if (a->num + 1 <= SMALL_ARGS) {
+    /* not zeroed: build_params sets param_of[i] before any read, and
+     * privates is filled up to num_privates */
+    l->privates = l->privates_small;
+    l->param_of = l->param_of_small;
+  } else {
+    l->privates = calloc((size_t)a->num + 1, sizeof *l->privates);
+    l->param_of = calloc((size_t)a->num + 1, sizeof *l->param_of);
+  }
+  if (!l->params || !l->offsets || !l->privates || !l->param_of) {
+    report_error_set("out of host memory for %d kernel arguments", n);
+    return -1;
+  }
+  return 0;
+}
+
+/* (first)private argument i: a device copy of the host object for this
+ * launch, distinct from it also under unified_shared_memory (no hst_ptr);
+ * its parameter value into *param. */
+static int private_param(struct launch *l, int32_t i, void **param) {
+  const struct map_args *a = &l->req->args;
+  struct async_record *rec = l->rec;
+  int64_t size = a->sizes[i];
+  void *tgt = device_alloc(l->dev, private_alloc_size(size), NULL,
+                           TARGET_ALLOC_DEFAULT);
+  if (!tgt)
+    return -1;
+  if (rec && async_defer_device_free(rec, tgt) != 0) {
+    device_delete(l->dev, tgt);
+    return -1;
+  }
+  if (!rec)
+    l->privates[l->num_privates++] = tgt;
+  if ((a->types[i] & OMP_TGT_MAPTYPE_TO) && size > 0 &&
+      (rec ? async_submit(rec, tgt, a->begin[i], size, NULL)
+           : device_submit(l->dev, tgt, a->begin[i], size)) != 0)
+    return -1;
+  *param = (char *)tgt - ((char *)a->begin[i] - (char *)a->base[i]);
+  return 0;
+}
+
+/* The parameter of TARGET_PARAM argument i into *param. */
+static int param_value(struct launch *l, int32_t i, void **param) {
+  const struct map_args *a = &l->req->args;
+  int64_t type = a->types[i];
+  if (type & OMP_TGT_MAPTYPE_LITERAL) {
+    /* The value itself (seed 000: args_base). A host function pointer
+     * passed by value becomes its declare-target-indirect twin. */
+    *param = device_translate_fptr(l->dev, a->base[i]);
+    return 0;
+  }
+  if (type & OMP_TGT_MAPTYPE_PRIVATE)
+    return private_param(l, i, param);
+  if (maps_kernel_arg(l->dev, a->base[i], a->begin[i], a->sizes[i], type,
+                      param) != 0)
+    return -1;
+  /* an unmapped zero-size pointer keeps its host value; if that is a host
+   * function, the device needs its indirect twin (seed 003) */
+  if (a->sizes[i] == 0 && *param == a->base[i])
+    *param = device_translate_fptr(l->dev, *param);
+  return 0;
+}
+
+/* One parameter per TARGET_PARAM argument, lambda captures fixed up in
+ * their closures. */
+static int build_params(struct launch *l) {
+  const struct map_args *a = &l->req->args;
+  int32_t k = 0;
+  if (l->req->dyn_ptr)
+    l->params[k++] = NULL; /* CPU kernels never read it (clang-abi.md 6) */
+  for (int32_t i = 0; i < a->num; i++) {
+    int64_t type = a->types[i];
+    l->param_of[i] = -1;
+    if (is_lambda_capture(type)) {
+      /* maps_check_args made sure the parent comes first */
+      int32_t parent =
+          (int32_t)((uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT) - 1;
+      if (l->param_of[parent] >= 0 &&
+          fix_lambda_capture(l->dev, a, i, parent,
+                             l->params[l->param_of[parent]], l->rec) != 0)
+        return -1;
+      continue;
+    }
+    if (!(type & OMP_TGT_MAPTYPE_TARGET_PARAM))
+      continue;
+    l->param_of[i] = k;
+    if (param_value(l, i, &l->params[k]) != 0)
+      return -1;
+    k++;
+  }
+  return 0;
+}
+
+/* The launch in the JSON trace and under LIBOMPTARGET_INFO 0x01. */
+static void note_launch(const struct launch *l) {
+  const struct map_args *a = &l->req->args;
+  const struct launch_request *req = l->req;
+  if (trace_enabled()) {
+    int32_t *param_arg = calloc((size_t)l->n + 1, sizeof *param_arg);
+    if (param_arg) { /* the trace is best effort: no failure for it */
+      param_arg[0] = -1; /* the dyn_ptr, when there is one */
+      for (int32_t i = 0; i < a->num; i++)
+        if (l->param_of[i] >= 0)
+          param_arg[l->param_of[i]] = i;
+      struct trace_launch launched = {kernel_exec_mode(&l->kernel),
+                                      req->num_teams, req->thread_limit,
+                                      req->tripcount};
+      trace_kernel(l->kernel.name, l->n, l->params, param_arg, a, &launched);
+      free(param_arg);
+    }
+  }
+  if (REPORT_INFO_ON(INFO_KERNEL_ARGS)) {
+    report_info(INFO_KERNEL_ARGS,
+                "Launching kernel %s on device %d with %d parameters, "
+                "num_teams=%d thread_limit=%d",
+                l->kernel.name ? l->kernel.name : "?", l->dev->id, l->n,
+                req->num_teams, req->thread_limit);
+    for (int32_t j = 0; j < l->n; j++)
+      report_info(INFO_KERNEL_ARGS, "  param %d = %p", j, l->params[j]);
+  }
+}
+
+/* Run the kernel now, or queue it on the record. */
+static int run_kernel(struct launch *l) {
+  const struct launch_request *req = l->req;
+  if (!l->rec) {
+    if (device_launch(l->dev, &l->kernel, l->params, l->offsets, l->n,
+                      req->num_teams, req->thread_limit,
+                      req->tripcount) == 0)
+      return 0;
+    host_objects_explain_fault(l->dev, req->host_ptr, &req->args);
+    return -1;
+  }
+  /* The plugin may read the parameter arrays until the launch runs. */
+  void **async_params = l->params;
+  ptrdiff_t *async_offsets = l->offsets;
+  if (async_defer_host_free(l->rec, l->params) != 0)
+    return -1;
+  l->params = NULL;
+  if (async_defer_host_free(l->rec, l->offsets) != 0)
+    return -1;
+  l->offsets = NULL;
+  return async_launch(l->rec, &l->kernel, async_params, async_offsets, l->n,
+                      req->num_teams, req->thread_limit, req->tripcount);
+}
+
+/* Free the privates, then unmap (rc 0) or undo the mappings (rc -1), then
+ * the arrays. Returns the region's status. */
+static int finish_launch(struct launch *l, int rc) {
+  for (int32_t j = 0; j < l->num_privates; j++)
+    device_delete(l->dev, l->privates[j]);
+  if (rc == 0) {
+    if (l->maps) /* NULL: nothing mapped, nothing to unmap */
+      rc = maps_construct_end(l->maps);
+  } else {
+    /* Nothing queued may still run while the mappings are undone. */
+    if (l->rec && async_record_wait(l->rec) == ASYNC_FAILED)
+      report_error_set("%s", async_record_error(l->rec));
+    /* Undo the reference counts without copying device data back: the host
+     * version of the region runs next and must see the host's own data.
+     * The undo allocates nothing; its own messages would only hide the
+     * region's cause. */
+    /* the table the failure report prints */
+    mapping_keep_for_report_locking(&l->dev->map, l->dev->id);
+    if (l->maps) {
+      char saved[2048];
+      snprintf(saved, sizeof saved, "%s", report_error_get());
+      maps_construct_undo(l->maps);
+      report_error_replace(saved);
+    }
+  }
+  maps_construct_free(l->maps);
+  if (l->params != l->params_small)
+    free(l->params);
+  if (l->offsets != l->offsets_small)
+    free(l->offsets);
+  if (l->privates != l->privates_small)
+    free(l->privates);
+  if (l->param_of != l->param_of_small)
+    free(l->param_of);
+  __atomic_store_n(&l->dev->used, true, __ATOMIC_RELAXED);
+  return rc;
 }
 
 /*
@@ -198,211 +461,24 @@ int launch_region(struct device *dev, const struct launch_request *req) {
  * (freeing privates and the argument arrays, shadow restores, removals)
  * is deferred to the record's completion (src/async.h).
  */
-/* Argument arrays up to this many entries live on launch_region_async's
- * stack. */
-#define SMALL_ARGS 16
-
 int launch_region_async(struct device *dev, const struct launch_request *req,
                         struct async_record *rec) {
-  const struct map_args *a = &req->args;
-  struct device_entry kernel;
+  struct launch l;
+  l.dev = dev;
+  l.req = req;
+  l.rec = rec;
+  l.maps = NULL;
+  l.n = 0;
+  l.params = l.privates = NULL;
+  l.offsets = NULL;
+  l.param_of = NULL;
+  l.num_privates = 0;
+  if (find_kernel(&l) != 0 || begin_maps(&l) != 0)
+    return -1;
   int rc = -1;
-  void **params = NULL;
-  ptrdiff_t *offsets = NULL;
-  void **privates = NULL; /* device copies of (first)private entries */
-  int32_t num_privates = 0;
-  int32_t *param_of = NULL; /* argument index -> its parameter, or -1 */
-  void *params_small[SMALL_ARGS], *privates_small[SMALL_ARGS];
-  ptrdiff_t offsets_small[SMALL_ARGS];
-  int32_t param_of_small[SMALL_ARGS];
-
-  if (device_lookup_entry(dev, req->host_ptr, &kernel) != 0)
-    return -1;
-  if (!kernel.tgt_addr) {
-    report_error_set("target region `%s` has no code in the image loaded on "
-                     "device %d (the image lacks its entry)",
-                     kernel.name ? kernel.name : "?", dev->id);
-    return -1;
+  if (alloc_arrays(&l) == 0 && build_params(&l) == 0) {
+    note_launch(&l);
+    rc = run_kernel(&l);
   }
-  /* Everything the undo of a failure needs is allocated here, before the
-   * mappings exist: an undo that could run out of memory would leak them. */
-  /* A region without map entries (an empty `target`) has nothing to map:
-   * no construct, no table lock, no allocation. */
-  struct maps_construct *maps = NULL;
-  if (a->num > 0 || rec) {
-    maps = maps_construct_new(dev, a, rec);
-    if (!maps)
-      return -1;
-    if (maps_construct_begin(maps) != 0) {
-      maps_construct_free(maps);
-      return -1;
-    }
-  }
-
-  int32_t n = req->dyn_ptr ? 1 : 0;
-  for (int32_t i = 0; i < a->num; i++)
-    n += (a->types[i] & OMP_TGT_MAPTYPE_TARGET_PARAM) != 0;
-  /* Most regions have few arguments: their arrays live on the stack (four
-   * calloc/free pairs were a fifth of the host's work for an empty
-   * region). An asynchronous launch hands params and offsets to the
-   * record, which frees them later: those stay on the heap. */
-  if (!rec && n + 1 <= SMALL_ARGS) {
-    /* zeroed as far as calloc would (n + 1 entries), not all 16; a region
-     * without parameters (an empty `target`) needs no memset call */
-    params = params_small;
-    offsets = offsets_small;
-    for (int32_t j = 0; j <= n; j++) {
-      params[j] = NULL;
-      offsets[j] = 0;
-    }
-  } else {
-    params = calloc((size_t)n + 1, sizeof *params);
-    offsets = calloc((size_t)n + 1, sizeof *offsets);
-  }
-  if (a->num + 1 <= SMALL_ARGS) {
-    /* not zeroed: the loop below sets param_of[i] before any read, and
-     * privates is filled up to num_privates */
-    privates = privates_small;
-    param_of = param_of_small;
-  } else {
-    privates = calloc((size_t)a->num + 1, sizeof *privates);
-    param_of = calloc((size_t)a->num + 1, sizeof *param_of);
-  }
-  if (!params || !offsets || !privates || !param_of) {
-    report_error_set("out of host memory for %d kernel arguments", n);
-    goto out_unmap;
-  }
-
-  int32_t k = 0;
-  if (req->dyn_ptr)
-    params[k++] = NULL; /* CPU kernels never read it (clang-abi.md 6) */
-  for (int32_t i = 0; i < a->num; i++) {
-    int64_t type = a->types[i];
-    param_of[i] = -1;
-    if (is_lambda_capture(type)) {
-      /* maps_check_args made sure the parent comes first */
-      int32_t parent =
-          (int32_t)((uint64_t)type >> OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT) - 1;
-      if (param_of[parent] >= 0 &&
-          fix_lambda_capture(dev, a, i, parent, params[param_of[parent]],
-                             rec) != 0)
-        goto out_free_privates;
-      continue;
-    }
-    if (!(type & OMP_TGT_MAPTYPE_TARGET_PARAM))
-      continue;
-    param_of[i] = k;
-    if (type & OMP_TGT_MAPTYPE_LITERAL) {
-      /* The value itself (seed 000: args_base). A host function pointer
-       * passed by value becomes its declare-target-indirect twin. */
-      params[k++] = device_translate_fptr(dev, a->base[i]);
-    } else if (type & OMP_TGT_MAPTYPE_PRIVATE) {
-      /* (first)private: a device copy of the host object for this launch,
-       * distinct from it also under unified_shared_memory (no hst_ptr) */
-      int64_t size = a->sizes[i];
-      void *tgt = device_alloc(dev, private_alloc_size(size), NULL,
-                               TARGET_ALLOC_DEFAULT);
-      if (!tgt)
-        goto out_free_privates;
-      if (rec && async_defer_device_free(rec, tgt) != 0) {
-        device_delete(dev, tgt);
-        goto out_free_privates;
-      }
-      if (!rec)
-        privates[num_privates++] = tgt;
-      if ((type & OMP_TGT_MAPTYPE_TO) && size > 0 &&
-          (rec ? async_submit(rec, tgt, a->begin[i], size, NULL)
-               : device_submit(dev, tgt, a->begin[i], size)) != 0)
-        goto out_free_privates;
-      params[k++] = (char *)tgt - ((char *)a->begin[i] - (char *)a->base[i]);
-    } else {
-      if (maps_kernel_arg(dev, a->base[i], a->begin[i], a->sizes[i], type,
-                          &params[k]) != 0)
-        goto out_free_privates;
-      /* an unmapped zero-size pointer keeps its host value; if that is a
-       * host function, the device needs its indirect twin (seed 003) */
-      if (a->sizes[i] == 0 && params[k] == a->base[i])
-        params[k] = device_translate_fptr(dev, params[k]);
-      k++;
-    }
-  }
-
-  if (trace_enabled()) {
-    int32_t *param_arg = calloc((size_t)n + 1, sizeof *param_arg);
-    if (param_arg) { /* the trace is best effort: no failure for it */
-      param_arg[0] = -1; /* the dyn_ptr, when there is one */
-      for (int32_t i = 0; i < a->num; i++)
-        if (param_of[i] >= 0)
-          param_arg[param_of[i]] = i;
-      struct trace_launch launched = {kernel_exec_mode(&kernel),
-                                      req->num_teams, req->thread_limit,
-                                      req->tripcount};
-      trace_kernel(kernel.name, n, params, param_arg, a, &launched);
-      free(param_arg);
-    }
-  }
-  if (REPORT_INFO_ON(INFO_KERNEL_ARGS)) {
-    report_info(INFO_KERNEL_ARGS,
-                "Launching kernel %s on device %d with %d parameters, "
-                "num_teams=%d thread_limit=%d",
-                kernel.name ? kernel.name : "?", dev->id, n, req->num_teams,
-                req->thread_limit);
-    for (int32_t j = 0; j < n; j++)
-      report_info(INFO_KERNEL_ARGS, "  param %d = %p", j, params[j]);
-  }
-  if (rec) {
-    /* The plugin may read the parameter arrays until the launch runs. */
-    void **async_params = params;
-    ptrdiff_t *async_offsets = offsets;
-    if (async_defer_host_free(rec, params) != 0)
-      goto out_free_privates;
-    params = NULL;
-    if (async_defer_host_free(rec, offsets) != 0)
-      goto out_free_privates;
-    offsets = NULL;
-    if (async_launch(rec, &kernel, async_params, async_offsets, n,
-                     req->num_teams, req->thread_limit, req->tripcount) != 0)
-      goto out_free_privates;
-  } else if (device_launch(dev, &kernel, params, offsets, n, req->num_teams,
-                           req->thread_limit, req->tripcount) != 0) {
-    host_objects_explain_fault(dev, req->host_ptr, &req->args);
-    goto out_free_privates;
-  }
-  rc = 0;
-
-out_free_privates:
-  for (int32_t j = 0; j < num_privates; j++)
-    device_delete(dev, privates[j]);
-out_unmap:
-  if (rc == 0) {
-    if (maps) /* NULL: nothing mapped, nothing to unmap */
-      rc = maps_construct_end(maps);
-  } else {
-    /* Nothing queued may still run while the mappings are undone. */
-    if (rec && async_record_wait(rec) == ASYNC_FAILED)
-      report_error_set("%s", async_record_error(rec));
-    /* Undo the reference counts without copying device data back: the host
-     * version of the region runs next and must see the host's own data.
-     * The undo allocates nothing; its own messages would only hide the
-     * region's cause. */
-    /* the table the failure report prints */
-    mapping_keep_for_report_locking(&dev->map, dev->id);
-    if (maps) {
-      char saved[2048];
-      snprintf(saved, sizeof saved, "%s", report_error_get());
-      maps_construct_undo(maps);
-      report_error_replace(saved);
-    }
-  }
-  maps_construct_free(maps);
-  if (params != params_small)
-    free(params);
-  if (offsets != offsets_small)
-    free(offsets);
-  if (privates != privates_small)
-    free(privates);
-  if (param_of != param_of_small)
-    free(param_of);
-  __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
-  return rc;
+  return finish_launch(&l, rc);
 }

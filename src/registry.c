@@ -155,17 +155,9 @@ static bool looks_new_layout(const unsigned char *p, uint64_t bytes) {
          rd16(p + 10) == OFFLOAD_KIND_OPENMP;
 }
 
-int registry_parse_entries(const void *begin, const void *end,
-                           struct entry_info **out, size_t *n, char *err,
-                           size_t err_len) {
-  if (!out || !n) {
-    set_err(err, err_len, "internal error: no output for the entries");
-    return -1;
-  }
-  *out = NULL;
-  *n = 0;
-  if (begin == end)
-    return 0; /* no entries at all is legal (an image of helpers only) */
+/* The bounds of an entry array: 0, or -1 with err set. */
+static int check_entry_bounds(const void *begin, const void *end, char *err,
+                              size_t err_len) {
   if (!begin || !end || (uintptr_t)end < (uintptr_t)begin) {
     set_err(err, err_len,
             "entry array bounds EntriesBegin=%p EntriesEnd=%p are invalid",
@@ -180,82 +172,113 @@ int registry_parse_entries(const void *begin, const void *end,
             begin, end, bytes);
     return -1;
   }
-  const unsigned char *p = begin;
-  bool new_layout;
-  size_t stride;
+  return 0;
+}
+
+/* Which layout the array of `bytes` bytes at p has: its stride (the new
+ * 56-byte entries or the legacy 32-byte ones) into *stride; 0, or -1 with
+ * err set when it is neither. */
+static int entry_layout(const unsigned char *p, uint64_t bytes,
+                        bool *new_layout, size_t *stride, char *err,
+                        size_t err_len) {
   if (bytes >= NEW_ENTRY_SIZE && looks_new_layout(p, bytes)) {
-    new_layout = true;
-    stride = NEW_ENTRY_SIZE;
+    *new_layout = true;
+    *stride = NEW_ENTRY_SIZE;
   } else if (bytes % LEGACY_ENTRY_SIZE == 0) {
-    new_layout = false;
-    stride = LEGACY_ENTRY_SIZE;
+    *new_layout = false;
+    *stride = LEGACY_ENTRY_SIZE;
   } else {
     set_err(err, err_len,
             "entry array at %p of %" PRIu64 " bytes is neither a whole number"
             " of legacy 32-byte entries nor of 56-byte entries with"
             " Reserved=0, Version=1, Kind=1",
-            begin, bytes);
+            (const void *)p, bytes);
     return -1;
   }
+  return 0;
+}
+
+/* Read and check entry i at raw into *e: 0, or -1 with err set. */
+static int parse_entry(const unsigned char *raw, bool new_layout, size_t i,
+                       struct entry_info *e, char *err, size_t err_len) {
+  if (new_layout) {
+    uint64_t reserved = rd64(raw);
+    uint16_t version = rd16(raw + 8), kind = rd16(raw + 10);
+    if (reserved != 0 || version != 1 || kind != OFFLOAD_KIND_OPENMP) {
+      set_err(err, err_len,
+              "offload entry %zu at %p: Reserved=0x%" PRIx64
+              " Version=%u Kind=%u, expected 0, 1 and 1 (OpenMP)",
+              i, (const void *)raw, reserved, version, kind);
+      return -1;
+    }
+  }
+  read_entry(raw, new_layout, e);
+  if ((uint32_t)e->flags & ~(uint32_t)KNOWN_ENTRY_FLAGS) {
+    set_err(err, err_len, "offload entry %zu at %p: unknown flags 0x%x", i,
+            (const void *)raw, (unsigned)e->flags);
+    return -1;
+  }
+  if (e->flags & OMP_REGISTER_REQUIRES) {
+    e->size = 0;
+    return 0; /* address NULL and name "" or ".requires": nothing to check */
+  }
+  if (!e->name) {
+    set_err(err, err_len,
+            "offload entry %zu at %p (host address %p, flags 0x%x): NULL"
+            " name",
+            i, (const void *)raw, e->host_addr, (unsigned)e->flags);
+    return -1;
+  }
+  if (!e->host_addr) {
+    set_err(err, err_len,
+            "offload entry %zu at %p (flags 0x%x): NULL host address", i,
+            (const void *)raw, (unsigned)e->flags);
+    return -1;
+  }
+  if (e->size > MAX_GLOBAL_SIZE) {
+    set_err(err, err_len,
+            "offload entry %zu at %p (host address %p): absurd size %" PRIu64,
+            i, (const void *)raw, e->host_addr, e->size);
+    return -1;
+  }
+  e->data = 0;
+  return 0;
+}
+
+int registry_parse_entries(const void *begin, const void *end,
+                           struct entry_info **out, size_t *n, char *err,
+                           size_t err_len) {
+  if (!out || !n) {
+    set_err(err, err_len, "internal error: no output for the entries");
+    return -1;
+  }
+  *out = NULL;
+  *n = 0;
+  if (begin == end)
+    return 0; /* no entries at all is legal (an image of helpers only) */
+  if (check_entry_bounds(begin, end, err, err_len) != 0)
+    return -1;
+  uint64_t bytes = (uint64_t)((uintptr_t)end - (uintptr_t)begin);
+  const unsigned char *p = begin;
+  bool new_layout;
+  size_t stride;
+  if (entry_layout(p, bytes, &new_layout, &stride, err, err_len) != 0)
+    return -1;
   size_t count = (size_t)(bytes / stride);
   struct entry_info *entries = calloc(count, sizeof *entries);
   if (!entries) {
     set_err(err, err_len, "out of memory for %zu offload entries", count);
     return -1;
   }
-  for (size_t i = 0; i < count; i++) {
-    const unsigned char *raw = p + i * stride;
-    struct entry_info *e = &entries[i];
-    if (new_layout) {
-      uint64_t reserved = rd64(raw);
-      uint16_t version = rd16(raw + 8), kind = rd16(raw + 10);
-      if (reserved != 0 || version != 1 || kind != OFFLOAD_KIND_OPENMP) {
-        set_err(err, err_len,
-                "offload entry %zu at %p: Reserved=0x%" PRIx64
-                " Version=%u Kind=%u, expected 0, 1 and 1 (OpenMP)",
-                i, (const void *)raw, reserved, version, kind);
-        goto out_free_entries;
-      }
+  for (size_t i = 0; i < count; i++)
+    if (parse_entry(p + i * stride, new_layout, i, &entries[i], err,
+                    err_len) != 0) {
+      free(entries);
+      return -1;
     }
-    read_entry(raw, new_layout, e);
-    if ((uint32_t)e->flags & ~(uint32_t)KNOWN_ENTRY_FLAGS) {
-      set_err(err, err_len,
-              "offload entry %zu at %p: unknown flags 0x%x", i,
-              (const void *)raw, (unsigned)e->flags);
-      goto out_free_entries;
-    }
-    if (e->flags & OMP_REGISTER_REQUIRES) {
-      e->size = 0;
-      continue; /* address NULL and name "" or ".requires": nothing to check */
-    }
-    if (!e->name) {
-      set_err(err, err_len,
-              "offload entry %zu at %p (host address %p, flags 0x%x): NULL"
-              " name",
-              i, (const void *)raw, e->host_addr, (unsigned)e->flags);
-      goto out_free_entries;
-    }
-    if (!e->host_addr) {
-      set_err(err, err_len,
-              "offload entry %zu at %p (flags 0x%x): NULL host address", i,
-              (const void *)raw, (unsigned)e->flags);
-      goto out_free_entries;
-    }
-    if (e->size > MAX_GLOBAL_SIZE) {
-      set_err(err, err_len,
-              "offload entry %zu at %p (host address %p): absurd size %" PRIu64,
-              i, (const void *)raw, e->host_addr, e->size);
-      goto out_free_entries;
-    }
-    e->data = 0;
-  }
   *out = entries;
   *n = count;
   return 0;
-
-out_free_entries:
-  free(entries);
-  return -1;
 }
 
 void registry_free(struct registered_lib *lib) {
