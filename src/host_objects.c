@@ -16,8 +16,8 @@
  *
  * Thread safety: no shared state. The argument scan reads the construct's
  * host memory, which the calling thread owns for the construct's length;
- * the explanation reads the device's kernels under dev->lock and its table
- * under dev->map.lock.
+ * the explanation reads the device's kernels under dev->lock and copies of
+ * table entries through mapping_ops.c, which locks the table.
  */
 #include "host_objects.h"
 
@@ -32,7 +32,7 @@
 #include "device.h"
 #include "faults.h"
 #include "hostsyms.h"
-#include "lock_check.h"
+#include "mapping_ops.h"
 
 /* How far past a pointer's value an access may land and still be called
  * "through that pointer" (an index into the array it points to). */
@@ -265,22 +265,19 @@ static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
 
 /* A device address the kernel faulted at, named by the mapped object it
  * hit or ran past (simdevice puts a guard page after each allocation), and
- * the construct's argument that mapped it. The caller holds dev->map.lock. */
+ * the construct's argument that mapped it. */
 static bool explain_device_fault(struct device *dev,
                                  const struct map_args *a, uintptr_t addr) {
-  LOCK_ASSERT_HELD(&dev->map.lock);
   const long page = sysconf(_SC_PAGESIZE); /* 64 KiB on most POWER machines */
   const uintptr_t guard = page > 0 ? (uintptr_t)page : 4096;
-  struct mapping_entry *e = NULL;
-  uintptr_t past = 0; /* bytes past the end of e (0: the first byte after) */
-  bool beyond = false;   /* addr is after e, not inside it */
-  for (uintptr_t off = 0; off <= guard && !e; off++)
-    if ((e = mapping_find_device(&dev->map, addr - off)) && off) {
-      beyond = true;
-      past = addr - (e->tgt_begin + (e->hst_end - e->hst_begin));
-    }
-  if (!e)
+  struct mapping_range m;
+  bool beyond; /* addr is after the entry, not inside it */
+  if (!mapping_entry_near_device(&dev->map, addr, guard, &m, &beyond))
     return false;
+  const struct mapping_range *e = &m;
+  /* bytes past the end of e (0: the first byte after) */
+  uintptr_t past = beyond ? addr - (e->tgt_begin + (e->hst_end - e->hst_begin))
+                          : 0;
   char name[128] = "";
   int32_t i = argument_holding(a, e->hst_begin);
   if (i >= 0)
@@ -385,34 +382,27 @@ void host_objects_explain_fault(struct device *dev, const void *region,
   uintptr_t addr = (uintptr_t)err.fault_addr;
   if (err.fault_kind == 3 /* execute */ && explain_host_call(dev, region, addr))
     return;
-  pthread_mutex_lock(&dev->map.lock);
-  struct mapping_entry *e = mapping_find(&dev->map, addr);
-  if (e) {
+  struct mapping_range e;
+  if (mapping_entry_of_host(&dev->map, addr, &e)) {
     report_error_set("0x%" PRIxPTR " is a host address inside `%s` (host "
                      "0x%" PRIxPTR "[0:%" PRIuPTR "], mapped to device 0x%" PRIxPTR
                      "; the kernel used the host pointer instead of the "
                      "device copy)",
-                     addr, e->name[0] ? e->name : "?", e->hst_begin,
-                     e->hst_end - e->hst_begin, e->tgt_begin);
-    pthread_mutex_unlock(&dev->map.lock);
+                     addr, e.name[0] ? e.name : "?", e.hst_begin,
+                     e.hst_end - e.hst_begin, e.tgt_begin);
     return;
   }
-  if (explain_device_fault(dev, a, addr)) {
-    pthread_mutex_unlock(&dev->map.lock);
+  if (explain_device_fault(dev, a, addr))
     return;
-  }
   /* Memory of an entry removed earlier: simdevice keeps freed memory
    * inaccessible for a while, so a kept device pointer faults here. */
-  const struct mapping_removed *r = mapping_find_removed(&dev->map, addr);
-  if (r) {
+  struct mapping_removed r;
+  if (mapping_removed_at(&dev->map, addr, &r)) {
     report_error_set("device 0x%" PRIxPTR " was the device copy of `%s` "
                      "(host 0x%" PRIxPTR " [0:%" PRIuPTR "]), unmapped and "
                      "freed by an earlier construct",
-                     addr, r->name[0] ? r->name : "unknown", r->hst_begin,
-                     r->tgt_end - r->tgt_begin);
-  }
-  pthread_mutex_unlock(&dev->map.lock);
-  if (r) {
+                     addr, r.name[0] ? r.name : "unknown", r.hst_begin,
+                     r.tgt_end - r.tgt_begin);
     explain_by_value_pointer(a, addr);
     return;
   }

@@ -11,12 +11,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
 
 static void range_of(const struct mapping_entry *e, struct mapping_range *r) {
   r->hst_begin = e->hst_begin;
   r->hst_end = e->hst_end;
   r->tgt_begin = e->tgt_begin;
   r->hold_refcount = e->hold_refcount;
+  memcpy(r->name, e->name, sizeof r->name);
 }
 
 bool mapping_is_present(struct mapping_table *t, uintptr_t addr) {
@@ -114,6 +116,41 @@ void mapping_remove_global(struct mapping_table *t, uintptr_t hb,
       e->dyn_refcount == MAPPING_REFCOUNT_INFINITE)
     mapping_remove(t, e);
   pthread_mutex_unlock(&t->lock);
+}
+
+bool mapping_entry_of_host(struct mapping_table *t, uintptr_t addr,
+                           struct mapping_range *out) {
+  pthread_mutex_lock(&t->lock);
+  struct mapping_entry *e = mapping_find(t, addr);
+  if (e)
+    range_of(e, out);
+  pthread_mutex_unlock(&t->lock);
+  return e != NULL;
+}
+
+bool mapping_entry_near_device(struct mapping_table *t, uintptr_t addr,
+                               uintptr_t reach, struct mapping_range *out,
+                               bool *beyond) {
+  struct mapping_entry *e = NULL;
+  uintptr_t off = 0;
+  pthread_mutex_lock(&t->lock);
+  for (; off <= reach && !e; off++)
+    e = mapping_find_device(t, addr - off);
+  if (e)
+    range_of(e, out);
+  pthread_mutex_unlock(&t->lock);
+  *beyond = e && off > 1;
+  return e != NULL;
+}
+
+bool mapping_removed_at(struct mapping_table *t, uintptr_t addr,
+                        struct mapping_removed *out) {
+  pthread_mutex_lock(&t->lock);
+  const struct mapping_removed *r = mapping_find_removed(t, addr);
+  if (r)
+    *out = *r;
+  pthread_mutex_unlock(&t->lock);
+  return r != NULL;
 }
 
 void mapping_dump_locking(struct mapping_table *t, FILE *out,

@@ -1,6 +1,7 @@
 /*
  * mapping_ops.h - the mapping table's operations for the files outside the
- * mapping layer (api.c, device.c, interface.c, launch.c, failure.c): each
+ * mapping layer (api.c, device.c, interface.c, launch.c, failure.c,
+ * host_objects.c): each
  * takes the table's lock itself and is the only writer of the entries it
  * makes. Nothing above the mapping layer locks a table or writes an entry
  * field through these callers (issue 27 item 3).
@@ -17,10 +18,11 @@
 
 #include "mapping.h"
 
-/* An entry's ranges, copied out of the table for a message. */
+/* An entry, copied out of the table for a message. */
 struct mapping_range {
   uintptr_t hst_begin, hst_end, tgt_begin;
   uint64_t hold_refcount;
+  char name[96];
 };
 
 /* Whether host address `addr` is inside a mapped entry. */
@@ -55,6 +57,21 @@ HIDDEN int mapping_add_global(struct mapping_table *t, uintptr_t hb,
  * still there as made (an image unloaded). */
 HIDDEN void mapping_remove_global(struct mapping_table *t, uintptr_t hb,
                                   size_t size);
+
+/* ---- for the explanation of a kernel's fault (host_objects.c) ---- */
+/* The entry whose host range holds addr, into *out. */
+HIDDEN bool mapping_entry_of_host(struct mapping_table *t, uintptr_t addr,
+                                  struct mapping_range *out);
+/* The entry whose device range holds addr or, failing that, the nearest
+ * one that ends at most `reach` bytes before it (an overrun into a guard
+ * page), into *out; *beyond: addr lies after that entry, not inside. */
+HIDDEN bool mapping_entry_near_device(struct mapping_table *t, uintptr_t addr,
+                                      uintptr_t reach,
+                                      struct mapping_range *out,
+                                      bool *beyond);
+/* The most recent removed entry whose device range held addr, into *out. */
+HIDDEN bool mapping_removed_at(struct mapping_table *t, uintptr_t addr,
+                               struct mapping_removed *out);
 
 /* mapping_dump under the table's lock. */
 HIDDEN void mapping_dump_locking(struct mapping_table *t, FILE *out,
