@@ -7,6 +7,9 @@
 # known exceptions: each is printed with its reason and not counted as a
 # failure; an exception that no longer happens is a failure (remove it).
 # Every object of the component must be listed, and every listed file built.
+# Lines `locks NAME: FILE...` say which files alone may take lock NAME
+# (pthread_mutex_lock/trylock of an expression ending in NAME); any other
+# file of the component that takes it fails the gate.
 #
 # Usage: tests/layers.sh [DIR...]   (default: every DIR/LAYERS below)
 # Needs the objects of `make all` (build/obj/DIR/*.o).
@@ -77,6 +80,23 @@ check_dir() { # dir
     }' "$layers" "$calls"
   local rc=$?
   rm -f "$defs" "$calls"
+  check_locks "$dir" "$layers" || rc=1
+  return $rc
+}
+
+# The `locks` lines of a LAYERS file: 0, or 1 after naming each file that
+# takes a lock it may not.
+check_locks() { # dir, layers file
+  local dir=$1 layers=$2 rc=0 name files f
+  while read -r name files; do
+    name=${name%:}
+    for f in $(grep -lE "pthread_mutex_(try)?lock\(&[^)]*${name//./\\.}\)" "$dir"/*.c 2>/dev/null); do
+      f=$(basename "$f" .c)
+      case " $files " in *" $f "*) ;; *)
+        echo "LOCK $dir/$f.c takes $name, which only $files may take (LAYERS)"; rc=1 ;;
+      esac
+    done
+  done < <(sed -n 's/^locks //p' "$layers")
   return $rc
 }
 
