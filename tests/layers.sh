@@ -7,6 +7,7 @@
 # known exceptions: each is printed with its reason and not counted as a
 # failure; an exception that no longer happens is a failure (remove it).
 # Every object of the component must be listed, and every listed file built.
+# Lines `callers SYMBOL: FILE...` say which files alone may call SYMBOL.
 # Lines `locks NAME: FILE...` say which files alone may take lock NAME
 # (pthread_mutex_lock/trylock of an expression ending in NAME); any other
 # file of the component that takes it fails the gate.
@@ -43,6 +44,9 @@ check_dir() { # dir
       if ($1 == "layer") {
         name = $2; sub(/:$/, "", name)
         for (i = 3; i <= NF; i++) { rank[$i] = ++n; layer[$i] = name; listed[n] = $i }
+      } else if ($1 == "callers") {
+        sym = $2; sub(/:$/, "", sym)
+        only[sym] = " " substr($0, index($0, ":") + 1) " "
       } else if ($1 == "allow") {
         sym = $3; sub(/:$/, "", sym)
         reason = $0; sub(/^[^:]*: */, "", reason)
@@ -52,6 +56,10 @@ check_dir() { # dir
     }
     {
       caller = $1; sym = $2; callee = $3
+      if ((sym in only) && index(only[sym], " " caller " ") == 0) {
+        printf "CALLER %s/%s.c calls %s, which only%smay call (LAYERS)\n",
+               dir, caller, sym, only[sym]; bad++
+      }
       if (!(caller in rank) || !(callee in rank)) next
       if (rank[callee] < rank[caller]) next
       key = caller " " sym
