@@ -205,6 +205,14 @@ struct rt_member {
  * use so that device code also runs outside simdev_rt_kernel_begin. */
 HIDDEN struct rt_member *rt_current(void);
 HIDDEN void rt_set_current(struct rt_member *m);
+/* The calling thread's member as set, NULL when none is (no default made). */
+HIDDEN struct rt_member *rt_current_or_null(void);
+/* A launch's initial context (kernel.c): the part that does not depend on
+ * the launch (`sync_ready`: the team's lock and condition variable exist
+ * already), then the launch's own num_teams and thread_limit. */
+HIDDEN void rt_launch_context_reset(struct rt_team *t, struct rt_member *m, int sync_ready);
+HIDDEN void rt_launch_context_set(struct rt_team *t, struct rt_member *m, int32_t num_teams,
+                                  int32_t thread_limit);
 HIDDEN int32_t rt_gtid(void);
 
 /* Team life cycle. team_init returns 0 or an errno value. */

@@ -1,6 +1,7 @@
 /*
- * runtime.c - the simdevice device runtime's launch API (simdev_rt.h), its
- * caps, and the per-thread execution context.
+ * runtime.c - the simdevice device runtime's caps, the per-thread execution
+ * context and the team life cycle; the launch API of simdev_rt.h is in
+ * kernel.c.
  *
  * simdevice's device process loads this library under the SONAME
  * libomp.so.5 before any device image, so the images' `__kmpc_*`/`omp_*`
@@ -30,8 +31,7 @@
  *
  * Locks: the caps are written once under a pthread_once (caps_init is the
  * runtime's only reader of the environment); the device number is an atomic;
- * everything else here is thread-local (the current rt_member and a launch's
- * initial team).
+ * everything else here is thread-local (the current rt_member).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -176,18 +176,6 @@ static __thread struct {
   struct rt_member member;
 } fallback;
 
-/* The launch begun on this thread by simdev_rt_kernel_begin. The team's
- * lock and condition variable are created by the thread's first launch and
- * kept (free) between launches (`sync_ready`): creating and destroying them
- * was a third of the device's work for an empty kernel. */
-static __thread struct {
-  int active;
-  int sync_ready;
-  int prepared; /* team and member reset for the next launch already */
-  struct rt_team team;
-  struct rt_member member;
-} launch;
-
 HIDDEN int32_t rt_gtid(void)
 {
   if (my_gtid < 0)
@@ -196,6 +184,8 @@ HIDDEN int32_t rt_gtid(void)
 }
 
 HIDDEN void rt_set_current(struct rt_member *m) { cur = m; }
+
+HIDDEN struct rt_member *rt_current_or_null(void) { return cur; }
 
 /* rt_team_init of a team of one whose lock and condition variable are
  * already initialised and free: everything else is set as there. */
@@ -212,7 +202,7 @@ static void team_reinit_keeping_sync(struct rt_team *t)
 /* The part of a launch context that does not depend on the launch's
  * values. `sync_ready`: the team's lock and condition variable exist
  * already. */
-static void launch_context_reset(struct rt_team *t, struct rt_member *m, int sync_ready)
+HIDDEN void rt_launch_context_reset(struct rt_team *t, struct rt_member *m, int sync_ready)
 {
   /* An initial team can always be set up: rt_team_init on a team of one
    * only fails if pthread_mutex_init/cond_init fail, which they do not for
@@ -224,9 +214,9 @@ static void launch_context_reset(struct rt_team *t, struct rt_member *m, int syn
   rt_member_init(m, t, 0);
 }
 
-/* The launch's own values, on a context launch_context_reset prepared. */
-static void launch_context_set(struct rt_team *t, struct rt_member *m, int32_t num_teams,
-                               int32_t thread_limit)
+/* The launch's own values, on a context rt_launch_context_reset prepared. */
+HIDDEN void rt_launch_context_set(struct rt_team *t, struct rt_member *m, int32_t num_teams,
+                                  int32_t thread_limit)
 {
   t->thread_limit = rt_pick_thread_limit(thread_limit);
   t->default_threads = rt_pick_default_threads(thread_limit, 1);
@@ -237,8 +227,8 @@ static void launch_context_set(struct rt_team *t, struct rt_member *m, int32_t n
 static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t num_teams,
                                 int32_t thread_limit, int sync_ready)
 {
-  launch_context_reset(t, m, sync_ready);
-  launch_context_set(t, m, num_teams, thread_limit);
+  rt_launch_context_reset(t, m, sync_ready);
+  rt_launch_context_set(t, m, num_teams, thread_limit);
 }
 
 HIDDEN struct rt_member *rt_current(void)
@@ -251,51 +241,6 @@ HIDDEN struct rt_member *rt_current(void)
   }
   cur = &fallback.member;
   return cur;
-}
-
-int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit)
-{
-  if (launch.active) {
-    rt_error("simdev_rt_kernel_begin: a launch is already running on this thread "
-             "(kernel_begin called twice without kernel_end)");
-    return -1;
-  }
-  if (!launch.prepared)
-    simdev_rt_kernel_prepare();
-  launch.prepared = 0;
-  launch_context_set(&launch.team, &launch.member, num_teams, thread_limit);
-  launch.member.prev = cur;
-  launch.active = 1;
-  cur = &launch.member;
-  return 0;
-}
-
-void simdev_rt_kernel_prepare(void)
-{
-  if (launch.active || launch.prepared)
-    return;
-  rt_gtid();
-  /* The team is free: the last launch's barrier was its last use. */
-  launch_context_reset(&launch.team, &launch.member, launch.sync_ready);
-  launch.sync_ready = 1;
-  launch.prepared = 1;
-}
-
-void simdev_rt_kernel_end(void)
-{
-  if (!launch.active) {
-    rt_error("simdev_rt_kernel_end: no launch is running on this thread");
-    return;
-  }
-  if (cur != &launch.member)
-    rt_error("simdev_rt_kernel_end: the kernel left a parallel region or a serialized "
-             "region open; resetting the thread's context");
-  /* Tasks the kernel deferred at level 0 complete before the launch ends. */
-  rt_team_barrier(&launch.team);
-  /* The lock and condition variable stay for the next launch (free now:
-   * the barrier was the team's last use). */
-  cur = launch.member.prev;
-  launch.active = 0;
 }
 
 /* ------------------------------------------------------------ teams */
