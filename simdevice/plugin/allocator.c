@@ -11,10 +11,13 @@
  * guard pages the granule is a page, each block carries one extra
  * inaccessible page after its data, and the data ends right before it
  * (8-byte end alignment). With guard pages a freed block stays
- * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BYTES at
+ * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BLOCKS at
  * most, emptied before memory runs out) instead of being handed out again at
- * once: a kernel that reads memory freed by `target exit data` through a kept
- * device pointer faults instead of reading a newer allocation. One
+ * once, whatever its size: a kernel that reads memory freed by `target exit
+ * data` through a kept device pointer faults instead of reading a newer
+ * allocation. Freed memory goes back to the system (a hole punched in the
+ * memfd): at once for a free block, and for quarantined blocks beyond the
+ * newest QUARANTINE_MAX_BYTES, which keep only their address range. One
  * allocation may take a block back from the quarantine: a new mapping of
  * the same host object (data_alloc's hst_ptr) with the same number of
  * pages. A kept pointer then reads a newer copy of the same object (as with
@@ -27,6 +30,7 @@
  * changes that the channel drains.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,7 @@ struct alloc_block {
   uint64_t start, units;           /* in granules */
   int is_free;
   int quarantined; /* freed, kept inaccessible: neither free nor used */
+  int punched;     /* quarantined, its memory given back to the system */
   struct alloc_block *prev, *next; /* address order */
   struct alloc_block *bin_prev, *bin_next; /* a bin, or the quarantine */
   /* The host object a used block mirrors (0: none). A quarantined block
@@ -255,12 +260,15 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
   return 0;
 }
 
-/* The most freed bytes kept inaccessible before the oldest is reused. */
+/* The most bytes of quarantined blocks that keep their memory; beyond, the
+ * oldest give theirs back (and stay quarantined: only address space). */
 #define QUARANTINE_MAX_BYTES (64ull << 20)
+/* The most quarantined blocks before the oldest is reused. */
+#define QUARANTINE_MAX_BLOCKS 8192
 
 /* ---- quarantined blocks by host object (chained hash table) ---- */
-/* The quarantine holds at most 8192 blocks (QUARANTINE_MAX_BYTES of blocks
- * of one data page and a guard page): chains stay short. */
+/* The quarantine holds at most QUARANTINE_MAX_BLOCKS blocks: chains stay
+ * short. */
 #define BY_HOST_BITS 12
 
 static size_t host_bucket(uint64_t host) {
@@ -318,9 +326,28 @@ static uint64_t data_bytes(const struct device_allocator *a,
   return (b->units - (a->guard ? 1 : 0)) * a->unit;
 }
 
+/* Gives the memory of [offset, offset + length) back to the system (its
+ * whole pages; the memfd's pages go from both processes at once), so freed
+ * device memory is not resident until exit; it reads as zeros if used
+ * again. A kernel without hole punching for the memfd keeps it resident:
+ * not tried again. Caller holds the lock: the range cannot be handed out
+ * meanwhile. */
+static void give_back_memory(struct device_allocator *a, uint64_t offset,
+                             uint64_t length) {
+  uint64_t page = PAGE_BYTES;
+  uint64_t begin = (offset + page - 1) / page * page;
+  uint64_t end = (offset + length) / page * page;
+  if (a->backing_fd < 0 || end <= begin)
+    return;
+  if (fallocate(a->backing_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                (off_t)begin, (off_t)(end - begin)) != 0)
+    a->backing_fd = -1;
+}
+
 int allocator_init(struct device_allocator *a, uint64_t base,
                    uint64_t capacity, int guard) {
   memset(a, 0, sizeof *a);
+  a->backing_fd = -1;
   a->base = base;
   a->guard = guard;
   a->unit = guard ? PAGE_BYTES : 64;
@@ -374,14 +401,28 @@ static void quarantine_remove(struct device_allocator *a,
   else
     a->quarantine_tail = b->bin_prev;
   b->bin_prev = b->bin_next = NULL;
-  a->quarantine_bytes -= b->units * a->unit;
+  if (!b->punched)
+    a->quarantine_bytes -= b->units * a->unit;
+  a->quarantine_blocks--;
   by_host_remove(a, b);
   b->quarantined = 0;
+  b->punched = 0;
 }
 
-/* Hands the oldest quarantined block back to the free bins. */
+/* Quarantined `b` keeps its address range but gives its memory back. */
+static void quarantine_punch(struct device_allocator *a,
+                             struct alloc_block *b) {
+  give_back_memory(a, b->start * a->unit, b->units * a->unit);
+  a->quarantine_bytes -= b->units * a->unit;
+  b->punched = 1;
+}
+
+/* Hands the oldest quarantined block back to the free bins, without its
+ * memory: a free block holds none. */
 static void quarantine_release_oldest(struct device_allocator *a) {
   struct alloc_block *b = a->quarantine_head;
+  if (!b->punched)
+    give_back_memory(a, b->start * a->unit, b->units * a->unit);
   quarantine_remove(a, b);
   b->is_free = 1;
   b->user_size = 0;
@@ -405,8 +446,17 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
     a->quarantine_head = b;
   a->quarantine_tail = b;
   a->quarantine_bytes += b->units * a->unit;
+  a->quarantine_blocks++;
   by_host_insert(a, b);
-  while (a->quarantine_bytes > quarantine_max(a))
+  /* A block larger than the resident part gives its memory back at once,
+   * not every older block's. */
+  if (b->units * a->unit > quarantine_max(a))
+    quarantine_punch(a, b);
+  for (struct alloc_block *o = a->quarantine_head;
+       o != NULL && a->quarantine_bytes > quarantine_max(a); o = o->bin_next)
+    if (!o->punched)
+      quarantine_punch(a, o);
+  while (a->quarantine_blocks > QUARANTINE_MAX_BLOCKS)
     quarantine_release_oldest(a);
 }
 
@@ -550,13 +600,14 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
   }
   a->bytes_used -= b->units * a->unit;
   live_remove(a, b);
-  /* A block larger than the whole quarantine is not kept: it would push
-   * every other freed block out. */
-  if (a->guard && b->units * a->unit <= quarantine_max(a)) {
+  /* Whatever its size: its address range is not reused until the
+   * quarantine is full or an allocation would fail otherwise. */
+  if (a->guard) {
     quarantine_add(a, b);
     pthread_mutex_unlock(&a->lock);
     return 0;
   }
+  give_back_memory(a, b->start * a->unit, b->units * a->unit);
   b->is_free = 1;
   b->user_size = 0;
   b->host = 0;
