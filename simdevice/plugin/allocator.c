@@ -392,6 +392,8 @@ void allocator_destroy(struct device_allocator *a) {
 /* Takes `b` out of the quarantine (neither free nor used then). */
 static void quarantine_remove(struct device_allocator *a,
                               struct alloc_block *b) {
+  if (a->quarantine_unpunched == b)
+    a->quarantine_unpunched = b->bin_next;
   if (b->bin_prev != NULL)
     b->bin_prev->bin_next = b->bin_next;
   else
@@ -452,10 +454,15 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
    * not every older block's. */
   if (b->units * a->unit > quarantine_max(a))
     quarantine_punch(a, b);
-  for (struct alloc_block *o = a->quarantine_head;
-       o != NULL && a->quarantine_bytes > quarantine_max(a); o = o->bin_next)
+  if (a->quarantine_unpunched == NULL)
+    a->quarantine_unpunched = b;
+  /* The oldest give theirs back first; each block is passed once. */
+  struct alloc_block *o = a->quarantine_unpunched;
+  for (; o != NULL && a->quarantine_bytes > quarantine_max(a);
+       o = o->bin_next)
     if (!o->punched)
       quarantine_punch(a, o);
+  a->quarantine_unpunched = o;
   while (a->quarantine_blocks > QUARANTINE_MAX_BLOCKS)
     quarantine_release_oldest(a);
 }

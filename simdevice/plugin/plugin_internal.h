@@ -154,6 +154,9 @@ struct device_allocator {
   struct alloc_block *quarantine_head, *quarantine_tail;
   uint64_t quarantine_bytes;  /* of quarantined blocks with memory */
   size_t quarantine_blocks;
+  /* the oldest quarantined block that may still hold memory: every older
+   * one has given its memory back (NULL: all have) */
+  struct alloc_block *quarantine_unpunched;
   /* the memfd behind the range: freed memory is given back to the system
    * through it (FALLOC_FL_PUNCH_HOLE); -1: none, or the kernel refused */
   int backing_fd;
