@@ -16,8 +16,9 @@
  * once, whatever its size: a kernel that reads memory freed by `target exit
  * data` through a kept device pointer faults instead of reading a newer
  * allocation. Freed memory goes back to the system (a hole punched in the
- * memfd): at once for a free block, and for quarantined blocks beyond the
- * newest QUARANTINE_MAX_BYTES, which keep only their address range. One
+ * memfd): for quarantined blocks beyond the newest QUARANTINE_MAX_BYTES,
+ * which keep only their address range, and for a free range once
+ * GIVE_BACK_BATCH_BYTES of freed memory gathered in it. One
  * allocation may take a block back from the quarantine: a new mapping of
  * the same host object (data_alloc's hst_ptr) with the same number of
  * pages. A kept pointer then reads a newer copy of the same object (as with
@@ -42,6 +43,9 @@ struct alloc_block {
   int is_free;
   int quarantined; /* freed, kept inaccessible: neither free nor used */
   int punched;     /* quarantined, its memory given back to the system */
+  /* free: bytes of it that may still hold memory, all within the offsets
+   * [dirty_lo, dirty_hi) */
+  uint64_t dirty, dirty_lo, dirty_hi;
   struct alloc_block *prev, *next; /* address order */
   struct alloc_block *bin_prev, *bin_next; /* a bin, or the quarantine */
   /* The host object a used block mirrors (0: none). A quarantined block
@@ -206,6 +210,8 @@ static struct alloc_block *table_take(struct device_allocator *a, uint64_t key) 
 
 static struct alloc_block *coalesce(struct device_allocator *a,
                                     struct alloc_block *b);
+static void free_block_insert(struct device_allocator *a,
+                              struct alloc_block *b, uint64_t dirty);
 
 /* ---- protection queue ---- */
 /* How far back a change looks for the one it undoes: a region's maps and
@@ -423,12 +429,32 @@ static void quarantine_punch(struct device_allocator *a,
  * memory: a free block holds none. */
 static void quarantine_release_oldest(struct device_allocator *a) {
   struct alloc_block *b = a->quarantine_head;
-  if (!b->punched)
-    give_back_memory(a, b->start * a->unit, b->units * a->unit);
+  uint64_t dirty = b->punched ? 0 : b->units * a->unit;
   quarantine_remove(a, b);
+  free_block_insert(a, b, dirty);
+}
+
+/* Freed memory gathered in one free range before it is given back: one
+ * system call per that much, not per small block. */
+#define GIVE_BACK_BATCH_BYTES (1ull << 20)
+
+/* Makes `b` (neither free nor used, `dirty` bytes of it possibly resident)
+ * a free block: merged with its free neighbours, whose memory is given back
+ * once GIVE_BACK_BATCH_BYTES of it gathered. */
+static void free_block_insert(struct device_allocator *a,
+                              struct alloc_block *b, uint64_t dirty) {
   b->is_free = 1;
   b->user_size = 0;
+  b->host = 0;
+  b->dirty = dirty;
+  b->dirty_lo = b->start * a->unit;
+  b->dirty_hi = dirty ? (b->start + b->units) * a->unit : b->dirty_lo;
   b = coalesce(a, b);
+  if (b->dirty >= GIVE_BACK_BATCH_BYTES) {
+    give_back_memory(a, b->dirty_lo, b->dirty_hi - b->dirty_lo);
+    b->dirty = 0;
+    b->dirty_hi = b->dirty_lo;
+  }
   bin_insert(a, b);
 }
 
@@ -450,8 +476,11 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
   a->quarantine_bytes += b->units * a->unit;
   a->quarantine_blocks++;
   by_host_insert(a, b);
-  /* A block larger than the resident part gives its memory back at once,
-   * not every older block's. */
+  /* The oldest leaves first (its memory given back with the free blocks'),
+   * then a block larger than the resident part gives its memory back at
+   * once, not every older block's. */
+  while (a->quarantine_blocks > QUARANTINE_MAX_BLOCKS)
+    quarantine_release_oldest(a);
   if (b->units * a->unit > quarantine_max(a))
     quarantine_punch(a, b);
   if (a->quarantine_unpunched == NULL)
@@ -463,8 +492,6 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
     if (!o->punched)
       quarantine_punch(a, o);
   a->quarantine_unpunched = o;
-  while (a->quarantine_blocks > QUARANTINE_MAX_BLOCKS)
-    quarantine_release_oldest(a);
 }
 
 static struct alloc_block *find_fit(struct device_allocator *a, uint64_t need) {
@@ -478,6 +505,23 @@ static struct alloc_block *find_fit(struct device_allocator *a, uint64_t need) {
   return NULL;
 }
 
+/* Adds the possibly resident memory of free block `from` to `into`'s. */
+static void merge_dirty(struct alloc_block *into,
+                        const struct alloc_block *from) {
+  if (from->dirty == 0)
+    return;
+  if (into->dirty == 0) {
+    into->dirty_lo = from->dirty_lo;
+    into->dirty_hi = from->dirty_hi;
+  } else {
+    if (from->dirty_lo < into->dirty_lo)
+      into->dirty_lo = from->dirty_lo;
+    if (from->dirty_hi > into->dirty_hi)
+      into->dirty_hi = from->dirty_hi;
+  }
+  into->dirty += from->dirty;
+}
+
 /* Merges `b`'s free neighbours into it; returns the surviving block. */
 static struct alloc_block *coalesce(struct device_allocator *a,
                                     struct alloc_block *b) {
@@ -485,6 +529,7 @@ static struct alloc_block *coalesce(struct device_allocator *a,
   if (n != NULL && n->is_free) {
     bin_remove(a, n);
     b->units += n->units;
+    merge_dirty(b, n);
     b->next = n->next;
     if (n->next != NULL)
       n->next->prev = b;
@@ -494,6 +539,7 @@ static struct alloc_block *coalesce(struct device_allocator *a,
   if (p != NULL && p->is_free) {
     bin_remove(a, p);
     p->units += b->units;
+    merge_dirty(p, b);
     p->next = b->next;
     if (b->next != NULL)
       b->next->prev = p;
@@ -559,6 +605,14 @@ int allocator_alloc(struct device_allocator *a, uint64_t size, uint64_t host,
     rest->start = b->start + need;
     rest->units = b->units - need;
     rest->is_free = 1;
+    /* What of b's possibly resident memory lies in the rest. */
+    uint64_t lo = (b->start + need) * a->unit;
+    rest->dirty_lo = b->dirty_lo > lo ? b->dirty_lo : lo;
+    rest->dirty_hi = b->dirty_hi > rest->dirty_lo ? b->dirty_hi
+                                                  : rest->dirty_lo;
+    rest->dirty = b->dirty < rest->dirty_hi - rest->dirty_lo
+                      ? b->dirty
+                      : rest->dirty_hi - rest->dirty_lo;
     rest->prev = b;
     rest->next = b->next;
     if (b->next != NULL)
@@ -614,12 +668,7 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
     pthread_mutex_unlock(&a->lock);
     return 0;
   }
-  give_back_memory(a, b->start * a->unit, b->units * a->unit);
-  b->is_free = 1;
-  b->user_size = 0;
-  b->host = 0;
-  b = coalesce(a, b);
-  bin_insert(a, b);
+  free_block_insert(a, b, b->units * a->unit);
   pthread_mutex_unlock(&a->lock);
   return 0;
 }
