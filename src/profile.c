@@ -20,6 +20,7 @@
 #include "profile.h"
 #include "report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -81,6 +82,40 @@ static long host_tid(void) {
 
 /* ------------------------------------------------------------- output */
 
+/* Writes `len` bytes over the closing bracket. A failed write (disk full,
+ * a file size limit) is said once, naming the file; the file is cut back to
+ * its last whole event and its closing bracket (rewritten in place, where
+ * the disk held it already), so it stays valid JSON; and the profile ends
+ * there: nothing more is written. Caller holds profile_lock. */
+static bool write_whole_locked(const char *buf, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = pwrite(profile_fd, buf + done, len - done,
+                       end_offset + (off_t)done);
+    if (n > 0) {
+      done += (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    int err = n < 0 ? errno : ENOSPC;
+    if (ftruncate(profile_fd, end_offset + 3) != 0 ||
+        pwrite(profile_fd, "\n]\n", 3, end_offset) != 3)
+      err = errno; /* cannot happen: these bytes were on the disk */
+    char where[96];
+    snprintf(where, sizeof where,
+             "no more of the profile is written (it keeps its first %" PRIu64
+             " events)", events_written);
+    settings_warn_write_failed("LIBOMPTARGET_PROFILE", settings_get()->profile,
+                               err, where);
+    close(profile_fd);
+    profile_fd = -1;
+    profile_on = false;
+    return false;
+  }
+  return true;
+}
+
 /* Appends one event (a JSON object without the separator) under the
  * lock. */
 static void write_event_locked(const char *text) {
@@ -91,8 +126,8 @@ static void write_event_locked(const char *text) {
                    text);
   if (n < 0 || (size_t)n >= sizeof buf)
     return; /* cannot happen: events are formatted into 1100 bytes */
-  if (pwrite(profile_fd, buf, (size_t)n, end_offset) != n)
-    return; /* disk full: the file still ends with a whole event */
+  if (!write_whole_locked(buf, (size_t)n))
+    return;
   events_written++;
   end_offset += n - 3;
 }
@@ -236,13 +271,15 @@ __attribute__((constructor)) static void profile_open(void) {
   const char *path = settings_get()->profile;
   if (!path)
     return;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0 || write(fd, "[\n]\n", 4) != 4) {
-    if (fd >= 0)
-      close(fd);
-    fprintf(stderr, "omptarget warning: LIBOMPTARGET_PROFILE=%s cannot be "
-                    "opened for writing; no profile is written\n",
-            path);
+  int fd = settings_open_output("LIBOMPTARGET_PROFILE", path, "profile");
+  if (fd < 0)
+    return;
+  errno = 0;
+  if (write(fd, "[\n]\n", 4) != 4) {
+    settings_warn_write_failed("LIBOMPTARGET_PROFILE", path,
+                               errno ? errno : ENOSPC,
+                               "no profile is written");
+    close(fd);
     return;
   }
   pthread_mutex_lock(&profile_lock);

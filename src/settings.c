@@ -14,12 +14,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 static struct settings current;
@@ -165,6 +168,58 @@ static void read_environment(void) {
       .keep_going = integer_setting("SIMTARGET_KEEP_GOING", 0, 1,
                                     "0 or 1", 0) == 1,
   };
+}
+
+/* ------------------------------------------------- files the settings name */
+
+static void warn_output_refused(const char *name, const char *path,
+                                const char *why, const char *what) {
+  fprintf(stderr,
+          "omptarget warning: %s=%s %s; no %s is written\n", name, path,
+          why, what);
+}
+
+int settings_open_output(const char *name, const char *path,
+                         const char *what) {
+  /* No O_TRUNC: a file of another user must be refused before it is
+   * emptied. */
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0) {
+    char why[160];
+    if (errno == ELOOP)
+      snprintf(why, sizeof why,
+               "is a symbolic link: refused (it may have been planted to "
+               "redirect the %s onto another file)", what);
+    else
+      snprintf(why, sizeof why, "cannot be opened for writing: %s",
+               strerror(errno));
+    warn_output_refused(name, path, why, what);
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
+    char why[160];
+    snprintf(why, sizeof why,
+             "is owned by user %u, not by this program's user %u: refused",
+             (unsigned)st.st_uid, (unsigned)geteuid());
+    warn_output_refused(name, path, why, what);
+    close(fd);
+    return -1;
+  }
+  if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+    char why[160];
+    snprintf(why, sizeof why, "cannot be emptied: %s", strerror(errno));
+    warn_output_refused(name, path, why, what);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void settings_warn_write_failed(const char *name, const char *path, int err,
+                                const char *where) {
+  fprintf(stderr, "omptarget warning: %s=%s: writing failed: %s; %s\n",
+          name, path, strerror(err), where);
 }
 
 const struct settings *settings_get(void) {

@@ -42,6 +42,20 @@ struct settings {
 
 /* The settings, read from the environment on the first call. */
 HIDDEN const struct settings *settings_get(void);
+/* Opens the output file `path` named by variable `name` (SIMTARGET_TRACE,
+ * LIBOMPTARGET_PROFILE) for writing from its start, emptied: a descriptor,
+ * or -1 after one warning on stderr naming the variable, the file and why.
+ * Refused, as another user could have planted them to make the program
+ * overwrite a file of its user: a symbolic link (O_NOFOLLOW), and a regular
+ * file owned by someone else than the effective user. `what` names the
+ * output in the warning ("trace", "profile"). */
+HIDDEN int settings_open_output(const char *name, const char *path,
+                                const char *what);
+/* One warning naming variable `name`, its file and the error `err` of a
+ * failed write; the output ends there ("the trace ends before ..."):
+ * `where` says what of it is kept. */
+HIDDEN void settings_warn_write_failed(const char *name, const char *path,
+                                       int err, const char *where);
 /* Read the environment again, for unit tests that change it with setenv
  * (no other thread may be reading the settings meanwhile). */
 HIDDEN void settings_reread_for_test(void);

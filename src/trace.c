@@ -3,13 +3,14 @@
  * (trace.h; schema in tools/simtarget-maps/trace.schema.json).
  *
  * Each event is built in memory (open_memstream) and written as one line
- * with one fwrite and a flush under the trace lock, so lines of different
+ * with write(2) under the trace lock, so lines of different
  * threads never interleave and a program that exits on a fatal error leaves
  * every line written before it. Writing goes to the file only: the
  * program's stdout and stderr are untouched (the text trace of
  * trace_refcount excepted, which LIBOMPTARGET_INFO asks for).
  *
- * Locking: `trace_lock` guards `trace_file`, the object table (`objects`,
+ * Locking: `trace_lock` guards `trace_fd`, `trace_end`, the object table
+ * (`objects`,
  * `num_objects`, `cap_objects`) and `next_seq`. `current` (the calling
  * thread's construct and argument) is thread-local.
  */
@@ -21,15 +22,21 @@
 #include "report.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *trace_file;
+static int trace_fd = -1;
+static off_t trace_end;   /* where the next line starts */
+/* A write failed: said once, nothing more is written. Written under
+ * trace_lock, read without it by trace_enabled. */
+static _Atomic bool trace_failed;
 static uint64_t next_seq = 1;
 
 /* A host object the trace has met: [lo, hi). Its device copy, once an
@@ -50,18 +57,13 @@ static __thread struct {
 
 static void trace_open(void) {
   const char *path = settings_get()->trace;
-  if (!path)
-    return;
-  trace_file = fopen(path, "w");
-  if (!trace_file)
-    fprintf(stderr, "omptarget warning: SIMTARGET_TRACE=%s cannot be "
-                    "opened for writing; no trace is written\n",
-            path);
+  if (path)
+    trace_fd = settings_open_output("SIMTARGET_TRACE", path, "trace");
 }
 
 bool trace_enabled(void) {
   pthread_once(&trace_once, trace_open);
-  return trace_file != NULL;
+  return trace_fd >= 0 && !trace_failed;
 }
 
 /* ---------------------------------------------------------- JSON output */
@@ -101,12 +103,40 @@ static bool event_begin(struct event *ev, const char *kind) {
   return true;
 }
 
+/* Writes one whole line; a failed write (disk full, /dev/full, a file
+ * size limit) is said once, naming the file, the part of the line written
+ * is cut off again, so the file holds whole lines only, and the trace ends
+ * there. Caller holds trace_lock. */
+static void write_line_locked(const char *line, size_t len) {
+  LOCK_ASSERT_HELD(&trace_lock);
+  size_t done = 0;
+  while (done < len && !trace_failed) {
+    ssize_t n = write(trace_fd, line + done, len - done);
+    if (n > 0) {
+      done += (size_t)n;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      int err = n < 0 ? errno : ENOSPC;
+      trace_failed = true;
+      if (ftruncate(trace_fd, trace_end) == 0)
+        lseek(trace_fd, trace_end, SEEK_SET);
+      char where[96];
+      snprintf(where, sizeof where, "no more of the trace is written (it "
+               "ends before the line of seq %" PRIu64 ")", current.seq);
+      settings_warn_write_failed("SIMTARGET_TRACE", settings_get()->trace,
+                                 err, where);
+    }
+  }
+  if (!trace_failed)
+    trace_end += (off_t)len;
+}
+
 static void event_end(struct event *ev) {
   fputs("}\n", ev->f);
   fclose(ev->f);
   pthread_mutex_lock(&trace_lock);
-  fwrite(ev->buf, 1, ev->len, trace_file);
-  fflush(trace_file);
+  write_line_locked(ev->buf, ev->len);
   pthread_mutex_unlock(&trace_lock);
   free(ev->buf);
 }

@@ -14,11 +14,12 @@ mode=${1:-}
 # wrapper tools), LLVM 14's OpenMP runtime (the host libomp), Valgrind, lcov;
 # json-c for simtarget-maps, python3-jsonschema to validate traces;
 # chromium to check that timeline SVGs render (tests/timeline.sh);
+# bubblewrap, which simtarget-grade isolates each student's program with;
 # libclang-rt-N-dev, the sanitizer runtimes of the sanitize_* programs
 # (only recommended by clang-N: an install without recommends lacks them;
 # clang 15's are in libclang-common-15-dev).
 PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
-      libjson-c-dev python3-jsonschema chromium
+      libjson-c-dev python3-jsonschema chromium bubblewrap
       libomp-14-dev clang-14 libclang-rt-14-dev
       clang-13 clang-tools-13 llvm-13
       clang-15 clang-tools-15 llvm-15

@@ -7,7 +7,12 @@
 # and `headers` (no file: the programs' own header fields, one of them a
 # broken program that must fail with simtarget's diagnosis). Checks each
 # program's verdict, the diagnosis lines, LLVM's verdict beside (--llvm, with
-# clang-19 when usable), the summary and the exit status.
+# clang-19 when usable), the summary and the exit status. Then `isolation`
+# (issue 30): students that try to pass without doing the exercise (print
+# the teacher's expectations, rewrite another submission, bring their own
+# expectations file, require unified_shared_memory, have no target region)
+# must each fail, run isolated with bubblewrap; skipped where bwrap cannot
+# make its namespaces (the other folders then run with --no-sandbox).
 # Prints one line per check and "N passed, N failed, N skipped".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +33,11 @@ fi
 . "$ROOT/build/toolchains/env.sh"
 args=()
 if [[ " $TOOLCHAINS_USABLE " == *" 19 "* ]]; then args=(--clang 19 --llvm); fi
+isolated=1 sandbox_args=()
+if ! bwrap --unshare-all --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+    /usr/bin/true >/dev/null 2>&1; then
+  isolated=0 args+=(--no-sandbox) sandbox_args=(--no-sandbox)
+fi
 
 # expect OUTPUT REGEX WHAT: one check that a line of OUTPUT matches REGEX.
 expect() {
@@ -52,11 +62,39 @@ if [ ${#args[@]} -gt 0 ]; then
   expect "$out" "^PASS  alice_reduction\.c \(LLVM's runtime: pass\)" "class: --llvm verdict beside a pass"
 fi
 
-out=$("$TOOL" --work "$OUT/headers" "$ROOT/tests/grade/headers" 2>&1); rc=$?
+out=$("$TOOL" ${sandbox_args[@]+"${sandbox_args[@]}"} --work "$OUT/headers" "$ROOT/tests/grade/headers" 2>&1); rc=$?
 echo "$out" >"$OUT/headers.log"
 [ $rc = 0 ] && ok "headers: exit 0 (all passed)" || fail "headers: exit $rc (log: $OUT/headers.log)"
 expect "$out" '^PASS  find_the_bug\.c$' "headers: a broken program expected to fail with its diagnosis passes"
 expect "$out" '^PASS  mapped_right\.c$' "headers: expect-stdout from the header"
+
+if [ $isolated = 1 ]; then
+  # On a copy: aa_rewriter.c tries to overwrite zz_victim.c.
+  rm -rf "$OUT/isolation-src" && cp -r "$ROOT/tests/grade/isolation" "$OUT/isolation-src"
+  out=$("$TOOL" --work "$OUT/isolation" "$OUT/isolation-src" 2>&1); rc=$?
+  echo "$out" >"$OUT/isolation.log"
+  [ $rc = 1 ] && ok "isolation: exit 1 (some failed)" || fail "isolation: exit $rc, expected 1 (log: $OUT/isolation.log)"
+  expect "$out" '^PASS  alice\.c$' "isolation: the exercise done right passes in its sandbox"
+  expect "$out" '^FAIL  mallory_reads\.c: stdout does not match' "isolation: a student cannot read the teacher's expectations"
+  if grep -q 'checks that every one of them fails' <<<"$out"; then
+    fail "isolation: the teacher's expectations appear in the output"
+  else
+    ok "isolation: nothing of the teacher's expectations is printed"
+  fi
+  expect "$out" '^FAIL  aa_rewriter\.c: ' "isolation: a student that rewrites another submission fails"
+  expect "$out" '^PASS  zz_victim\.c$' "isolation: the submission it tried to rewrite still passes"
+  cmp -s "$ROOT/tests/grade/isolation/zz_victim.c" "$OUT/isolation-src/zz_victim.c" &&
+    ok "isolation: the other submission's file is unchanged" ||
+    fail "isolation: zz_victim.c was changed"
+  expect "$out" '^NOTE  oscar/expectations is ignored' "isolation: a student's own expectations file is ignored, and said"
+  expect "$out" '^FAIL  oscar/wrong\.c: stdout does not match' "isolation: so its wrong result fails"
+  expect "$out" '^FAIL  peggy_usm\.c: requires unified_shared_memory, which the expectations forbid' "isolation: forbid-usm fails a program that requires unified_shared_memory (through a macro)"
+  expect "$out" '^FAIL  trent_host_only\.c: no kernel ran on the device' "isolation: expect-device-kernel fails a program without a target region"
+  expect "$out" '^2 passed, 5 failed$' "isolation: summary"
+else
+  skipped=$((skipped + 1))
+  echo "skip  isolation (bwrap cannot create namespaces here)"
+fi
 
 out=$("$TOOL" "$ROOT/tests/grade/nonexistent" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "is not a folder" <<<"$out" && ok "a missing folder: exit 2 with a message" ||

@@ -11,10 +11,14 @@
  * guard pages the granule is a page, each block carries one extra
  * inaccessible page after its data, and the data ends right before it
  * (8-byte end alignment). With guard pages a freed block stays
- * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BYTES at
+ * inaccessible in a quarantine (oldest first out, QUARANTINE_MAX_BLOCKS at
  * most, emptied before memory runs out) instead of being handed out again at
- * once: a kernel that reads memory freed by `target exit data` through a kept
- * device pointer faults instead of reading a newer allocation. One
+ * once, whatever its size: a kernel that reads memory freed by `target exit
+ * data` through a kept device pointer faults instead of reading a newer
+ * allocation. Freed memory goes back to the system (a hole punched in the
+ * memfd): for quarantined blocks beyond the newest QUARANTINE_MAX_BYTES,
+ * which keep only their address range, and for a free range once
+ * GIVE_BACK_BATCH_BYTES of freed memory gathered in it. One
  * allocation may take a block back from the quarantine: a new mapping of
  * the same host object (data_alloc's hst_ptr) with the same number of
  * pages. A kept pointer then reads a newer copy of the same object (as with
@@ -27,6 +31,7 @@
  * changes that the channel drains.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,10 @@ struct alloc_block {
   uint64_t start, units;           /* in granules */
   int is_free;
   int quarantined; /* freed, kept inaccessible: neither free nor used */
+  int punched;     /* quarantined, its memory given back to the system */
+  /* free: bytes of it that may still hold memory, all within the offsets
+   * [dirty_lo, dirty_hi) */
+  uint64_t dirty, dirty_lo, dirty_hi;
   struct alloc_block *prev, *next; /* address order */
   struct alloc_block *bin_prev, *bin_next; /* a bin, or the quarantine */
   /* The host object a used block mirrors (0: none). A quarantined block
@@ -201,6 +210,8 @@ static struct alloc_block *table_take(struct device_allocator *a, uint64_t key) 
 
 static struct alloc_block *coalesce(struct device_allocator *a,
                                     struct alloc_block *b);
+static void free_block_insert(struct device_allocator *a,
+                              struct alloc_block *b, uint64_t dirty);
 
 /* ---- protection queue ---- */
 /* How far back a change looks for the one it undoes: a region's maps and
@@ -255,12 +266,15 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
   return 0;
 }
 
-/* The most freed bytes kept inaccessible before the oldest is reused. */
+/* The most bytes of quarantined blocks that keep their memory; beyond, the
+ * oldest give theirs back (and stay quarantined: only address space). */
 #define QUARANTINE_MAX_BYTES (64ull << 20)
+/* The most quarantined blocks before the oldest is reused. */
+#define QUARANTINE_MAX_BLOCKS 8192
 
 /* ---- quarantined blocks by host object (chained hash table) ---- */
-/* The quarantine holds at most 8192 blocks (QUARANTINE_MAX_BYTES of blocks
- * of one data page and a guard page): chains stay short. */
+/* The quarantine holds at most QUARANTINE_MAX_BLOCKS blocks: chains stay
+ * short. */
 #define BY_HOST_BITS 12
 
 static size_t host_bucket(uint64_t host) {
@@ -318,9 +332,28 @@ static uint64_t data_bytes(const struct device_allocator *a,
   return (b->units - (a->guard ? 1 : 0)) * a->unit;
 }
 
+/* Gives the memory of [offset, offset + length) back to the system (its
+ * whole pages; the memfd's pages go from both processes at once), so freed
+ * device memory is not resident until exit; it reads as zeros if used
+ * again. A kernel without hole punching for the memfd keeps it resident:
+ * not tried again. Caller holds the lock: the range cannot be handed out
+ * meanwhile. */
+static void give_back_memory(struct device_allocator *a, uint64_t offset,
+                             uint64_t length) {
+  uint64_t page = PAGE_BYTES;
+  uint64_t begin = (offset + page - 1) / page * page;
+  uint64_t end = (offset + length) / page * page;
+  if (a->backing_fd < 0 || end <= begin)
+    return;
+  if (fallocate(a->backing_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                (off_t)begin, (off_t)(end - begin)) != 0)
+    a->backing_fd = -1;
+}
+
 int allocator_init(struct device_allocator *a, uint64_t base,
                    uint64_t capacity, int guard) {
   memset(a, 0, sizeof *a);
+  a->backing_fd = -1;
   a->base = base;
   a->guard = guard;
   a->unit = guard ? PAGE_BYTES : 64;
@@ -365,6 +398,8 @@ void allocator_destroy(struct device_allocator *a) {
 /* Takes `b` out of the quarantine (neither free nor used then). */
 static void quarantine_remove(struct device_allocator *a,
                               struct alloc_block *b) {
+  if (a->quarantine_unpunched == b)
+    a->quarantine_unpunched = b->bin_next;
   if (b->bin_prev != NULL)
     b->bin_prev->bin_next = b->bin_next;
   else
@@ -374,18 +409,52 @@ static void quarantine_remove(struct device_allocator *a,
   else
     a->quarantine_tail = b->bin_prev;
   b->bin_prev = b->bin_next = NULL;
-  a->quarantine_bytes -= b->units * a->unit;
+  if (!b->punched)
+    a->quarantine_bytes -= b->units * a->unit;
+  a->quarantine_blocks--;
   by_host_remove(a, b);
   b->quarantined = 0;
+  b->punched = 0;
 }
 
-/* Hands the oldest quarantined block back to the free bins. */
+/* Quarantined `b` keeps its address range but gives its memory back. */
+static void quarantine_punch(struct device_allocator *a,
+                             struct alloc_block *b) {
+  give_back_memory(a, b->start * a->unit, b->units * a->unit);
+  a->quarantine_bytes -= b->units * a->unit;
+  b->punched = 1;
+}
+
+/* Hands the oldest quarantined block back to the free bins, without its
+ * memory: a free block holds none. */
 static void quarantine_release_oldest(struct device_allocator *a) {
   struct alloc_block *b = a->quarantine_head;
+  uint64_t dirty = b->punched ? 0 : b->units * a->unit;
   quarantine_remove(a, b);
+  free_block_insert(a, b, dirty);
+}
+
+/* Freed memory gathered in one free range before it is given back: one
+ * system call per that much, not per small block. */
+#define GIVE_BACK_BATCH_BYTES (1ull << 20)
+
+/* Makes `b` (neither free nor used, `dirty` bytes of it possibly resident)
+ * a free block: merged with its free neighbours, whose memory is given back
+ * once GIVE_BACK_BATCH_BYTES of it gathered. */
+static void free_block_insert(struct device_allocator *a,
+                              struct alloc_block *b, uint64_t dirty) {
   b->is_free = 1;
   b->user_size = 0;
+  b->host = 0;
+  b->dirty = dirty;
+  b->dirty_lo = b->start * a->unit;
+  b->dirty_hi = dirty ? (b->start + b->units) * a->unit : b->dirty_lo;
   b = coalesce(a, b);
+  if (b->dirty >= GIVE_BACK_BATCH_BYTES) {
+    give_back_memory(a, b->dirty_lo, b->dirty_hi - b->dirty_lo);
+    b->dirty = 0;
+    b->dirty_hi = b->dirty_lo;
+  }
   bin_insert(a, b);
 }
 
@@ -405,9 +474,24 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
     a->quarantine_head = b;
   a->quarantine_tail = b;
   a->quarantine_bytes += b->units * a->unit;
+  a->quarantine_blocks++;
   by_host_insert(a, b);
-  while (a->quarantine_bytes > quarantine_max(a))
+  /* The oldest leaves first (its memory given back with the free blocks'),
+   * then a block larger than the resident part gives its memory back at
+   * once, not every older block's. */
+  while (a->quarantine_blocks > QUARANTINE_MAX_BLOCKS)
     quarantine_release_oldest(a);
+  if (b->units * a->unit > quarantine_max(a))
+    quarantine_punch(a, b);
+  if (a->quarantine_unpunched == NULL)
+    a->quarantine_unpunched = b;
+  /* The oldest give theirs back first; each block is passed once. */
+  struct alloc_block *o = a->quarantine_unpunched;
+  for (; o != NULL && a->quarantine_bytes > quarantine_max(a);
+       o = o->bin_next)
+    if (!o->punched)
+      quarantine_punch(a, o);
+  a->quarantine_unpunched = o;
 }
 
 static struct alloc_block *find_fit(struct device_allocator *a, uint64_t need) {
@@ -421,6 +505,23 @@ static struct alloc_block *find_fit(struct device_allocator *a, uint64_t need) {
   return NULL;
 }
 
+/* Adds the possibly resident memory of free block `from` to `into`'s. */
+static void merge_dirty(struct alloc_block *into,
+                        const struct alloc_block *from) {
+  if (from->dirty == 0)
+    return;
+  if (into->dirty == 0) {
+    into->dirty_lo = from->dirty_lo;
+    into->dirty_hi = from->dirty_hi;
+  } else {
+    if (from->dirty_lo < into->dirty_lo)
+      into->dirty_lo = from->dirty_lo;
+    if (from->dirty_hi > into->dirty_hi)
+      into->dirty_hi = from->dirty_hi;
+  }
+  into->dirty += from->dirty;
+}
+
 /* Merges `b`'s free neighbours into it; returns the surviving block. */
 static struct alloc_block *coalesce(struct device_allocator *a,
                                     struct alloc_block *b) {
@@ -428,6 +529,7 @@ static struct alloc_block *coalesce(struct device_allocator *a,
   if (n != NULL && n->is_free) {
     bin_remove(a, n);
     b->units += n->units;
+    merge_dirty(b, n);
     b->next = n->next;
     if (n->next != NULL)
       n->next->prev = b;
@@ -437,6 +539,7 @@ static struct alloc_block *coalesce(struct device_allocator *a,
   if (p != NULL && p->is_free) {
     bin_remove(a, p);
     p->units += b->units;
+    merge_dirty(p, b);
     p->next = b->next;
     if (b->next != NULL)
       b->next->prev = p;
@@ -502,6 +605,14 @@ int allocator_alloc(struct device_allocator *a, uint64_t size, uint64_t host,
     rest->start = b->start + need;
     rest->units = b->units - need;
     rest->is_free = 1;
+    /* What of b's possibly resident memory lies in the rest. */
+    uint64_t lo = (b->start + need) * a->unit;
+    rest->dirty_lo = b->dirty_lo > lo ? b->dirty_lo : lo;
+    rest->dirty_hi = b->dirty_hi > rest->dirty_lo ? b->dirty_hi
+                                                  : rest->dirty_lo;
+    rest->dirty = b->dirty < rest->dirty_hi - rest->dirty_lo
+                      ? b->dirty
+                      : rest->dirty_hi - rest->dirty_lo;
     rest->prev = b;
     rest->next = b->next;
     if (b->next != NULL)
@@ -550,18 +661,14 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
   }
   a->bytes_used -= b->units * a->unit;
   live_remove(a, b);
-  /* A block larger than the whole quarantine is not kept: it would push
-   * every other freed block out. */
-  if (a->guard && b->units * a->unit <= quarantine_max(a)) {
+  /* Whatever its size: its address range is not reused until the
+   * quarantine is full or an allocation would fail otherwise. */
+  if (a->guard) {
     quarantine_add(a, b);
     pthread_mutex_unlock(&a->lock);
     return 0;
   }
-  b->is_free = 1;
-  b->user_size = 0;
-  b->host = 0;
-  b = coalesce(a, b);
-  bin_insert(a, b);
+  free_block_insert(a, b, b->units * a->unit);
   pthread_mutex_unlock(&a->lock);
   return 0;
 }

@@ -126,6 +126,7 @@ static int device_launch(struct sim_device *dev) {
                  dev->id, (unsigned long long)dev->capacity, strerror(errno));
     goto out_close_mem;
   }
+  dev->alloc.backing_fd = dev->mem_fd; /* not shared with any thread yet */
   dev->ctl_fd = memfd_create("simdevice-control", MFD_CLOEXEC);
   if (dev->ctl_fd < 0 || ftruncate(dev->ctl_fd, (off_t)SIMDEV_CONTROL_BYTES) != 0) {
     plugin_error("simdevice: device %d: cannot create its control area: %s",

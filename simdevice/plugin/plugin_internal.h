@@ -152,7 +152,14 @@ struct device_allocator {
   struct prot_queue pending;
   /* freed blocks kept inaccessible, oldest first (allocator.c) */
   struct alloc_block *quarantine_head, *quarantine_tail;
-  uint64_t quarantine_bytes;
+  uint64_t quarantine_bytes;  /* of quarantined blocks with memory */
+  size_t quarantine_blocks;
+  /* the oldest quarantined block that may still hold memory: every older
+   * one has given its memory back (NULL: all have) */
+  struct alloc_block *quarantine_unpunched;
+  /* the memfd behind the range: freed memory is given back to the system
+   * through it (FALLOC_FL_PUNCH_HOLE); -1: none, or the kernel refused */
+  int backing_fd;
   /* the quarantined blocks that mirrored a host object, by its address:
    * a new mapping of the same object takes its block back (NULL until the
    * first such free; without it, blocks are just not taken back) */

@@ -218,8 +218,8 @@ static void test_freed_block_goes_back_to_its_host_object(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, bigger), OFFLOAD_SUCCESS);
 }
 
-/* A freed block larger than the whole quarantine (64 MiB) is not kept, and
- * does not push the smaller freed blocks out: a kernel reading one of them
+/* A freed block larger than the memory the quarantine keeps (64 MiB) does
+ * not push the smaller freed blocks out: a kernel reading one of them
  * through a kept pointer still faults on freed memory. */
 static void test_huge_free_keeps_the_quarantine(void **state) {
   (void)state;
@@ -237,6 +237,80 @@ static void test_huge_free_keeps_the_quarantine(void **state) {
            "freed device memory (the 64-byte device allocation at %p",
            (void *)d);
   assert_non_null(strstr(last_error(0).message, want));
+}
+
+/* A kept pointer into a freed block faults whatever the block's size (issue
+ * 30, item 13: from 64 MiB on, the next allocation of the same size got
+ * the freed block and the kernel read another object's data): a large
+ * freed block keeps its address range, not its memory. */
+static void test_large_freed_block_faults(void **state) {
+  (void)state;
+  static const size_t sizes[] = {63 << 20, 64 << 20, 200 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    double *d = __tgt_rtl_data_alloc(0, sizes[i], NULL, TARGET_ALLOC_DEVICE);
+    assert_non_null(d);
+    uint64_t fill[2] = {(uint64_t)d, 1024};
+    assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+    assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+    double *other =
+        __tgt_rtl_data_alloc(0, sizes[i], NULL, TARGET_ALLOC_DEVICE);
+    assert_non_null(other);
+    fill[0] = (uint64_t)other;
+    assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+    uint64_t arg = (uint64_t)d;
+    assert_int_equal(launch(0, entry(E_READ), 1, &arg), OFFLOAD_FAIL);
+    char want[128];
+    snprintf(want, sizeof want,
+             "freed device memory (the %zu-byte device allocation at %p",
+             sizes[i], (void *)d);
+    if (!strstr(last_error(0).message, want))
+      fail_msg("%zu bytes: no \"%s\" in: %s", sizes[i], want,
+               last_error(0).message);
+    assert_int_equal(__tgt_rtl_data_delete(0, other), OFFLOAD_SUCCESS);
+  }
+}
+
+/* Bytes of device memory resident now: the blocks of the device memory
+ * memfd, through this process's descriptor of it. */
+static long long device_memory_resident(void) {
+  DIR *dir = opendir("/proc/self/fd");
+  assert_non_null(dir);
+  long long bytes = -1;
+  for (struct dirent *e; (e = readdir(dir)) != NULL && bytes < 0;) {
+    char path[300], target[256];
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+      continue;
+    target[n] = '\0';
+    struct stat st;
+    if (strncmp(target, "/memfd:simdevice-memory", 23) == 0 &&
+        stat(path, &st) == 0)
+      bytes = (long long)st.st_blocks * 512;
+  }
+  closedir(dir);
+  assert_true(bytes >= 0);
+  return bytes;
+}
+
+/* Freed device memory goes back to the system (issue 30, item 14: 512 MiB
+ * stayed resident after unmap and free until exit): a quarantined block
+ * larger than the memory the quarantine keeps gives it back at once. */
+static void test_freed_memory_is_given_back(void **state) {
+  (void)state;
+  const size_t size = 512 << 20;
+  long long before = device_memory_resident();
+  double *d = __tgt_rtl_data_alloc(0, size, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(d);
+  uint64_t fill[2] = {(uint64_t)d, size / sizeof(double)};
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+  long long filled = device_memory_resident();
+  assert_true(filled - before >= (long long)size);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  long long after = device_memory_resident();
+  if (after - before > (64ll << 20))
+    fail_msg("%lld MiB still resident after the free of 512 MiB (%lld MiB "
+             "before the allocation)", after >> 20, before >> 20);
 }
 
 /* A host address that lies in device memory (a device pointer passed as a
@@ -600,6 +674,8 @@ int main(void) {
       cmocka_unit_test(test_freed_memory_faults),
       cmocka_unit_test(test_freed_block_goes_back_to_its_host_object),
       cmocka_unit_test(test_huge_free_keeps_the_quarantine),
+      cmocka_unit_test(test_large_freed_block_faults),
+      cmocka_unit_test(test_freed_memory_is_given_back),
       cmocka_unit_test(test_host_address_in_device_memory_is_refused),
       cmocka_unit_test(test_memory_freed_before_any_launch_faults),
       cmocka_unit_test(test_reallocated_memory_keeps_its_guard),
