@@ -179,26 +179,45 @@ static void warn_output_refused(const char *name, const char *path,
           why, what);
 }
 
+/* A symbolic link is followed only when this program's user or root owns
+ * it (the rule of Linux's fs.protected_symlinks): a link another user
+ * planted at the name would redirect the output onto a file of theirs
+ * choosing, while /dev/stderr (root's) or a user's own link are wanted. */
+static int open_output_fd(const char *path, char *why, size_t why_size,
+                          const char *what) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  struct stat link_st;
+  if (fd < 0 && errno == ELOOP && lstat(path, &link_st) == 0 &&
+      S_ISLNK(link_st.st_mode)) {
+    if (link_st.st_uid == geteuid() || link_st.st_uid == 0) {
+      fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    } else {
+      snprintf(why, why_size,
+               "is a symbolic link of user %u, not of this program's user "
+               "%u or root: refused (it may have been planted to redirect "
+               "the %s onto another file)",
+               (unsigned)link_st.st_uid, (unsigned)geteuid(), what);
+      return -1;
+    }
+  }
+  if (fd < 0)
+    snprintf(why, why_size, "cannot be opened for writing: %s",
+             strerror(errno));
+  return fd;
+}
+
 int settings_open_output(const char *name, const char *path,
                          const char *what) {
   /* No O_TRUNC: a file of another user must be refused before it is
    * emptied. */
-  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  char why[256];
+  int fd = open_output_fd(path, why, sizeof why, what);
   if (fd < 0) {
-    char why[160];
-    if (errno == ELOOP)
-      snprintf(why, sizeof why,
-               "is a symbolic link: refused (it may have been planted to "
-               "redirect the %s onto another file)", what);
-    else
-      snprintf(why, sizeof why, "cannot be opened for writing: %s",
-               strerror(errno));
     warn_output_refused(name, path, why, what);
     return -1;
   }
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid != geteuid()) {
-    char why[160];
     snprintf(why, sizeof why,
              "is owned by user %u, not by this program's user %u: refused",
              (unsigned)st.st_uid, (unsigned)geteuid());
@@ -207,7 +226,6 @@ int settings_open_output(const char *name, const char *path,
     return -1;
   }
   if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
-    char why[160];
     snprintf(why, sizeof why, "cannot be emptied: %s", strerror(errno));
     warn_output_refused(name, path, why, what);
     close(fd);

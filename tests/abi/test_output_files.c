@@ -179,23 +179,59 @@ static int count(const char *hay, const char *needle) {
   return n;
 }
 
-/* A symlink planted at the output's name, pointing at another file: that
- * file keeps its contents, and the warning names the variable and link. */
+/* A symlink another user planted at the output's name, pointing at a file
+ * of this user: that file keeps its contents, and the warning names the
+ * variable and link. Needs root to give the link away. */
 static void check_symlink_refused(const char *var, const char *name) {
+  if (geteuid() != 0)
+    skip();
   char victim[256], link[256], err[8192], want[400];
   path_in_dir(victim, sizeof victim, "victim");
   path_in_dir(link, sizeof link, name);
   write_text(victim, "someone else's data\n");
   unlink(link);
   assert_int_equal(symlink(victim, link), 0);
+  assert_int_equal(lchown(link, 65534, 65534), 0);
   assert_int_equal(run_child(var, link, 0, err, sizeof err), 0);
   assert_file_text(victim, "someone else's data\n");
-  snprintf(want, sizeof want, "omptarget warning: %s=%s is a symbolic link",
-           var, link);
+  snprintf(want, sizeof want,
+           "omptarget warning: %s=%s is a symbolic link of user 65534", var,
+           link);
   if (!strstr(err, want))
     fail_msg("no warning \"%s\" in:\n%s", want, err);
   unlink(link);
   unlink(victim);
+}
+
+/* The program's own link (as /dev/stderr is root's) is followed: the output
+ * lands in the file it names, and nothing is said. */
+static void check_own_symlink_followed(const char *var, const char *name) {
+  char target[256], link[256], err[8192];
+  path_in_dir(target, sizeof target, "own-target");
+  path_in_dir(link, sizeof link, name);
+  unlink(target);
+  unlink(link);
+  assert_int_equal(symlink(target, link), 0);
+  assert_int_equal(run_child(var, link, 0, err, sizeof err), 0);
+  if (strstr(err, "omptarget warning"))
+    fail_msg("a warning for the program's own link:\n%s", err);
+  size_t size = 0;
+  char *got = read_file(target, &size);
+  assert_non_null(got);
+  assert_true(size > 0);
+  free(got);
+  unlink(link);
+  unlink(target);
+}
+
+static void test_trace_follows_own_symlink(void **state) {
+  (void)state;
+  check_own_symlink_followed("SIMTARGET_TRACE", "own-trace.jsonl");
+}
+
+static void test_profile_follows_own_symlink(void **state) {
+  (void)state;
+  check_own_symlink_followed("LIBOMPTARGET_PROFILE", "own-profile.json");
 }
 
 static void test_trace_refuses_symlink(void **state) {
@@ -314,6 +350,8 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trace_refuses_symlink),
       cmocka_unit_test(test_profile_refuses_symlink),
+      cmocka_unit_test(test_trace_follows_own_symlink),
+      cmocka_unit_test(test_profile_follows_own_symlink),
       cmocka_unit_test(test_trace_refuses_foreign_file),
       cmocka_unit_test(test_profile_refuses_foreign_file),
       cmocka_unit_test(test_trace_dev_full),
