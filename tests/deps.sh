@@ -3,7 +3,10 @@
 # simtarget needs on Debian 12. `make demo` and `make check` run it first.
 #   tests/deps.sh            install what is missing if root, else print the command
 #   tests/deps.sh --check    only report what is missing (exit 1 if anything is)
-#   tests/deps.sh --demo     only what `make demo` needs (the build and one clang)
+#   tests/deps.sh --demo     only what `make demo` needs: what `make all` builds
+#                            with (C compiler, libelf, json-c) and one clang with
+#                            its offload tools and runtime (clang 14)
+#   tests/deps.sh --fresh-root  what tests/fresh_root.sh needs (debootstrap)
 #   tests/deps.sh --ppc64le  what `make check-ppc64le` needs besides the above:
 #                            qemu user mode, the ppc64le cross GCC and sysroot
 #                            (its libelf, CMocka, json-c, libomp: tests/ppc64le/kit.sh)
@@ -25,7 +28,14 @@ PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       clang-16 clang-tools-16 llvm-16 libclang-rt-16-dev
       clang-19 llvm-19 libclang-rt-19-dev
       clang-22 llvm-22"
-[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libomp-14-dev clang-14"
+# make demo = make all (libomptarget, plugins, device server and runtime:
+# libelf; simtarget-maps: json-c) + tutorials/demo.sh with clang 14, whose
+# offload link step needs clang-offload-wrapper (clang-tools-14) and whose
+# programs link LLVM 14's libomp (libomp-14-dev). tests/fresh_root.sh checks
+# that this list is enough on a minimal Debian 12.
+[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libjson-c-dev
+      clang-14 clang-tools-14 libomp-14-dev"
+[ "$mode" = --fresh-root ] && PKGS="debootstrap"
 [ "$mode" = --ppc64le ] && PKGS="qemu-user gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
       libc6-dev-ppc64el-cross"
 missing=""
