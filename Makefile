@@ -57,8 +57,12 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 # Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
 TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 
+# One command to compile an offload program for simtarget with any installed
+# clang 13-22 (build tree only: it uses build/toolchains).
+CLANG_TOOL := $(B)/bin/simtarget-clang
+
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL)
+  $(TIMELINE_TOOL) $(CLANG_TOOL)
 
 .PHONY: all check demo install clean testbins deps bench check-ppc64le
 all: $(ALL)
@@ -141,6 +145,10 @@ $(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
 
 $(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+$(CLANG_TOOL): tools/simtarget-clang.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
