@@ -32,7 +32,7 @@ QUIET=0
 TARGET=x86_64-pc-linux-gnu
 
 say() { [ $QUIET = 1 ] || echo "$@"; }
-mkdir -p "$DEBS" || { echo "toolchains: cannot create $DEBS" >&2; exit 1; }
+mkdir -p "$TC" "$DEBS" || { echo "toolchains: cannot create $TC or $DEBS" >&2; exit 1; }
 
 # fetch_debs N: make sure libomp5-N and libomp-N-dev are in the cache.
 # Prints the reason and returns 1 when one cannot be had.
