@@ -623,6 +623,13 @@ int process_await(struct sim_device *dev) {
   }
 }
 
+int process_settle(struct sim_device *dev) {
+  if (process_await(dev) != 0)
+    return -1;
+  dev->pid = 0; /* process_stop then only closes the liveness pipe */
+  return 0;
+}
+
 int process_start(struct sim_device *dev) {
   return process_launch(dev) != 0 ? -1 : process_await(dev);
 }
