@@ -37,7 +37,8 @@ done
 . "$ROOT/build/toolchains/env.sh"
 n=$(lesson_clang "$clang") || { echo "run.sh: clang-$clang is not usable (usable: $TOOLCHAINS_USABLE)" >&2; exit 2; }
 lesson=$(basename "$dir")
-bin=$ROOT/build/lessons/$n/$lesson/$prog
+out=$(lesson_out_dir) || { echo "run.sh: no folder to write the lesson's binary in" >&2; exit 2; }
+bin=$out/$n/$lesson/$prog
 info=${LIBOMPTARGET_INFO:-$(lesson_field "$src" info | head -1)}
 echo "== clang-$n -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 $lesson/$prog.c"
 lesson_compile "$n" "$src" "$bin" || { cat "$bin.log" >&2; exit 1; }
