@@ -7,6 +7,9 @@
 #                            with (C compiler, libelf, json-c) and one clang with
 #                            its offload tools and runtime (clang 14)
 #   tests/deps.sh --fresh-root  what tests/fresh_root.sh needs (debootstrap)
+#   tests/deps.sh --clang N  one clang (13 14 15 16 19 22) with its offload
+#                            tools, as the full list has it (LLVM N's libomp
+#                            comes from tests/toolchains.sh, except for 14)
 #   tests/deps.sh --ppc64le  what `make check-ppc64le` needs besides the above:
 #                            qemu user mode, the ppc64le cross GCC and sysroot
 #                            (its libelf, CMocka, json-c, libomp: tests/ppc64le/kit.sh)
@@ -36,6 +39,15 @@ PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
 [ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libjson-c-dev
       clang-14 clang-tools-14 libomp-14-dev"
 [ "$mode" = --fresh-root ] && PKGS="debootstrap"
+if [ "$mode" = --clang ]; then
+  n=${2:-}
+  case $n in
+    14) PKGS="clang-14 clang-tools-14 libomp-14-dev" ;;
+    13|15|16) PKGS="clang-$n clang-tools-$n llvm-$n" ;;
+    19|22) PKGS="clang-$n llvm-$n" ;;
+    *) echo "simtarget: deps.sh --clang N: N is one of 13 14 15 16 19 22" >&2; exit 2 ;;
+  esac
+fi
 [ "$mode" = --ppc64le ] && PKGS="qemu-user gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
       libc6-dev-ppc64el-cross"
 missing=""

@@ -20,6 +20,9 @@
 # The program gets a run path to build/lib (simtarget's libomptarget) and to
 # the libomp.so.5 of its clang, so it runs as it is; LD_LIBRARY_PATH still
 # comes first (to run it on LLVM's own runtime, point it at TC_RTDIR_N).
+# A clang-N that is not installed is installed when run as root (Debian's
+# clang-N and its offload tools, tests/deps.sh --clang N); otherwise the
+# apt-get command is printed.
 # It lives in the build tree only (build/bin): it needs build/toolchains.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
     --clang=*) want=${1#--clang=} ;;
     --device=*) device=${1#--device=} ;;
     --print-flags) print=1 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
   shift
@@ -42,9 +45,10 @@ case $want in
   ""|1[3-9]|2[0-2]) ;;
   *) echo "simtarget-clang: --clang $want: a clang version from 13 to 22" >&2; exit 2 ;;
 esac
+# A clang that is not installed: installed as root (tests/deps.sh --clang N,
+# as make demo and make check install theirs), else the command is printed.
 if [ -n "$want" ] && [ ! -x "/usr/bin/clang-$want" ]; then
-  echo "simtarget-clang: clang-$want is not installed (apt-get install clang-$want clang-tools-$want llvm-$want)" >&2
-  exit 1
+  "$ROOT/tests/deps.sh" --clang "$want" >&2 || exit 1
 fi
 
 # usable N: whether env.sh (sourced) lists N.
