@@ -5,12 +5,15 @@
 # git knows, without build/), and run `make demo` there as root, as a
 # newcomer would. `.ci/run` runs it before `make check`.
 #
-# Usage: tests/fresh_root.sh [--keep] [--check]
+# Usage: tests/fresh_root.sh [--keep] [--doc-commands] [--check]
 #   --keep   leave the root (its path is printed) instead of removing it
-#   --check  after `make demo`, run `make check` in the root too (long)
+#   --doc-commands  after `make demo`, every command README.md and the
+#            tutorials show (tests/doc_commands.sh; installs clang 19 and 22)
+#   --check  after that, `make check` in the root too (long)
 # Env:
 #   FRESH_ROOT_MIRROR  the Debian mirror (default: the first bookworm "main"
 #                      source in /etc/apt/sources.list*, else deb.debian.org)
+#   FRESH_ROOT_SECURITY  the same for bookworm-security
 #   FRESH_ROOT_DIR     where the temporary root goes (default /var/tmp)
 #   FRESH_ROOT_CACHE   a debootstrap --make-tarball file of the base system's
 #                      .debs (default build/fresh-root/bookworm-minbase.tgz):
@@ -21,12 +24,13 @@
 # the last line is "fresh_root: make demo passed (N s)" or why it failed.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-keep=0 check=0
+keep=0 check=0 doc=0
 for a in "$@"; do
   case $a in
     --keep) keep=1 ;;
     --check) check=1 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --doc-commands) doc=1 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fresh_root: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -34,20 +38,22 @@ die() { echo "fresh_root: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mount)"
 command -v debootstrap >/dev/null || "$ROOT/tests/deps.sh" --fresh-root || die "debootstrap is missing"
 
-# The mirror apt already uses: deb822 "URIs:" or one-line "deb URI bookworm main".
-mirror_from_apt() {
-  local f
+# The mirror apt already uses for SUITE's "main": deb822 "URIs:" or a
+# one-line "deb URI SUITE main"; else DEFAULT.
+apt_uri() {
+  local suite=$1 default=$2 f
   for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list; do
     [ -r "$f" ] || continue
-    awk '
-      /^URIs:/ { uri = $2 } /^Suites:/ { s = $0 } /^Components:/ { c = $0 }
-      /^$/ { if (uri != "" && s ~ /[ \t]bookworm([ \t]|$)/ && c ~ /main/) { print uri; exit }
-             uri = ""; s = ""; c = "" }
-      /^deb[ \t]/ && $3 == "bookworm" { for (i = 4; i <= NF; i++) if ($i == "main") { print $2; exit } }
-      END { if (uri != "" && s ~ /[ \t]bookworm([ \t]|$)/ && c ~ /main/) print uri }' "$f" | head -1
-  done | grep -m1 . || echo http://deb.debian.org/debian
+    awk -v want="$suite" '
+      function done_stanza() { if (uri != "" && (" " s " ") ~ (" " want " ") && c ~ /main/) { print uri; exit } uri = ""; s = ""; c = "" }
+      /^URIs:/ { uri = $2 } /^Suites:/ { s = $0; sub(/^Suites:/, "", s) } /^Components:/ { c = $0 }
+      /^[ \t]*$/ { done_stanza() }
+      /^deb[ \t]/ && $3 == want { for (i = 4; i <= NF; i++) if ($i == "main") { print $2; exit } }
+      END { done_stanza() }' "$f" | head -1
+  done | grep -m1 . || echo "$default"
 }
-MIRROR=${FRESH_ROOT_MIRROR:-$(mirror_from_apt)}
+MIRROR=${FRESH_ROOT_MIRROR:-$(apt_uri bookworm http://deb.debian.org/debian)}
+SECURITY=${FRESH_ROOT_SECURITY:-$(apt_uri bookworm-security http://deb.debian.org/debian-security)}
 CACHE=${FRESH_ROOT_CACHE:-$ROOT/build/fresh-root/bookworm-minbase.tgz}
 R=$(mktemp -d "${FRESH_ROOT_DIR:-/var/tmp}/simtarget-fresh.XXXXXX") || die "mktemp failed"
 chmod 755 "$R"   # a root's / is world-readable (apt downloads as _apt)
@@ -78,8 +84,15 @@ debootstrap --variant=minbase --unpack-tarball="$CACHE" bookworm "$R" "$MIRROR" 
 rm -f "$log"
 
 # What the root needs from its host: name resolution and the same apt
-# settings (a proxy or pinned dates), nothing else.
+# settings (a proxy or pinned dates), nothing else. Its sources are those
+# of every installed Debian 12 (debootstrap writes only the first line):
+# clang-22, for one, comes with bookworm-security.
 cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
+cat >"$R/etc/apt/sources.list" <<SOURCES
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb $SECURITY bookworm-security main
+SOURCES
 for f in /etc/apt/apt.conf.d/*; do
   grep -qiE 'proxy|Check-Valid-Until|Check-Date' "$f" 2>/dev/null && cp "$f" "$R/etc/apt/apt.conf.d/"
 done
@@ -113,6 +126,10 @@ if ! in_root 'cd /root/simtarget && make demo'; then
   die "make demo failed on a fresh Debian 12 root after $((SECONDS - t_demo)) s"
 fi
 demo_s=$((SECONDS - t_demo))
+if [ $doc = 1 ]; then
+  step "tests/doc_commands.sh: the commands README.md and the tutorials show"
+  in_root 'cd /root/simtarget && tests/doc_commands.sh' || die "a command of README.md or the tutorials failed on the fresh root"
+fi
 if [ $check = 1 ]; then
   step "make check"
   in_root 'cd /root/simtarget && make check' || die "make check failed on the fresh root"
