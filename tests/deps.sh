@@ -32,11 +32,12 @@ PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       clang-19 llvm-19 libclang-rt-19-dev
       clang-22 llvm-22"
 # make demo = make all (libomptarget, plugins, device server and runtime:
-# libelf; simtarget-maps: json-c) + tutorials/demo.sh with clang 14, whose
+# libelf; simtarget-maps: json-c; simtarget-timeline: python3, which clang-14
+# pulls in anyway) + tutorials/demo.sh with clang 14, whose
 # offload link step needs clang-offload-wrapper (clang-tools-14) and whose
 # programs link LLVM 14's libomp (libomp-14-dev). tests/fresh_root.sh checks
 # that this list is enough on a minimal Debian 12.
-[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libjson-c-dev
+[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libjson-c-dev python3
       clang-14 clang-tools-14 libomp-14-dev"
 [ "$mode" = --fresh-root ] && PKGS="debootstrap"
 if [ "$mode" = --clang ]; then
