@@ -32,6 +32,7 @@ mkdir -p "$LOG"
 passed=0 failed=0 skipped=0
 
 # The lesson commands: in backticks or on a line of their own.
+# shellcheck disable=SC2016 # backticks in the pattern are literal
 lesson_commands() {
   grep -ohE '(`|^ *)([A-Z_]+=[^ `]+ )*tutorials/(run|timeline)\.sh [^`#]*' "${DOCS[@]}" |
     sed -E 's/^[` ]+//; s/[[:space:]]+$//' | grep -vE ' (NN|PROG\.c)( |$)' | sort -u

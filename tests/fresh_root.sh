@@ -74,8 +74,12 @@ made=""
 if [ ! -s "$CACHE" ]; then
   made=1
   mkdir -p "$(dirname "$CACHE")"
-  debootstrap --variant=minbase --make-tarball="$CACHE.tmp" bookworm "$R.tarball" "$MIRROR" >"$log" 2>&1 &&
-    mv "$CACHE.tmp" "$CACHE" || { tail -20 "$log" >&2; rm -rf "$R.tarball" "$CACHE.tmp"; die "debootstrap --make-tarball failed"; }
+  if ! debootstrap --variant=minbase --make-tarball="$CACHE.tmp" bookworm "$R.tarball" "$MIRROR" >"$log" 2>&1 ||
+     ! mv "$CACHE.tmp" "$CACHE"; then
+    tail -20 "$log" >&2
+    rm -rf "$R.tarball" "$CACHE.tmp"
+    die "debootstrap --make-tarball failed"
+  fi
   rm -rf "$R.tarball"
 fi
 [ -n "$made" ] || step "(the base system's .debs from $CACHE, downloaded by an earlier run)"

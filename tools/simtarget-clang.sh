@@ -53,6 +53,7 @@ fi
 
 # usable N: whether env.sh (sourced) lists N.
 usable() { [[ " ${TOOLCHAINS_USABLE:-} " == *" $1 "* ]]; }
+# shellcheck source=/dev/null
 load() { TOOLCHAINS_USABLE=""; [ -r "$TC_ENV" ] && . "$TC_ENV"; }
 load
 if { [ -n "$want" ] && ! usable "$want"; } || [ -z "${TOOLCHAINS_USABLE:-}" ]; then
@@ -67,6 +68,7 @@ if [ -z "$n" ] || ! usable "$n"; then
   echo "${why:-  no usable clang in $TC_ENV}" | grep -v '^$' | sed 's/^/  /' >&2
   exit 1
 fi
+cc="" flags="" hostlib=""
 eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n hostlib=\$TC_HOSTLIB_$n"
 case $device in
   x86_64|x86-64|x86_64-pc-linux-gnu) ;;
