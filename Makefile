@@ -2,7 +2,7 @@
 #   make            build libomptarget.so, the simdevice plugin, its server and device runtime
 #   make check      unit tests, ABI tests, clang-compiled programs on simdevice
 #   make demo       build, then run a bundled offload program with its mapping trace
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (make uninstall PREFIX=... removes it)
 #   make clean
 # Outputs go under build/.
 
@@ -57,10 +57,14 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 # Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
 TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 
-ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL)
+# One command to compile an offload program for simtarget with any installed
+# clang 13-22 (build tree only: it uses build/toolchains).
+CLANG_TOOL := $(B)/bin/simtarget-clang
 
-.PHONY: all check demo install clean testbins deps bench check-ppc64le
+ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
+  $(TIMELINE_TOOL) $(CLANG_TOOL)
+
+.PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
 
 # ---------------------------------------------------------------- CUDA plugin
@@ -144,6 +148,10 @@ $(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
+$(CLANG_TOOL): tools/simtarget-clang.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
 $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
@@ -224,8 +232,13 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@tutorials/demo.sh
 
+# pkg-config: simtarget.pc (omptarget.h and libomptarget.so) under
+# lib/pkgconfig, written with PREFIX. The version is the commit's date.
+PC_VERSION ?= $(shell git log -1 --format=%cd --date=format:%Y.%m.%d 2>/dev/null || echo 0)
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PC_VERSION)|' tools/simtarget.pc.in \
+	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
 	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(DESTDIR)$(PREFIX)/lib/
 	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
 	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
@@ -235,6 +248,19 @@ install: all
 	install -m 755 $(TIMELINE_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 tools/simtarget-grade/judge.sh $(DESTDIR)$(PREFIX)/share/simtarget/
 	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
+
+# Removes what install and install-ppc64le put under PREFIX, and the
+# folders they made when empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(notdir $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(PPC_PLUGIN)) $(SONAMES))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS)))
+	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(CONFIG_TOOL)) simtarget-grade)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/simtarget/,judge.sh trace.schema.json)
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
+	-rmdir $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/share/simtarget \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig 2>/dev/null
 
 clean:
 	rm -rf $(B)

@@ -129,6 +129,8 @@ static char *plugin_name_from_path(const char *path) {
   return strdup(base);
 }
 
+static bool accepts_a_registered_image(const struct plugin *p);
+
 int plugins_open(const char *path, struct plugin *out, char *why,
                  size_t why_len) {
   int failure = -1;
@@ -183,7 +185,10 @@ int plugins_open(const char *path, struct plugin *out, char *why,
     } else {
       snprintf(why, why_len, "has no devices");
     }
-    failure = -2;
+    /* Whether a registered image is for its devices: a plugin that joins
+     * on demand (simdevice-ppc64le) and would not have joined anyway is
+     * not news, whatever made it idle (its optional tools missing). */
+    failure = accepts_a_registered_image(out) ? -2 : -3;
     goto out_deinit;
   }
   out->name = plugin_name_from_path(path);
@@ -385,10 +390,16 @@ static void try_plugin(const char *dir, const char *item, bool on_demand) {
   }
   struct plugin p;
   int opened = plugins_open(path, &p, why, sizeof why);
-  if (opened == -2) {
-    plugins_add_idle("%s: %s", path, why);
-    if (on_demand && joins_on_demand(item))
+  if (opened == -2 || opened == -3) {
+    if (on_demand && joins_on_demand(item)) {
+      if (opened == -3) { /* as when it has devices but no image: debug */
+        report_debug("%s: %s; no registered image is for its devices", path,
+                     why);
+        return;
+      }
       on_demand_idle = true;
+    }
+    plugins_add_idle("%s: %s", path, why);
     return;
   }
   if (opened < 0) {

@@ -72,7 +72,8 @@ HIDDEN void plugins_release_at_exit(void);
 /* The steps of discovery, for the loader and unit tests. */
 /* dlopen `path`, resolve every row, check compliance, init_plugin, count
  * devices. 0 and *out filled (first_device left 0), or -1 with `why`; -2
- * when the plugin works but has no device (`why` holds its reason). */
+ * when the plugin works but has no device (`why` holds its reason), -3 the
+ * same when no registered image is valid for it. */
 HIDDEN int plugins_open(const char *path, struct plugin *out, char *why,
                         size_t why_len);
 /* Plugin names (`x` of libomptarget.rtl.x.so) in `dir`, in discovery order.

@@ -3,7 +3,13 @@
 # simtarget needs on Debian 12. `make demo` and `make check` run it first.
 #   tests/deps.sh            install what is missing if root, else print the command
 #   tests/deps.sh --check    only report what is missing (exit 1 if anything is)
-#   tests/deps.sh --demo     only what `make demo` needs (the build and one clang)
+#   tests/deps.sh --demo     only what `make demo` needs: what `make all` builds
+#                            with (C compiler, libelf, json-c) and one clang with
+#                            its offload tools and runtime (clang 14)
+#   tests/deps.sh --fresh-root  what tests/fresh_root.sh needs (debootstrap)
+#   tests/deps.sh --clang N  one clang (13 14 15 16 19 22) with its offload
+#                            tools, as the full list has it (LLVM N's libomp
+#                            comes from tests/toolchains.sh, except for 14)
 #   tests/deps.sh --ppc64le  what `make check-ppc64le` needs besides the above:
 #                            qemu user mode, the ppc64le cross GCC and sysroot
 #                            (its libelf, CMocka, json-c, libomp: tests/ppc64le/kit.sh)
@@ -26,7 +32,24 @@ PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       clang-16 clang-tools-16 llvm-16 libclang-rt-16-dev
       clang-19 llvm-19 libclang-rt-19-dev
       clang-22 llvm-22"
-[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libomp-14-dev clang-14"
+# make demo = make all (libomptarget, plugins, device server and runtime:
+# libelf; simtarget-maps: json-c; simtarget-timeline: python3, which clang-14
+# pulls in anyway) + tutorials/demo.sh with clang 14, whose
+# offload link step needs clang-offload-wrapper (clang-tools-14) and whose
+# programs link LLVM 14's libomp (libomp-14-dev). tests/fresh_root.sh checks
+# that this list is enough on a minimal Debian 12.
+[ "$mode" = --demo ] && PKGS="gcc make libc6-dev libelf-dev libjson-c-dev python3
+      clang-14 clang-tools-14 libomp-14-dev"
+[ "$mode" = --fresh-root ] && PKGS="debootstrap"
+if [ "$mode" = --clang ]; then
+  n=${2:-}
+  case $n in
+    14) PKGS="clang-14 clang-tools-14 libomp-14-dev" ;;
+    13|15|16) PKGS="clang-$n clang-tools-$n llvm-$n" ;;
+    19|22) PKGS="clang-$n llvm-$n" ;;
+    *) echo "simtarget: deps.sh --clang N: N is one of 13 14 15 16 19 22" >&2; exit 2 ;;
+  esac
+fi
 [ "$mode" = --ppc64le ] && PKGS="qemu-user gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu
       libc6-dev-ppc64el-cross"
 missing=""

@@ -48,7 +48,13 @@ run_suite() { # name, script, arguments...
   local name=$1 script=$2
   shift 2
   local log="$log_dir/$name.log"
-  [ -x "$script" ] || { echo "skip  $name (no $script)"; return; }
+  # A suite whose script is gone (deleted, renamed, not executable) must not
+  # vanish from the count: it is a failure.
+  if [ ! -x "$script" ]; then
+    echo "FAIL  $name (no executable $script)"
+    failed=$((failed + 1)); failures+=("$name (no executable $script)")
+    return
+  fi
   timeout "${SUITE_TIMEOUT:-900}" "$script" "$@" 2>&1 | tee "$log" | grep -Ev '^(ok|PASS|xfail|llvm-fail)' | tail -n 40
   local line
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)

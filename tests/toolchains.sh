@@ -32,12 +32,13 @@ QUIET=0
 TARGET=x86_64-pc-linux-gnu
 
 say() { [ $QUIET = 1 ] || echo "$@"; }
-mkdir -p "$DEBS" || { echo "toolchains: cannot create $DEBS" >&2; exit 1; }
+mkdir -p "$TC" "$DEBS" || { echo "toolchains: cannot create $TC or $DEBS" >&2; exit 1; }
 
 # fetch_debs N: make sure libomp5-N and libomp-N-dev are in the cache.
 # Prints the reason and returns 1 when one cannot be had.
 fetch_debs() {
   local n=$1 pkg
+  [ -f "$TC/$n/.unpacked" ] && return 0 # unpacked before: nothing to fetch
   for pkg in "libomp5-$n" "libomp-$n-dev"; do
     if ! ls "$DEBS/${pkg}_"*.deb >/dev/null 2>&1; then
       if ! (cd "$DEBS" && apt-get download "$pkg" >/dev/null 2>"$DEBS/$pkg.err"); then
@@ -96,9 +97,15 @@ for n in $VERSIONS; do
       fi
       ;;
     22)
-      # No libomp-22 runtime exists; use 19's headers and libraries.
-      if [ -z "${RT[19]:-}" ]; then
-        echo "clang-22: not usable: needs LLVM 19's unpacked runtime (clang-19 failed above)"
+      # No libomp-22 runtime exists; use 19's headers and libraries, also
+      # where clang-19 itself is not installed.
+      if [ -z "${RT[19]:-}" ] && why=$(fetch_debs 19) && why=$(unpack 19) &&
+         ls "$TC/19/usr/lib/llvm-19/lib"/libomptarget.so* >/dev/null 2>&1; then
+        RT[19]=$TC/19/usr/lib/llvm-19/lib
+        OMPH[19]=$(omp_h_dir "$TC/19" 19)
+      fi
+      if [ -z "${RT[19]:-}" ] || [ -z "${OMPH[19]:-}" ]; then
+        echo "clang-22: not usable: needs LLVM 19's runtime (libomp-19-dev): ${why:-clang-19 failed above}"
         continue
       fi
       rt=${RT[19]}

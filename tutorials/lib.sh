@@ -42,6 +42,19 @@ lesson_clang() {
   [ -n "$newest" ] && echo "$newest"
 }
 
+# lesson_out_dir: where compiled lessons and their runs go: build/lessons,
+# or, when the checkout is read-only or shared (build/ not writable), a
+# folder of this user's under $TMPDIR. Nothing is written beside the lessons.
+lesson_out_dir() {
+  local d=${LESSONS_OUT:-$ROOT/build/lessons}
+  if mkdir -p "$d" 2>/dev/null && [ -w "$d" ]; then
+    echo "$d"
+  else
+    d=${TMPDIR:-/tmp}/simtarget-lessons-$(id -u)
+    mkdir -p "$d" && echo "$d"
+  fi
+}
+
 # lesson_compile N SRC BIN: compile SRC with clang-N, -g, into BIN (kept
 # when it is newer than SRC and was built with the same command). The
 # compiler runs in SRC's folder on the file's bare name, so the trace says
@@ -62,7 +75,8 @@ lesson_compile() {
 }
 
 # lesson_run N SRC BIN [llvm]: run BIN on simtarget (or on clang-N's own LLVM
-# runtime) with the program's info bits and environment, stdout and stderr
+# runtime) in BIN's folder (what the program writes, a core file, goes there,
+# not into the lesson) with the program's info bits and environment, stdout and stderr
 # interleaved as printed (stdbuf -oL: through a pipe the program's own
 # output would otherwise be block-buffered and come after the whole
 # trace). Trace lines lose their "omptarget info: " prefix for "  | ".
@@ -73,7 +87,7 @@ lesson_run() {
   read -r -a env <<<"$(lesson_field "$src" env | head -1)"
   eval "hostlib=\$TC_HOSTLIB_$n rtdir=\$TC_RTDIR_$n"
   if [ "$mode" = llvm ]; then libpath=$rtdir; else libpath=$ROOT/build/lib:$hostlib; fi
-  (cd "$(dirname "$src")" && env ${env[@]+"${env[@]}"} LIBOMPTARGET_INFO="${info:-0x29}" \
+  (cd "$(dirname "$bin")" && env ${env[@]+"${env[@]}"} LIBOMPTARGET_INFO="${info:-0x29}" \
     OMP_TARGET_OFFLOAD=mandatory LD_LIBRARY_PATH="$libpath" \
     timeout 60 stdbuf -oL -eL "$bin" 2>&1 | sed -u 's/^omptarget info: /  | /'
     exit "${PIPESTATUS[0]}")

@@ -35,9 +35,17 @@ done
 [ -r "$ROOT/build/toolchains/env.sh" ] || { echo "run.sh: no usable clang: run tests/toolchains.sh to see why" >&2; exit 2; }
 # shellcheck disable=SC1091
 . "$ROOT/build/toolchains/env.sh"
+# --clang N for a clang that is not installed: installed as root (as make
+# demo installs its own), else the apt-get command is printed.
+if [ -n "$clang" ] && [ ! -x "/usr/bin/clang-$clang" ] && "$ROOT/tests/deps.sh" --clang "$clang" >&2; then
+  "$ROOT/tests/toolchains.sh" -q >/dev/null 2>&1
+  # shellcheck disable=SC1091
+  . "$ROOT/build/toolchains/env.sh"
+fi
 n=$(lesson_clang "$clang") || { echo "run.sh: clang-$clang is not usable (usable: $TOOLCHAINS_USABLE)" >&2; exit 2; }
 lesson=$(basename "$dir")
-bin=$ROOT/build/lessons/$n/$lesson/$prog
+out=$(lesson_out_dir) || { echo "run.sh: no folder to write the lesson's binary in" >&2; exit 2; }
+bin=$out/$n/$lesson/$prog
 info=${LIBOMPTARGET_INFO:-$(lesson_field "$src" info | head -1)}
 echo "== clang-$n -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 $lesson/$prog.c"
 lesson_compile "$n" "$src" "$bin" || { cat "$bin.log" >&2; exit 1; }

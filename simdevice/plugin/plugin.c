@@ -697,8 +697,20 @@ int64_t __tgt_rtl_init_requires(int64_t requires_flags) {
   if (usm_active() && device_count() > 0) { /* no use for an early start */
     struct sim_device *dev = &devices[0];
     pthread_mutex_lock(&dev->channel_lock);
-    if (!atomic_load(&dev->initialized))
-      device_teardown(dev); /* a failed early start is said at deinit */
+    if (!atomic_load(&dev->initialized)) {
+      /* A start that fails after its launch returned (the device's exec,
+       * its supervisor) is known only once it ends: wait for that, or
+       * whether the failure is said would depend on how far the start got
+       * by the program's first construct. Said at deinit. */
+      if (dev->launched && dev->launch_error[0] == '\0' &&
+          process_settle(dev) != 0) {
+        __tgt_rtl_error err;
+        plugin_error_take(&err);
+        snprintf(dev->launch_error, sizeof dev->launch_error, "%s",
+                 err.message);
+      }
+      device_teardown(dev);
+    }
     pthread_mutex_unlock(&dev->channel_lock);
   }
   return rc;

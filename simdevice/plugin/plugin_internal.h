@@ -284,6 +284,12 @@ HIDDEN const char *const *launcher_words(void);
 HIDDEN int process_start(struct sim_device *dev);
 HIDDEN int process_launch(struct sim_device *dev);
 HIDDEN int process_await(struct sim_device *dev);
+/* A launch that will not be used (an early start that a `requires
+ * unified_shared_memory` program drops): waits for its outcome as
+ * process_await does, so that a failure is known however late it comes;
+ * 0 (the device then ends at its liveness pipe's EOF, device_teardown) or
+ * -1 with the error set. */
+HIDDEN int process_settle(struct sim_device *dev);
 /* Collects the exit status of a dead process into dev->death_cause (with
  * the running kernel's name when `kernel` is not NULL). */
 HIDDEN void process_reap(struct sim_device *dev, const char *kernel);

@@ -177,6 +177,10 @@ struct starter_args {
   const sigset_t *mask;     /* the host thread's signal mask */
   int shares_host_memory;   /* started by start_sharing_memory */
   int fail_supervisor_exec; /* injected fault (supervisor_exec) */
+  /* Set by a supervisor sharing memory whose exec failed, before it exits:
+   * its starter reads it when the vfork returns, when the supervisor may
+   * not be a zombie yet (a wait4 WNOHANG alone misses it then). */
+  volatile int *supervisor_failed;
 };
 
 /* In the starter: only system calls (the parent may have other threads,
@@ -226,7 +230,8 @@ static void start_supervisor(const struct starter_args *a) {
     /* Back here once the supervisor exec'd, or exited because it could
      * not (below): then the host hears of it from this exit status. */
     int status = 0;
-    if (syscall(SYS_wait4, supervisor, &status, WNOHANG, NULL) == supervisor)
+    if (*a->supervisor_failed ||
+        syscall(SYS_wait4, supervisor, &status, WNOHANG, NULL) == supervisor)
       child_exit(STARTER_SUPERVISOR_EXEC_FAILED);
   }
   if (supervisor != 0)
@@ -255,6 +260,7 @@ static void start_supervisor(const struct starter_args *a) {
   if (a->shares_host_memory) {
     /* The host waits until this process execs or exits: supervising here
      * would hold it for the device's whole life. The device goes. */
+    *a->supervisor_failed = 1;
     kill(device, SIGKILL);
     while (syscall(SYS_wait4, device, NULL, 0, NULL) < 0 && errno == EINTR)
       ;
@@ -520,11 +526,13 @@ int process_launch(struct sim_device *dev) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+  volatile int supervisor_failed = 0;
   struct starter_args args = {
       .ctl = ctl, .ctl_fd = dev->ctl_fd, .mem_fd = dev->mem_fd,
       .alive_fd = alive[0], .supervisor_fd = supervisor[1],
       .device_exe = device_exe, .device_argv = argv,
-      .supervisor_argv = supervisor_argv, .mask = &old};
+      .supervisor_argv = supervisor_argv, .mask = &old,
+      .supervisor_failed = &supervisor_failed};
   pid_t starter = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1)
                                    : start_sharing_memory(&args);
   int shared = starter > 0;
@@ -621,6 +629,13 @@ int process_await(struct sim_device *dev) {
     syscall(SYS_futex, (uint32_t *)&ctl->server_ready, FUTEX_WAIT, 0, &t,
             NULL, 0);
   }
+}
+
+int process_settle(struct sim_device *dev) {
+  if (process_await(dev) != 0)
+    return -1;
+  dev->pid = 0; /* process_stop then only closes the liveness pipe */
+  return 0;
 }
 
 int process_start(struct sim_device *dev) {

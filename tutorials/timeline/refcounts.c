@@ -34,6 +34,9 @@ int main(void) {
 }
 // svg: kernel main_l25
 // svg: target update @ refcounts.c:29
+// svg: target data @ refcounts.c:23
+// svg: end of target data @ refcounts.c:18
+// svg: free
 // profile: refcount a 0 1
 // profile: refcount a 2 3
 // profile: refcount a 1 0
