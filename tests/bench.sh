@@ -58,6 +58,7 @@ empty_launch_us max 2
 teams_dpf_0trips_us max 1.5
 teams_dpf_1024trips_us max 1.5
 back_to_back_us max 1.5
+gpu_sized_ms max 1.5
 new_object_64B_us max 2
 map_tofrom_4KiB_GBps min 0.5
 map_tofrom_16KiB_GBps min 0.5
