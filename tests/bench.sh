@@ -156,6 +156,10 @@ for r in $(seq 1 "$rounds"); do "$out/page_cost"; done | awk "$AWK_MEDIAN"'
   { vals[$1] = vals[$1] " " $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
   END { for (i = 1; i <= n; i++) printf "  %-26s %7.3f us\n", order[i], median(vals[order[i]]) }'
 
+# ---- the small figures again with N busy processes on the same CPUs ----
+echo
+tests/bench/loaded.sh
+
 # ---- target nowait (clang-19 builds: their libomp polls nowait regions) ----
 # bench_nowait.c: 256 regions that each keep the device busy ~1 ms, on 2
 # hidden helper threads; simtarget's side is built with clang-19 and runs on

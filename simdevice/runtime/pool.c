@@ -85,9 +85,12 @@ static void *worker_main(void *p)
   for (;;) {
     /* Hot between kernels: spins for the spin time, then sleeps; sleeps at
      * once when enough others spin already. */
-    int spin = atomic_fetch_add(&spinning_workers, 1) < max_spinners();
-    if (!spin)
-      atomic_fetch_sub(&spinning_workers, 1);
+    int spin = 0;
+    if (!rt_oversubscribed()) {
+      spin = atomic_fetch_add(&spinning_workers, 1) < max_spinners();
+      if (!spin)
+        atomic_fetch_sub(&spinning_workers, 1);
+    }
     int changed = rt_await_change(&w->job_seq, seen, &w->sleeping, spin,
                                   naps < IDLE_NAPS ? NAP_NS : 0);
     if (spin)

@@ -75,6 +75,9 @@ HIDDEN int rt_word_trylock(_Atomic int32_t *w);
 HIDDEN void rt_word_unlock(_Atomic int32_t *w);
 
 /* ------------------------------------------------------------ waiting */
+/* 1 when the machine has more runnable threads than CPUs now: waiters
+ * sleep instead of spinning (common/cpu_load.h; wait.c). */
+HIDDEN int rt_oversubscribed(void);
 /* CLOCK_MONOTONIC in nanoseconds (vDSO: no system call; wait.c). */
 HIDDEN int64_t rt_now_ns(void);
 /* Spin for the spin time (if `spin`), then sleep (wait.c). rt_await_change
