@@ -160,6 +160,10 @@ for r in $(seq 1 "$rounds"); do "$out/page_cost"; done | awk "$AWK_MEDIAN"'
 echo
 tests/bench/loaded.sh
 
+# ---- the program corpus two at a time, LLVM 19 against simtarget ----
+echo
+tests/bench/corpus.sh
+
 # ---- target nowait (clang-19 builds: their libomp polls nowait regions) ----
 # bench_nowait.c: 256 regions that each keep the device busy ~1 ms, on 2
 # hidden helper threads; simtarget's side is built with clang-19 and runs on
