@@ -70,13 +70,23 @@ run_one() {
 export -f run_one
 
 : > "$out/list"
+: > "$out/dropped"
 for f in "${sources[@]}"; do
   b=$(bin_of "$f")
-  [ -x "$b" ] || continue
-  run_one "$llvm_path" "$b" && run_one "$sim_path" "$b" && echo "$b" >> "$out/list"
+  name=${f#"$root/tests/"}
+  if [ ! -x "$b" ]; then
+    echo "  $name: does not compile with clang-$n" >> "$out/dropped"
+  elif ! run_one "$llvm_path" "$b"; then
+    echo "  $name: fails on LLVM $n's runtime" >> "$out/dropped"
+  elif ! run_one "$sim_path" "$b"; then
+    echo "  $name: fails on simtarget" >> "$out/dropped"
+  else
+    echo "$b" >> "$out/list"
+  fi
 done
 count=$(wc -l < "$out/list")
-echo "corpus: $count programs exit 0 on both runtimes; $rounds rounds, $jobs at a time"
+echo "corpus: $count programs exit 0 on both runtimes; $rounds rounds, $jobs at a time; left out:"
+cat "$out/dropped"
 
 # wall_ms LIBPATH: the whole list, `jobs` at a time; prints milliseconds.
 wall_ms() {
