@@ -15,11 +15,16 @@
  * The count is the 4th field of /proc/loadavg (runnable scheduling entities
  * now, the reader included), read at most every CPU_LOAD_PERIOD_NS by
  * whichever waiter finds the last reading old (a compare-and-swap elects
- * it; the others use the last verdict). Hysteresis: the machine counts as
- * oversubscribed from a reading with more runnable threads than CPUs until
- * one with fewer than the CPUs (a free CPU for the waiter's partner);
- * readings in between keep the verdict, since waiters that sleep lower the
- * count they are judged by.
+ * it; the others use the last verdict): more runnable threads than CPUs.
+ * No hysteresis: a waiter reads the count just after it woke its partner
+ * (the host after posting a request, the server after its reply), so the
+ * partner counts as runnable whether the two spin or sleep, and the
+ * verdict does not feed on itself (a rule "until a reading below the
+ * CPUs" stayed on forever on 2 CPUs, where host and server make 2).
+ *
+ * A real-time thread (SCHED_FIFO / SCHED_RR, e.g. a benchmark under
+ * `chrt -f`) is never judged oversubscribed: ordinary threads, however
+ * many, cannot take its CPU.
  *
  * The file is opened and closed in the same call (O_CLOEXEC) and errno is
  * kept: the program sees no descriptor and no errno change. Each
@@ -31,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,14 +84,12 @@ static inline void cpu_load_sample(void) {
     cpus = n < 1 ? 1 : (int)n;
     atomic_store_explicit(&cpu_load_cpus, cpus, memory_order_relaxed);
   }
-  int runnable = cpu_load_runnable();
+  int policy = sched_getscheduler(0);
+  int runnable = policy == SCHED_FIFO || policy == SCHED_RR ? 0 : cpu_load_runnable();
   errno = saved;
   if (runnable < 0)
     return; /* unknown: the verdict stays (spinning unless it said so) */
-  if (runnable > cpus)
-    atomic_store_explicit(&cpu_load_over, 1, memory_order_relaxed);
-  else if (runnable < cpus)
-    atomic_store_explicit(&cpu_load_over, 0, memory_order_relaxed);
+  atomic_store_explicit(&cpu_load_over, runnable > cpus, memory_order_relaxed);
 }
 
 /* 1 when a waiter should sleep rather than spin: more threads want the
