@@ -59,6 +59,7 @@ empty_launch_us max 2
 teams_dpf_0trips_us max 1.5
 teams_dpf_1024trips_us max 1.5
 back_to_back_us max 1.5
+gpu_sized_ms max 1.5
 new_object_64B_us max 2
 map_tofrom_4KiB_GBps min 0.5
 map_tofrom_16KiB_GBps min 0.5
@@ -156,6 +157,14 @@ echo "what a new page of memory costs on this machine (tests/bench/page_cost.c, 
 for r in $(seq 1 "$rounds"); do "$out/page_cost"; done | awk "$AWK_MEDIAN"'
   { vals[$1] = vals[$1] " " $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
   END { for (i = 1; i <= n; i++) printf "  %-26s %7.3f us\n", order[i], median(vals[order[i]]) }'
+
+# ---- the small figures again with N busy processes on the same CPUs ----
+echo
+tests/bench/loaded.sh
+
+# ---- the program corpus two at a time, LLVM 19 against simtarget ----
+echo
+tests/bench/corpus.sh
 
 # ---- target nowait (clang-19 builds: their libomp polls nowait regions) ----
 # bench_nowait.c: 256 regions that each keep the device busy ~1 ms, on 2

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_load.h"
 #include "cpu_place.h"
 #include "cpu_relax.h"
 #include "valgrind_hints.h"
@@ -123,7 +124,10 @@ static int round_trip(struct sim_device *dev, uint32_t command,
     futex_wake(&s->state);
 
   uint32_t st = SIMDEV_SLOT_REQUEST;
-  for (int i = 0; i < HOST_SPINS; i++) {
+  /* On a machine with more runnable threads than CPUs, spinning takes CPU
+   * time from the server thread we wait for: sleep at once (cpu_load.h). */
+  const int spins = cpu_load_oversubscribed() ? 0 : HOST_SPINS;
+  for (int i = 0; i < spins; i++) {
     st = atomic_load_explicit(&s->state, memory_order_acquire);
     if (st != SIMDEV_SLOT_REQUEST)
       break;
@@ -331,7 +335,8 @@ uint32_t channel_queue_state(struct sim_device *dev, int index) {
 
 void channel_queue_sleep(struct sim_device *dev, int index, long timeout_us) {
   struct simdev_slot *s = &dev->ctl->queues[index];
-  for (int i = 0; i < HOST_SPINS; i++) {
+  const int spins = cpu_load_oversubscribed() ? 0 : HOST_SPINS;
+  for (int i = 0; i < spins; i++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) !=
         SIMDEV_SLOT_REQUEST)
       return;

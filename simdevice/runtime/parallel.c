@@ -3,11 +3,13 @@
  * (__kmpc_fork_call, serialized parallel) and the clauses pushed before
  * them.
  *
- * A league's teams run at once: team 0 on the forking thread, the others on
- * pool workers (a team whose worker could not be had runs on the forking
- * thread after team 0). A parallel region's threads are the forking thread
- * (thread 0) and pool workers. Nested parallel regions inside an active one
- * get one thread.
+ * A league's teams run on at most CPUs runners (the forking thread and pool
+ * workers), each runner claiming the next team until none is left, so a
+ * league larger than the CPUs runs in turn on a bounded set of threads (a
+ * team whose worker could not be had runs on a runner that exists). A
+ * parallel region's threads are the forking thread (thread 0) and the pool
+ * workers free at that moment (never waited for). Nested parallel regions
+ * inside an active one get one thread.
  *
  * Locks: none of its own. A league's `running` and a parallel team's
  * `workers_running` are atomic counts of workers not yet done: each worker
@@ -108,8 +110,10 @@ EXPORT void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, UNUSED int32_t 
 EXPORT void __kmpc_set_thread_limit(UNUSED ident_t *loc, UNUSED int32_t gtid, int32_t limit)
 {
   struct rt_member *m = rt_current();
-  if (limit > 0)
-    m->team->thread_limit = m->team->default_threads = rt_pick_thread_limit(limit);
+  if (limit > 0) {
+    m->team->thread_limit = rt_pick_thread_limit(limit);
+    m->team->default_threads = rt_pick_default_threads(limit, 1);
+  }
 }
 
 /* ------------------------------------------------------------ parallel */
@@ -168,6 +172,8 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
 {
   struct rt_member *m = rt_current();
   int32_t want = parallel_size(m);
+  if (want > rt_caps()->max_workers + 1)
+    want = rt_caps()->max_workers + 1; /* the pool has no more */
   struct rt_worker *workers_small[16];
   struct rt_worker **workers = workers_small;
   struct rt_team t;
@@ -468,7 +474,8 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   m->push_num_teams = m->push_thread_limit = 0;
   lr.league.nteams = rt_pick_num_teams(nt);
   lr.league.thread_limit = rt_pick_thread_limit(tl);
-  lr.league.default_threads = rt_pick_default_threads(tl, lr.league.nteams);
+  int32_t runners = rt_pick_runners(lr.league.nteams);
+  lr.league.default_threads = rt_pick_default_threads(tl, runners);
   lr.microtask = (void *)microtask;
   lr.argc = argc;
   lr.args = args;
@@ -477,7 +484,7 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   unsigned char small_flags[16];
   struct rt_worker **workers = small;
   unsigned char *wake_later = small_flags;
-  int want = lr.league.nteams - 1;
+  int want = runners - 1;
   if (want > 16) {
     workers = malloc((size_t)want * (sizeof(*workers) + 1));
     if (workers) {

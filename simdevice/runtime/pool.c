@@ -1,8 +1,12 @@
 /*
  * pool.c - the worker threads that run teams and parallel-region threads.
  *
- * Workers are created on demand and never exit until the library is
- * unloaded, so a steady state of launches creates no threads. A forking
+ * Workers are created on demand, at most rt_caps()->max_workers (2 x CPUs
+ * - 1) in all, and never exit until the library is unloaded, so a steady
+ * state of launches creates no threads and no launch, however many teams
+ * and threads it asks for, makes more than twice the CPUs in threads. A
+ * forker gets the workers that are idle now and never waits for a busy one
+ * (a team waiting for a worker another team holds could deadlock). A forking
  * thread first reserves the workers it needs (rt_pool_acquire) so it knows
  * the final team size before any of them starts, then hands each one a job.
  *
@@ -44,6 +48,7 @@ struct rt_worker {
 static pthread_mutex_t pool_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static struct rt_worker *idle_workers;
 static struct rt_worker *all_workers;
+static int32_t worker_count; /* in all_workers, at most rt_caps()->max_workers */
 static int create_failure_reported;
 /* Idle workers spinning now (at most max_spinners(), the rest sleep). */
 static _Atomic int32_t spinning_workers;
@@ -80,9 +85,12 @@ static void *worker_main(void *p)
   for (;;) {
     /* Hot between kernels: spins for the spin time, then sleeps; sleeps at
      * once when enough others spin already. */
-    int spin = atomic_fetch_add(&spinning_workers, 1) < max_spinners();
-    if (!spin)
-      atomic_fetch_sub(&spinning_workers, 1);
+    int spin = 0;
+    if (!rt_oversubscribed()) {
+      spin = atomic_fetch_add(&spinning_workers, 1) < max_spinners();
+      if (!spin)
+        atomic_fetch_sub(&spinning_workers, 1);
+    }
     int changed = rt_await_change(&w->job_seq, seen, &w->sleeping, spin,
                                   naps < IDLE_NAPS ? NAP_NS : 0);
     if (spin)
@@ -126,6 +134,7 @@ static struct rt_worker *worker_create_locked(void)
     goto out_free;
   w->next_all = all_workers;
   all_workers = w;
+  worker_count++;
   return w;
 
 out_free:
@@ -148,8 +157,8 @@ HIDDEN int rt_pool_acquire(int want, struct rt_worker **out)
     struct rt_worker *w = idle_workers;
     if (w)
       idle_workers = w->next_idle;
-    else if (!(w = worker_create_locked()))
-      break;
+    else if (worker_count >= rt_caps()->max_workers || !(w = worker_create_locked()))
+      break; /* every worker is busy: the caller runs with fewer threads */
     w->next_idle = NULL;
     out[got++] = w;
   }
@@ -217,6 +226,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     struct rt_worker *w = *pp;
     if (w->joined) {
       *pp = w->next_all;
+      worker_count--;
       free(w);
     } else {
       pp = &w->next_all;

@@ -49,7 +49,8 @@ typedef int32_t kmp_critical_name[8];
 struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
   int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
-  int32_t ncpus;         /* online CPUs, >= 1 */
+  int32_t ncpus;         /* CPUs the process may use (sched_getaffinity), >= 1 */
+  int32_t max_workers;   /* most pool threads: 2 * ncpus - 1 (pool.c) */
   int64_t spin_ns;       /* SIMDEVICE_SPIN_US: how long a waiter spins (wait.c) */
 };
 HIDDEN const struct rt_caps *rt_caps(void);
@@ -59,8 +60,11 @@ HIDDEN int32_t rt_device_num(void);
  * (<= 0 means "not given"). */
 HIDDEN int32_t rt_pick_num_teams(int32_t requested);
 HIDDEN int32_t rt_pick_thread_limit(int32_t requested);
-/* Threads of a parallel region without num_threads. */
-HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t nteams);
+/* Threads that run a league of nteams teams at once (the rest run in turn). */
+HIDDEN int32_t rt_pick_runners(int32_t nteams);
+/* Threads of a parallel region without num_threads, for a thread_limit
+ * request (<= 0: not given) when `runners` teams run at once. */
+HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners);
 
 /* ------------------------------------------------------------ locks */
 /* A futex mutex in one 32-bit word (0 free, 1 held, 2 held with waiters);
@@ -71,6 +75,9 @@ HIDDEN int rt_word_trylock(_Atomic int32_t *w);
 HIDDEN void rt_word_unlock(_Atomic int32_t *w);
 
 /* ------------------------------------------------------------ waiting */
+/* 1 when the machine has more runnable threads than CPUs now: waiters
+ * sleep instead of spinning (common/cpu_load.h; wait.c). */
+HIDDEN int rt_oversubscribed(void);
 /* CLOCK_MONOTONIC in nanoseconds (vDSO: no system call; wait.c). */
 HIDDEN int64_t rt_now_ns(void);
 /* Spin for the spin time (if `spin`), then sleep (wait.c). rt_await_change
@@ -243,8 +250,10 @@ HIDDEN void rt_taskred_finish(struct rt_taskgroup *g);
 
 /* Thread pool (pool.c). */
 struct rt_worker;
-/* Reserves up to `want` idle workers (creating them as needed); returns how
- * many were obtained (0..want). Failures to create threads are reported once. */
+/* Reserves up to `want` idle workers (creating them as needed, up to
+ * rt_caps()->max_workers in all); returns how many were obtained (0..want)
+ * at once, never waiting for a busy one. Failures to create threads are
+ * reported once. */
 HIDDEN int rt_pool_acquire(int want, struct rt_worker **out);
 /* Returns reserved workers to the pool: ones never started, or ones whose
  * jobs have all finished or been revoked. */

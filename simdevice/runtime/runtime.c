@@ -9,21 +9,29 @@
  *
  * Caps and defaults (read once, at the first use, by caps_init: the
  * runtime's only reader of the environment):
- *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 64
+ *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 1024
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
  *   (each accepted in 1..1024; another value is reported and ignored)
  *   SIMDEVICE_SPIN_US      how long an idle worker or a joining thread
  *                          spins before it sleeps (wait.c)  default 200,
  *                          0..1000000, 0: sleep at once
- *   default num_teams      online CPUs, clamped to the cap
+ *   CPUs                   the CPUs the process may run on (sched_getaffinity)
+ *   default num_teams      the CPUs, clamped to the cap
  *   thread limit           thread_limit if given, else the cap
+ *   league runners         min(num_teams, CPUs) threads run a league's teams,
+ *                          each team in turn on one of them
  *   default threads of a parallel region without num_threads:
- *                          thread_limit if given, else
- *                          max(1, online CPUs / num_teams), clamped to the cap
+ *                          max(1, CPUs / runners), at most the thread limit
  *                          (the league fills the CPUs once: no oversubscription)
- * All teams of a league run at once, each on its own pool thread, and each
- * parallel region gets its threads from the same pool; the pool keeps its
- * threads for later launches.
+ *   pool workers           at most 2 x CPUs - 1, so a launch (its server
+ *                          thread and the workers) never has more than twice
+ *                          the CPUs in threads, whatever num_teams and
+ *                          thread_limit say (a GPU-sized league of 256 teams
+ *                          of 1024 threads once made thousands of threads)
+ * Parallel regions get the workers the pool has free, never waiting for one:
+ * a region's threads all run at once (barriers need them), and a team never
+ * waits for a worker another team holds. The pool keeps its threads for
+ * later launches.
  *
  * The device number (omp_get_device_num) is not an environment setting: the
  * server passes the number the plugin gave its process
@@ -34,6 +42,7 @@
  * everything else here is thread-local (the current rt_member).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -45,7 +54,7 @@
 #include "simdev_rt.h"
 
 #define CAP_LIMIT 1024
-#define DEFAULT_MAX_TEAMS 64
+#define DEFAULT_MAX_TEAMS CAP_LIMIT
 #define DEFAULT_MAX_THREADS 64
 #define DEFAULT_SPIN_US 200 /* why this long: wait.c */
 
@@ -77,10 +86,21 @@ static int32_t env_int(const char *name, int32_t dflt, int32_t lo, int32_t hi)
   return (int32_t)v;
 }
 
+/* The CPUs this process may run on (a taskset or a container's cpuset
+ * counts, not the machine's); the online CPUs if that cannot be read. */
+static long usable_cpus(void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static void caps_init(void)
 {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  long n = usable_cpus();
   caps.ncpus = n < 1 ? 1 : (n > CAP_LIMIT ? CAP_LIMIT : (int32_t)n);
+  caps.max_workers = 2 * caps.ncpus - 1;
   caps.max_teams = env_int("SIMDEVICE_MAX_TEAMS", DEFAULT_MAX_TEAMS, 1, CAP_LIMIT);
   caps.max_threads = env_int("SIMDEVICE_MAX_THREADS", DEFAULT_MAX_THREADS, 1, CAP_LIMIT);
   caps.spin_ns = (int64_t)env_int("SIMDEVICE_SPIN_US", DEFAULT_SPIN_US, 0, 1000000) * 1000;
@@ -114,15 +134,18 @@ HIDDEN int32_t rt_pick_thread_limit(int32_t requested)
   return requested <= 0 ? c->max_threads : clamp(requested, 1, c->max_threads);
 }
 
-HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t nteams)
+HIDDEN int32_t rt_pick_runners(int32_t nteams)
+{
+  int32_t n = rt_caps()->ncpus;
+  return nteams < n ? (nteams < 1 ? 1 : nteams) : n;
+}
+
+HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
 {
   const struct rt_caps *c = rt_caps();
-  if (requested <= 0) {
-    requested = c->ncpus / (nteams > 0 ? nteams : 1);
-    if (requested < 1)
-      requested = 1;
-  }
-  return clamp(requested, 1, c->max_threads);
+  int32_t fill = c->ncpus / (runners > 0 ? runners : 1);
+  int32_t limit = rt_pick_thread_limit(requested);
+  return clamp(fill, 1, limit);
 }
 
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads)

@@ -12,7 +12,9 @@
  * shorter because the device shares the host's CPUs), yielding the CPU
  * every few hundred polls so that on an oversubscribed machine the thread
  * it waits for gets to run, then sleeps on the futex until woken. A waker
- * makes the system call only when the waiter said it sleeps.
+ * makes the system call only when the waiter said it sleeps. When the
+ * machine has more runnable threads than CPUs (other processes: tests run
+ * in parallel), nobody spins: waiters sleep at once (cpu_load.h).
  *
  * Two shapes:
  *   rt_await_change(word, old, spin)  waits until *word != old; the waker
@@ -34,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_load.h"
 #include "cpu_relax.h"
 #include "rt_internal.h"
 
@@ -73,11 +76,15 @@ HIDDEN int64_t rt_now_ns(void)
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Spins until done(word, arg) or the spin time is over; 1 if done. */
+HIDDEN int rt_oversubscribed(void) { return cpu_load_oversubscribed(); }
+
+/* Spins until done(word, arg) or the spin time is over; 1 if done. No spin
+ * on a machine with more runnable threads than CPUs: the thread we wait
+ * for may be the one that does not get a CPU (cpu_load.h). */
 static int spin_until(_Atomic uint32_t *word, uint32_t arg, int (*done)(uint32_t, uint32_t))
 {
   int64_t spin_ns = rt_caps()->spin_ns;
-  if (spin_ns <= 0)
+  if (spin_ns <= 0 || cpu_load_oversubscribed())
     return done(atomic_load_explicit(word, memory_order_acquire), arg);
   int64_t deadline = 0;
   for (;;) {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_load.h"
 #include "cpu_place.h"
 #include "cpu_relax.h"
 #include "server.h"
@@ -362,6 +363,10 @@ static int serve(struct simdev_slot *s, int queue_slot) {
  * flag the host reads to know it must wake this thread. */
 static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
                              int spins) {
+  /* More runnable threads than CPUs: a spin here takes CPU time from the
+   * host thread that will send the request (cpu_load.h). */
+  if (cpu_load_oversubscribed())
+    spins = 0;
   for (int spin = 0; spin < spins; spin++) {
     if (atomic_load_explicit(&s->state, memory_order_acquire) ==
         SIMDEV_SLOT_REQUEST)

@@ -9,6 +9,11 @@
  *   back_to_back_ms         KERNELS small `target teams distribute` kernels
  *                           one after another (each updates 256 doubles)
  *   back_to_back_us         the same, per kernel
+ *   gpu_sized_ms            the shape GPU test suites use: `target teams
+ *                           distribute parallel for num_teams(T)
+ *                           thread_limit(L) reduction(+)` over 4096 doubles
+ *                           for T = 1..256 and L = 32, 64, ..., 1024 (1536
+ *                           launches; median of 3 sweeps)
  * Figures, not a test: nothing here asserts a time; a wrong result exits 1.
  */
 #include <omp.h>
@@ -49,6 +54,46 @@ static double teams_dpf(int trips) {
   return t[ROUNDS / 2];
 }
 
+/* One sweep of the GPU-shaped launches; the sum of all their reductions. */
+static double gpu_sized_sweep(const double *v, int n) {
+  double total = 0;
+  for (int L = 32; L <= 1024; L *= 2)
+    for (int T = 1; T <= 256; T++) {
+      double sum = 0;
+#pragma omp target teams distribute parallel for num_teams(T) thread_limit(L) \
+    reduction(+ : sum)
+      for (int i = 0; i < n; i++)
+        sum += v[i];
+      total += sum;
+    }
+  return total;
+}
+
+static int gpu_sized(void) {
+  enum { N = 4096, SWEEPS = 3 };
+  static double v[N];
+  for (int i = 0; i < N; i++)
+    v[i] = i % 7;
+  double want = 0;
+  for (int i = 0; i < N; i++)
+    want += v[i];
+  want *= 6 * 256;
+  double t[SWEEPS];
+  int wrong = 0;
+#pragma omp target enter data map(to : v[0:N])
+  for (int r = 0; r < SWEEPS; r++) {
+    double t0 = omp_get_wtime();
+    wrong += gpu_sized_sweep(v, N) != want;
+    t[r] = (omp_get_wtime() - t0) * 1e3;
+  }
+#pragma omp target exit data map(delete : v[0:N])
+  qsort(t, SWEEPS, sizeof(t[0]), cmp_double);
+  report("gpu_sized_ms", t[SWEEPS / 2], "ms");
+  if (wrong)
+    fprintf(stderr, "bench_kernels: %d GPU-sized sweeps summed wrong\n", wrong);
+  return wrong;
+}
+
 int main(void) {
   data = calloc(LEN, sizeof(double));
   if (!data)
@@ -77,7 +122,7 @@ int main(void) {
   report("back_to_back_us", seconds / KERNELS * 1e6, "us");
 
 #pragma omp target exit data map(from : d[0:LEN])
-  int wrong = 0;
+  int wrong = gpu_sized();
   for (int i = 0; i < LEN; i++)
     wrong += data[i] != (i < SMALL ? (double)KERNELS : 0.0);
   if (wrong)

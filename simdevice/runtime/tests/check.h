@@ -18,6 +18,7 @@ int omp_get_team_num(void);
 int omp_get_num_threads(void);
 int omp_get_thread_num(void);
 int omp_get_max_threads(void);
+int omp_get_num_procs(void);
 int omp_get_level(void);
 int omp_get_active_level(void);
 int omp_in_parallel(void);

@@ -1,8 +1,12 @@
-/* teams: the number of teams and threads asked for (within the caps), team
- * numbers, that teams really run at the same time, distribute schedules
- * covering each iteration once, and league-wide reductions. */
+/* teams: the number of teams asked for (within the caps), the threads of
+ * their parallel regions, team numbers, that up to the CPUs teams run at the
+ * same time and more run in turn on a bounded set of threads, distribute
+ * schedules covering each iteration once, and league-wide reductions. */
+#include <dirent.h>
 #include <stdatomic.h>
 #include <time.h>
+
+#include <string.h>
 
 #include "check.h"
 
@@ -10,19 +14,50 @@
 
 static double now(void) { return omp_get_wtime(); }
 
-/* One teams region (one outlined function) run short (wait_all 0) and then
- * with every team waiting for all 4 (wait_all 1, at most 10 s). */
-static void run_league(int wait_all, atomic_int *here, atomic_int *late, int *runs)
+/* Threads of this process (/proc/self/task), -1 if unreadable. */
+static int process_threads(void)
 {
-#pragma omp teams num_teams(4)
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+/* Teams of a league that run at once: min(num_teams, CPUs). */
+static int at_once(int nteams)
+{
+  int procs = omp_get_num_procs();
+  return nteams < procs ? nteams : procs;
+}
+
+/* Threads of a parallel region without num_threads in a team of a league
+ * of nteams teams with thread_limit(limit): the CPUs shared by the teams
+ * that run at once, at least 1, at most the limit. */
+static int team_width(int nteams, int limit)
+{
+  int w = omp_get_num_procs() / at_once(nteams);
+  w = w < 1 ? 1 : w;
+  return w < limit ? w : limit;
+}
+
+/* One teams region (one outlined function) run short (wait_all 0) and then
+ * with every team waiting for all n (wait_all 1, at most 10 s); n teams
+ * run at once (n <= CPUs). */
+static void run_league(int n, int wait_all, atomic_int *here, atomic_int *late, int *runs)
+{
+#pragma omp teams num_teams(n)
   {
     runs[omp_get_team_num()]++;
     atomic_fetch_add(here, 1);
     if (wait_all) {
       double start = now();
-      while (atomic_load(here) < 4 && now() - start < 10.0)
+      while (atomic_load(here) < n && now() - start < 10.0)
         ;
-      if (atomic_load(here) < 4)
+      if (atomic_load(here) < n)
         atomic_fetch_add(late, 1);
     }
   }
@@ -30,9 +65,10 @@ static void run_league(int wait_all, atomic_int *here, atomic_int *late, int *ru
 
 int main(void)
 {
-  int max_teams = getenv("SIMDEVICE_MAX_TEAMS") ? atoi(getenv("SIMDEVICE_MAX_TEAMS")) : 64;
+  int max_teams = getenv("SIMDEVICE_MAX_TEAMS") ? atoi(getenv("SIMDEVICE_MAX_TEAMS")) : 1024;
 
-  /* num_teams(4) thread_limit(3): 4 teams, numbers 0..3, 3 threads each. */
+  /* num_teams(4) thread_limit(3): 4 teams, numbers 0..3, each parallel
+   * region as wide as the CPUs allow, within the limit. */
   int team_seen[4] = {0}, nteams[4] = {0}, limit[4] = {0}, par_n[4] = {0}, bad = 0;
 #pragma omp teams num_teams(4) thread_limit(3)
   {
@@ -52,21 +88,22 @@ int main(void)
   }
   CHECK(bad == 0, "a team number outside 0..3");
   for (int t = 0; t < 4; t++)
-    CHECK(team_seen[t] == 1 && nteams[t] == 4 && limit[t] == 3 && par_n[t] == 3,
+    CHECK(team_seen[t] == 1 && nteams[t] == 4 && limit[t] == 3 && par_n[t] == team_width(4, 3),
           "team %d: ran %d times, num_teams=%d thread_limit=%d parallel threads=%d", t,
           team_seen[t], nteams[t], limit[t], par_n[t]);
 
-  /* Teams are concurrent: every team waits until all 6 have arrived. A
-   * runtime that ran teams one after the other would time out here. */
+  /* Up to the CPUs, teams are concurrent: every team waits until all have
+   * arrived. A runtime that ran teams one after the other would time out. */
   atomic_int arrived = 0;
   atomic_int timed_out = 0;
-#pragma omp teams num_teams(6)
+  int conc = at_once(6);
+#pragma omp teams num_teams(conc)
   {
     atomic_fetch_add(&arrived, 1);
     double start = now();
-    while (atomic_load(&arrived) < 6 && now() - start < 10.0)
+    while (atomic_load(&arrived) < conc && now() - start < 10.0)
       ;
-    if (atomic_load(&arrived) < 6)
+    if (atomic_load(&arrived) < conc)
       atomic_fetch_add(&timed_out, 1);
   }
   CHECK(timed_out == 0, "%d teams waited 10 s for the others: teams are not concurrent",
@@ -133,8 +170,9 @@ int main(void)
     for (int wait_all = 0; wait_all < 2; wait_all++) {
       atomic_int here = 0, late = 0;
       int runs[4] = {0};
-      run_league(wait_all, &here, &late, runs);
-      for (int t = 0; t < 4; t++)
+      int n = at_once(4);
+      run_league(n, wait_all, &here, &late, runs);
+      for (int t = 0; t < n; t++)
         CHECK(runs[t] == 1, "round %d wait_all %d: team %d ran %d times", round, wait_all, t,
               runs[t]);
       CHECK(atomic_load(&late) == 0, "round %d: %d teams waited 10 s for the others after a "
@@ -150,6 +188,56 @@ int main(void)
     wrong_runs += runs[0] != 1 || runs[1] != 1 || runs[2] != 1;
   }
   CHECK(wrong_runs == 0, "%d of 2000 short leagues did not run each team once", wrong_runs);
+
+  /* GPU-sized leagues: 1..256 teams of thread_limit(1024) (capped) run in
+   * turn on at most 2 x CPUs threads: the main thread and the pool's at
+   * most 2 x CPUs - 1 workers. Each team number once, each team's parallel
+   * region as wide as team_width says, its threads all at its barrier at
+   * once, every iteration once. */
+  int most_threads = 0, bad_leagues = 0;
+  for (int nt = 1; nt <= 256; nt += 15) {
+    static int team_runs[256], iter_runs[4096];
+    memset(team_runs, 0, sizeof(team_runs));
+    memset(iter_runs, 0, sizeof(iter_runs));
+    int reported = 0, bad_width = 0;
+#pragma omp teams num_teams(nt) thread_limit(1024)
+    {
+      int t = omp_get_team_num();
+      team_runs[t]++;
+      if (t == 0)
+        reported = omp_get_num_teams();
+      atomic_int arrived_here = 0;
+#pragma omp parallel
+      {
+        atomic_fetch_add(&arrived_here, 1);
+#pragma omp barrier
+        if (atomic_load(&arrived_here) != omp_get_num_threads() ||
+            omp_get_thread_num() >= omp_get_num_threads() ||
+            omp_get_num_threads() != team_width(nt, omp_get_thread_limit()))
+          bad_width = 1;
+      }
+#pragma omp distribute parallel for
+      for (int i = 0; i < 4096; i++) {
+        iter_runs[i]++;
+        if (i == 0) {
+          int n = process_threads();
+#pragma omp critical
+          most_threads = n > most_threads ? n : most_threads;
+        }
+      }
+    }
+    int wrong = reported != nt || bad_width;
+    for (int t = 0; t < nt; t++)
+      wrong |= team_runs[t] != 1;
+    for (int i = 0; i < 4096; i++)
+      wrong |= iter_runs[i] != 1;
+    bad_leagues += wrong;
+  }
+  CHECK(bad_leagues == 0, "%d GPU-sized leagues ran a team or an iteration not exactly once or "
+        "reported the wrong team count or width", bad_leagues);
+  CHECK(most_threads > 0 && most_threads <= 2 * omp_get_num_procs(),
+        "GPU-sized leagues: the process had %d threads with %d CPUs", most_threads,
+        omp_get_num_procs());
 
   /* Outside teams: one team. */
   CHECK(omp_get_num_teams() == 1 && omp_get_team_num() == 0, "outside teams: %d/%d",
