@@ -156,12 +156,21 @@ static pthread_mutex_t default_device_lock = PTHREAD_MUTEX_INITIALIZER;
 static int own_default_device = -1; /* -1: not taken from the settings yet */
 
 /* libomp keeps the default-device ICV when the program links it; ask it, so
- * omp_set_default_device() in the program is honoured. */
+ * omp_set_default_device() in the program is honoured. The lookup goes
+ * through the handle of the program itself, which searches the global scope
+ * in load order, as the program's own call to omp_set_default_device was
+ * bound: dlsym(RTLD_DEFAULT) would search this library first, since it is
+ * linked -Bsymbolic, and find our own copy even when the program's call
+ * went to libomp. */
 static int (*libomp_get_default_device)(void);
 static pthread_once_t libomp_lookup_once = PTHREAD_ONCE_INIT;
 
 static void libomp_lookup(void) {
-  void *fn = dlsym(RTLD_DEFAULT, "omp_get_default_device");
+  void *program = dlopen(NULL, RTLD_LAZY);
+  if (program == NULL)
+    return;
+  void *fn = dlsym(program, "omp_get_default_device");
+  dlclose(program);
   Dl_info found, ours;
   /* Our own omp_get_default_device (api.c) answers when no libomp is
    * loaded; it must not be taken for libomp's. */
