@@ -7,9 +7,11 @@
  * region runs on the host (omp_is_initial_device() there, a map(to:) variable
  * written in place) and `target enter data` maps nothing on any device; after
  * omp_set_default_device(1) `target enter data` maps on device 1 only, and a
- * region writing a map(to:) copy leaves the host variable alone; OMP
- * device 0 again afterwards. */
+ * region writing a map(to:) copy leaves the host variable alone, while a
+ * pthread of the program's own still maps on device 0 (its own initial
+ * default); device 0 again afterwards. */
 #include <omp.h>
+#include <pthread.h>
 #include "check.h"
 
 #define N 64
@@ -25,6 +27,16 @@ static int region_on_default(int *value) {
     value[0] = 99;
   }
   return on_host;
+}
+
+/* A thread of the program's own starts with the initial default device
+ * (OMP_DEFAULT_DEVICE, unset: 0), whatever main chose: the ICV is per
+ * thread. */
+static double thread_data[N];
+static void *enter_from_thread(void *arg) {
+  (void)arg;
+#pragma omp target enter data map(to : thread_data)
+  return NULL;
 }
 
 int main(void) {
@@ -55,6 +67,12 @@ int main(void) {
     CHECK_EQ(value, 1); /* only the device copy was written */
 #pragma omp target exit data map(release : table)
     CHECK_EQ(omp_target_is_present(table, 1), 0);
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, enter_from_thread, NULL), 0);
+    pthread_join(t, NULL);
+    CHECK(omp_target_is_present(thread_data, 0) != 0);
+    CHECK_EQ(omp_target_is_present(thread_data, 1), 0);
+#pragma omp target exit data map(release : thread_data) device(0)
   }
 
   /* Back to device 0. */
