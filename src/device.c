@@ -164,12 +164,28 @@ static pthread_mutex_t default_device_lock = PTHREAD_MUTEX_INITIALIZER;
 static int own_default_device = -1; /* -1: not taken from the settings yet */
 
 /* libomp keeps the default-device ICV when the program links it; ask it, so
- * omp_set_default_device() in the program is honoured. */
+ * omp_set_default_device() in the program is honoured. The lookup goes
+ * through the handle of the program itself, which searches the global scope
+ * in load order, as the program's own call to omp_set_default_device was
+ * bound: dlsym(RTLD_DEFAULT) would search this library first, since it is
+ * linked -Bsymbolic, and find our own copy even when the program's call
+ * went to libomp. */
 static int (*libomp_get_default_device)(void);
+/* libomp registers a thread it does not know as a new initial thread when it
+ * answers it, which a program's own threads (pthreads offloading) must not
+ * get from us: libomp then aborts at exit() while they run. Its
+ * __kmpc_get_taskid answers 0 for such a thread without registering it; the
+ * default device there is the initial value, OMP_DEFAULT_DEVICE, ours. */
+static uint64_t (*libomp_task_id)(void);
 static pthread_once_t libomp_lookup_once = PTHREAD_ONCE_INIT;
 
 static void libomp_lookup(void) {
-  void *fn = dlsym(RTLD_DEFAULT, "omp_get_default_device");
+  void *program = dlopen(NULL, RTLD_LAZY);
+  if (program == NULL)
+    return;
+  void *fn = dlsym(program, "omp_get_default_device");
+  void *task_id = dlsym(program, "__kmpc_get_taskid");
+  dlclose(program);
   Dl_info found, ours;
   /* Our own omp_get_default_device (api.c) answers when no libomp is
    * loaded; it must not be taken for libomp's. */
@@ -178,6 +194,7 @@ static void libomp_lookup(void) {
       found.dli_fbase == ours.dli_fbase)
     return;
   libomp_get_default_device = (int (*)(void))fn;
+  libomp_task_id = (uint64_t(*)(void))task_id;
 }
 
 int devices_own_default_id(void) {
@@ -205,7 +222,7 @@ void devices_set_own_default_id(int id) {
 
 int devices_default_id(void) {
   pthread_once(&libomp_lookup_once, libomp_lookup);
-  if (libomp_get_default_device)
+  if (libomp_get_default_device && (!libomp_task_id || libomp_task_id() != 0))
     return libomp_get_default_device();
   return devices_own_default_id();
 }

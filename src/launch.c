@@ -162,6 +162,21 @@ static int64_t private_alloc_size(int64_t size) {
   return size > 0 ? (size + 15) & ~(int64_t)15 : 16;
 }
 
+/* The value of LITERAL argument i. clang writes a by-value scalar smaller
+ * than a pointer (an `int` firstprivate) into the first bytes of the slot
+ * and leaves the rest unset (at -O0): only the value's bytes are read, the
+ * rest are 0. Only a pointer-sized value can be a host function whose
+ * declare-target-indirect twin the device needs (seed 003). */
+static void *literal_param(struct device *dev, const struct map_args *a,
+                           int32_t i) {
+  void *value = NULL;
+  int64_t size = a->sizes[i];
+  if (size <= 0 || size >= (int64_t)sizeof value)
+    return device_translate_fptr(dev, a->base[i]);
+  memcpy(&value, &a->base[i], (size_t)size);
+  return value;
+}
+
 /* The kernel's execution mode for the trace, from the `<kernel>_exec_mode`
  * global that clang emits in GPU images (LLVM's OMP_TGT_EXEC_MODE_*); CPU
  * images (simdevice) have none: NULL. */
@@ -318,7 +333,7 @@ static int param_value(struct launch *l, int32_t i, void **param) {
   if (type & OMP_TGT_MAPTYPE_LITERAL) {
     /* The value itself (seed 000: args_base). A host function pointer
      * passed by value becomes its declare-target-indirect twin. */
-    *param = device_translate_fptr(l->dev, a->base[i]);
+    *param = literal_param(l->dev, a, i);
     return 0;
   }
   if (type & OMP_TGT_MAPTYPE_PRIVATE)

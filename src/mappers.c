@@ -190,7 +190,16 @@ int mappers_expand(void *mapper, void *base, void *begin, int64_t size,
   mapper_fn fn;
   /* The compiler hands mappers over as data pointers (void *). */
   memcpy(&fn, &mapper, sizeof fn);
-  fn(out, base, begin, size, type, name);
+  /* An entry that is a member of another entry of the construct (a pointer
+   * member's section, `h.p[0:n]`, of a type with a mapper) has MEMBER_OF
+   * pointing into the construct's list. clang's mapper copies the type it
+   * is given into the component that allocates the whole section, where the
+   * index would name a component instead (itself, or a later one): the
+   * component list is self-contained, so the mapper gets the type without
+   * it. The parent entry is mapped by the construct already. */
+  int64_t own_type =
+      type & (int64_t)~(~UINT64_C(0) << OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT);
+  fn(out, base, begin, size, own_type, name);
   if (out->failed) {
     report_error_set("mapper %p for host %p [size %" PRId64
                      "]: out of host memory after %d components",

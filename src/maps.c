@@ -304,6 +304,17 @@ static enum find_result find_for_map(struct maps_construct *c,
   return FIND_ERROR;
 }
 
+/* Whether `present` on an item that names nothing mapped is an error. Under
+ * unified_shared_memory every host object is present (LLVM 13-19 accept the
+ * item and use the host object), unless `close` asks for a copy of the
+ * device's own. */
+static bool absent_present_refused(const struct maps_construct *c,
+                                   const struct map_item *it) {
+  if (!(it->type & OMP_TGT_MAPTYPE_PRESENT))
+    return false;
+  return !c->dev->unified_memory || (it->type & OMP_TGT_MAPTYPE_CLOSE);
+}
+
 static int report_absent_present(struct maps_construct *c,
                                  const struct map_item *it) {
   char name[96];
@@ -525,7 +536,7 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
   case FIND_ERROR:
     return -1;
   case FIND_ABSENT:
-    if (it->type & OMP_TGT_MAPTYPE_PRESENT)
+    if (absent_present_refused(c, it))
       return report_absent_present(c, it);
     if (device_resident(c->dev, it))
       return 0;
@@ -802,7 +813,7 @@ static int end_one(struct maps_construct *c, const struct map_item *it) {
   case FIND_ERROR:
     return -1;
   case FIND_ABSENT:
-    if (it->type & OMP_TGT_MAPTYPE_PRESENT)
+    if (absent_present_refused(c, it))
       return report_absent_present(c, it);
     report_info(INFO_EMPTY_MAPPING,
                 "%s: %s host 0x%" PRIxPTR " [0:%" PRId64

@@ -12,6 +12,12 @@
  * address itself (a map is a no-op), other allocations are malloc'ed, and
  * copies are memmove. Every other program keeps its separate process.
  *
+ * Output: the namespace has a libc of its own, with its own stdout buffer,
+ * which the program's exit never flushes; device printf would be lost on a
+ * pipe or a file. That stdout is made line-buffered (a line printed before a
+ * kernel faults is written, as in the device process) and flushed after
+ * every kernel and image unload, so output stays in program order.
+ *
  * Locking: usm_flags is set once by init_requires, before any device is
  * used. Each device's namespace, images and allocations are guarded by its
  * usm_device.lock; kernels run without it (the entry addresses they use
@@ -51,6 +57,12 @@ struct usm_block { /* memory data_alloc malloc'ed (not a host address) */
                         data_delete must not free it */
 };
 
+struct usm_output { /* the stdio of the namespace's own libc */
+  FILE **out, **err;
+  int (*flush)(FILE *);
+  size_t (*pending)(FILE *);
+};
+
 struct usm_device {
   pthread_mutex_t lock;
   int loaded;     /* the runtime is loaded in namespace `ns` */
@@ -59,6 +71,7 @@ struct usm_device {
   int (*call)(void *, int, const uint64_t *);
   int (*kernel_begin)(int32_t, int32_t);
   void (*kernel_end)(void);
+  struct usm_output out; /* the namespace's libc stdio */
   struct usm_image *images;
   struct usm_block *blocks;
 };
@@ -132,6 +145,37 @@ static struct usm_device *usm_device(int32_t id) {
   return &usm_devices[id];
 }
 
+/* Finds the stdio of the libc the runtime `rt` was linked against in its
+ * namespace, and makes its stdout line-buffered. */
+static int usm_output_init(struct usm_output *o, void *rt, int32_t id) {
+  int (*set_buffer)(FILE *, char *, int, size_t) =
+      (int (*)(FILE *, char *, int, size_t))dlsym(rt, "setvbuf");
+  o->out = (FILE **)dlsym(rt, "stdout");
+  o->err = (FILE **)dlsym(rt, "stderr");
+  o->flush = (int (*)(FILE *))dlsym(rt, "fflush");
+  o->pending = (size_t(*)(FILE *))dlsym(rt, "__fpending");
+  if (set_buffer == NULL || o->out == NULL || o->err == NULL ||
+      o->flush == NULL || o->pending == NULL) {
+    plugin_error("simdevice: device %d (unified_shared_memory): the libc of "
+                 "the device runtime's link namespace lacks stdio "
+                 "(stdout, setvbuf, fflush, __fpending): device output "
+                 "could not reach the program's stdout",
+                 id);
+    return -1;
+  }
+  set_buffer(*o->out, NULL, _IOLBF, BUFSIZ);
+  return 0;
+}
+
+/* Writes what device code printed, before the host goes on. */
+static void usm_output_flush(const struct usm_output *o) {
+  /* Most kernels print nothing; fflush would still lock the stream. */
+  if (o->pending(*o->out) > 0)
+    o->flush(*o->out);
+  if (o->pending(*o->err) > 0)
+    o->flush(*o->err);
+}
+
 /* Loads the device runtime and the stand-ins in a new namespace. */
 static int usm_load_runtime(struct usm_device *d, int32_t id) {
   LOCK_ASSERT_HELD(&d->lock);
@@ -185,6 +229,10 @@ static int usm_load_runtime(struct usm_device *d, int32_t id) {
     plugin_error("simdevice: device %d: %s/libomp.so.5 lacks simdevice's "
                  "launch API (simdev_call, simdev_rt_kernel_begin/end)",
                  id, dir);
+    dlclose(rt);
+    return -1;
+  }
+  if (usm_output_init(&d->out, rt, id) != 0) {
     dlclose(rt);
     return -1;
   }
@@ -263,6 +311,7 @@ __tgt_target_table *usm_load_binary(int32_t id, __tgt_device_image *image) {
   img->next = d->images;
   d->images = img;
   pthread_mutex_unlock(&d->lock);
+  usm_output_flush(&d->out); /* constructors of the image may print */
   return &img->table;
 fail:
   pthread_mutex_unlock(&d->lock);
@@ -290,6 +339,7 @@ int32_t usm_unload_binary(int32_t id, __tgt_device_image *image) {
   }
   output_host_flush(); /* destructors of the image may print */
   usm_free_image(img);
+  usm_output_flush(&d->out);
   return OFFLOAD_SUCCESS;
 }
 
@@ -413,6 +463,7 @@ int32_t usm_run(int32_t id, void *entry, void **tgt_args,
     d->kernel_end();
   }
   atomic_store(&running_kernel, outer);
+  usm_output_flush(&d->out);
   if (rc != 0) {
     plugin_error("simdevice: kernel `%s` on device %d could not start "
                  "(simdevice's device runtime refused the launch)",

@@ -841,6 +841,56 @@ static void test_mapper_member_before_parent(void **state) {
   assert_table_empty_and_freed();
 }
 
+/* clang's mapper for a section of a type with a mapper (`h.items[0:2]`):
+ * first one component for the whole section with the map type the mapper
+ * was given less TO/FROM, then per element its components, MEMBER_OF made
+ * relative to the components pushed so far (the section's). */
+static void vec_section_mapper(void *handle, void *base, void *begin,
+                               int64_t size, int64_t type, void *name) {
+  __tgt_push_mapper_component(handle, base, begin, size,
+                              (type & ~(TO | FROM)) | IMPLICIT, name);
+  int64_t tofrom = type & (TO | FROM);
+  struct vec *v = begin;
+  for (int64_t i = 0; i < size / (int64_t)sizeof *v; i++) {
+    int64_t n = __tgt_mapper_num_components(handle);
+    __tgt_push_mapper_component(handle, &v[i], &v[i], sizeof *v,
+                                tofrom | MEMBER_OF(1), name);
+    __tgt_push_mapper_component(handle, &v[i].data, v[i].data,
+                                v[i].len * (int64_t)sizeof(double),
+                                tofrom | PTR_AND_OBJ | MEMBER_OF(n + 1), name);
+  }
+}
+
+/* The section is a member of the construct's entry 0 (the struct holding
+ * the pointer): its MEMBER_OF names the construct's list, not the mapper's
+ * components, where it would name the section's own component (issue 31,
+ * item 4: refused as "refers to entry 0, which is itself"). */
+static void test_mapper_of_member_section(void **state) {
+  (void)state;
+  double b0[3] = {1, 2, 3}, b1[2] = {4, 5};
+  struct vec items[2] = {{3, b0}, {2, b1}};
+  struct {
+    int64_t count;
+    struct vec *items;
+  } h = {2, items};
+  void *base[2] = {&h, &h.items}, *begin[2] = {&h.items, items};
+  int64_t sizes[2] = {sizeof h.items, sizeof items};
+  int64_t types[2] = {PARAM, TO | FROM | PTR_AND_OBJ | MEMBER_OF(1)};
+  void *mappers[2] = {NULL, (void *)vec_section_mapper};
+  struct map_args a = {2, base, begin, sizes, types, NULL, mappers};
+  assert_int_equal(maps_data_begin(&dev, &a), 0);
+  struct vec *dv = tgt_of(items);
+  assert_ptr_equal(*(struct vec **)tgt_of(&h.items), dv);
+  assert_ptr_equal(dv[0].data, tgt_of(b0));
+  assert_ptr_equal(dv[1].data, tgt_of(b1));
+  assert_true(dv[1].data[1] == 5.0);
+  dv[0].data[2] = 30.0;
+  assert_int_equal(maps_data_end(&dev, &a), 0);
+  assert_true(b0[2] == 30.0);
+  assert_ptr_equal(items[0].data, b0);
+  assert_table_empty_and_freed();
+}
+
 static void bad_mapper(void *handle, void *base, void *begin, int64_t size,
                        int64_t type, void *name) {
   (void)type;
@@ -1397,6 +1447,7 @@ int main(void) {
       T(test_info_traces_transfers),
       T(test_info_refcount_copy_notes),
       T(test_mapper_member_before_parent),
+      T(test_mapper_of_member_section),
       T(test_global_ptr_section_and_attach_trace),
       T(test_concurrent_constructs),
       T(test_seed000_pointer_mapping_example),
