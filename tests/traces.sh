@@ -14,7 +14,9 @@
 #   - the normalised trace (simtarget-maps normalize) equals
 #     tests/traces/golden/<N>/<program>.jsonl.
 # Then the checker's own tests: tests/traces/rules/<rule>.jsonl are
-# hand-built traces that each break one rule (and only it).
+# hand-built traces that each break one rule (and only it), and
+# tests/traces/malformed/ traces that break the schema (expected.txt: the
+# message for each malformed line, with its number).
 #
 # Usage: tests/traces.sh [--update] [--versions "19 22"] [PROGRAM.c ...]
 #   --update   rewrite the golden files from this run (review the diff)
@@ -57,6 +59,20 @@ for t in "$ROOT"/tests/traces/rules/*.jsonl; do
     fail "check rule $rule (exit $rc): $out"
   fi
 done
+
+# ---- malformed traces: every broken line named with its number, exit 2
+while read -r file msgs; do
+  case $file in ''|'#'*) continue ;; esac
+  err=$("$TOOL" check "$ROOT/tests/traces/malformed/$file" 2>&1 >/dev/null); rc=$?
+  missing=
+  IFS='|' read -ra want <<<"$msgs"
+  for m in "${want[@]}"; do grep -qE -- "$m" <<<"$err" || missing="$missing /$m/"; done
+  if [ $rc = 2 ] && [ -z "$missing" ]; then
+    ok "malformed trace: $file"
+  else
+    fail "malformed trace $file (exit $rc, missing$missing): $err"
+  fi
+done <"$ROOT/tests/traces/malformed/expected.txt"
 
 ENV_SH=$ROOT/build/toolchains/env.sh
 if [ ! -f "$ENV_SH" ]; then

@@ -22,6 +22,7 @@ struct construct {
   json_object **events;
   size_t num_events, cap_events;
   json_object *result;
+  size_t call_line; /* the call's line in the file, 1-based */
 };
 
 struct trace {
@@ -32,8 +33,11 @@ struct trace {
   size_t num_constructs;
 };
 
-/* Read a trace; 0, or -1 after saying why on stderr (file, line). */
+/* Read a trace; 0, or -1 after saying why on stderr (file, line): each
+ * line that breaks the schema is named, and an empty trace fails. */
 int trace_load(const char *path, struct trace *t);
+/* One event against trace.schema.json: 0, or -1 with the reason in why. */
+int validate_event(json_object *ev, char *why, size_t len);
 void trace_free(struct trace *t);
 
 /* Field helpers: a missing field reads as 0 / "" / false. */
