@@ -11,12 +11,15 @@
 #     (a rule name, and no other; none: no violation),
 #   - with "keep-going-violations: N", `simtarget-maps run --keep-going`
 #     runs the program to its end and reports N violations,
+#   - a second run of the binary gives a trace that `simtarget-maps diff`
+#     finds equal to the first (no false differences),
 #   - the normalised trace (simtarget-maps normalize) equals
 #     tests/traces/golden/<N>/<program>.jsonl.
 # Then the checker's own tests: tests/traces/rules/<rule>.jsonl are
 # hand-built traces that each break one rule (and only it), and
 # tests/traces/malformed/ traces that break the schema (expected.txt: the
-# message for each malformed line, with its number).
+# message for each malformed line, with its number), and the diffs of the
+# golden traces of clang 14, 19 and 22 (tests/traces/diffs/).
 #
 # Usage: tests/traces.sh [--update] [--versions "19 22"] [PROGRAM.c ...]
 #   --update   rewrite the golden files from this run (review the diff)
@@ -73,6 +76,23 @@ while read -r file msgs; do
     fail "malformed trace $file (exit $rc, missing$missing): $err"
   fi
 done <"$ROOT/tests/traces/malformed/expected.txt"
+
+# ---- diff between the golden traces of two clangs (tests/traces/diffs/
+# NAME.A-B[.summary].txt: `simtarget-maps diff [--summary] A/NAME B/NAME`)
+for want in "$ROOT"/tests/traces/diffs/*.txt; do
+  [ -f "$want" ] || continue
+  f=$(basename "$want" .txt); opt=
+  case $f in *.summary) opt=--summary; f=${f%.summary} ;; esac
+  name=${f%.*} pair=${f##*.}
+  got=$(cd "$GOLDEN" && "$TOOL" diff $opt "${pair%-*}/$name.jsonl" "${pair#*-}/$name.jsonl" 2>&1)
+  if [ $update = 1 ]; then
+    echo "$got" >"$want"; ok "diff $f $opt (written)"
+  elif [ "$got" = "$(cat "$want")" ]; then
+    ok "diff $f $opt"
+  else
+    fail "diff $f $opt: $(diff <(echo "$got") "$want" | head -6)"
+  fi
+done
 
 ENV_SH=$ROOT/build/toolchains/env.sh
 if [ ! -f "$ENV_SH" ]; then
@@ -161,6 +181,14 @@ PY
         timeout 60 "$TOOL" run --keep-going -- "$bin" 2>/dev/null); kgrc=$?
       if [ $kgrc != 1 ] || ! grep -q "exit status 0, [0-9]* constructs, $wantkg violations" <<<"$kg"; then
         fail "$what: simtarget-maps run --keep-going (exit $kgrc): $(tail -1 <<<"$kg")"; continue
+      fi
+    fi
+    # a second run of the same binary: `diff` finds no difference
+    if [ -z "$want_exit" ]; then
+      (cd "$OUT/$n" && env $runenv SIMTARGET_TRACE=$bin.2.jsonl LD_LIBRARY_PATH=$LIBDIR:$hostlib \
+        OMP_TARGET_OFFLOAD=mandatory timeout 60 "$bin" >/dev/null 2>&1)
+      if ! twice=$("$TOOL" diff "$trace" "$bin.2.jsonl" 2>&1); then
+        fail "$what: diff of two runs: $(head -3 <<<"$twice")"; continue
       fi
     fi
     golden=$GOLDEN/$n/$name.jsonl

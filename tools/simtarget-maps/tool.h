@@ -31,11 +31,16 @@ struct trace {
   size_t num_lines;
   struct construct *constructs; /* in call order */
   size_t num_constructs;
+  size_t num_skipped; /* lines of kinds the reader did not ask for */
 };
 
 /* Read a trace; 0, or -1 after saying why on stderr (file, line): each
  * line that breaks the schema is named, and an empty trace fails. */
 int trace_load(const char *path, struct trace *t);
+/* The same, reading only the event kinds in `only` (NULL-terminated; NULL:
+ * all): a line whose "ev" plainly names another kind is skipped unread. */
+int trace_load_only(const char *path, struct trace *t,
+                    const char *const *only);
 /* One event against trace.schema.json: 0, or -1 with the reason in why. */
 int validate_event(json_object *ev, char *why, size_t len);
 void trace_free(struct trace *t);

@@ -172,9 +172,32 @@ static json_object *parse_line(json_tokener *tok, const char *line,
   return o;
 }
 
-/* Every line is validated; each malformed one is named with its line
- * number, and any of them (or an empty trace) fails the load. */
+/* Does a line's "ev" (written by simtarget right after "v") name a kind
+ * the caller skips? Only a line that plainly says so is skipped; any other
+ * is parsed and validated. */
+static bool skipped_kind(const char *line, const char *const *only) {
+  static const char tag[] = "\"ev\":\"";
+  const char *p = strstr(line, tag);
+  if (!only || !p || p - line > 16)
+    return false;
+  p += sizeof tag - 1;
+  const char *end = strchr(p, '"');
+  if (!end)
+    return false;
+  for (; *only; only++)
+    if (strlen(*only) == (size_t)(end - p) && !strncmp(p, *only, end - p))
+      return false;
+  return true;
+}
+
 int trace_load(const char *path, struct trace *t) {
+  return trace_load_only(path, t, NULL);
+}
+
+/* Every line read is validated; each malformed one is named with its line
+ * number, and any of them (or an empty trace) fails the load. */
+int trace_load_only(const char *path, struct trace *t,
+                    const char *const *only) {
   memset(t, 0, sizeof *t);
   t->path = path;
   FILE *f = fopen(path, "r");
@@ -195,6 +218,10 @@ int trace_load(const char *path, struct trace *t) {
     lineno++;
     if (strspn(line, " \t\r\n") == (size_t)got)
       continue;
+    if (skipped_kind(line, only)) {
+      t->num_skipped++;
+      continue;
+    }
     json_object *ev =
         got < INT32_MAX ? parse_line(tok, line, (size_t)got) : NULL;
     if (validate_event(ev, why, sizeof why) != 0) {
@@ -223,7 +250,7 @@ int trace_load(const char *path, struct trace *t) {
     fprintf(stderr, "simtarget-maps: %s: %zu malformed line%s (schema: "
                     "trace.schema.json)\n",
             path, malformed, malformed == 1 ? "" : "s");
-  else if (t->num_lines == 0 && (rc = -1))
+  else if (t->num_lines + t->num_skipped == 0 && (rc = -1))
     fprintf(stderr, "simtarget-maps: %s: an empty trace (no event: did the "
                     "program run with SIMTARGET_TRACE and offload?)\n",
             path);
