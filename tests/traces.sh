@@ -52,12 +52,18 @@ fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
 # ---- the checker's rules, one hand-built trace each
 for t in "$ROOT"/tests/traces/rules/*.jsonl; do
   [ -f "$t" ] || continue
-  rule=$(basename "$t" .jsonl)
+  rule=$(basename "$t" .jsonl); rule=${rule%%.*} # RULE.VARIANT.jsonl
   out=$("$TOOL" check "$t" 2>&1); rc=$?
+  # each violation names the trace line of its construct's call
+  while read -r seq line; do
+    [ -n "$seq" ] || continue
+    want=$(grep -n "\"ev\":\"call\",\"seq\":$seq," "$t" | cut -d: -f1)
+    [ "$line" = "$want" ] || { rc=99; out="trace line $line, the call is on line $want: $out"; }
+  done < <(sed -n -E 's/.*\(construct ([0-9]+), [a-z]+, trace line ([0-9]+)\).*/\1 \2/p' <<<"$out")
   if [ "$rule" = correct ]; then
     [ $rc = 0 ] && ok "check rule: correct trace, no violation" || fail "check: correct trace: $out"
   elif [ $rc = 1 ] && grep -q "\[$rule\]" <<<"$out" && [ "$(grep -c '\[' <<<"$out")" = "$(grep -c "\[$rule\]" <<<"$out")" ]; then
-    ok "check rule: $rule"
+    ok "check rule: $rule ($(basename "$t"))"
   else
     fail "check rule $rule (exit $rc): $out"
   fi
@@ -162,6 +168,9 @@ PY
     # "check-versions:": the clangs whose codegen breaks that rule
     wantv=$(sed -n -E 's@^// check-versions: *(.*)$@\1@p' "$src" | head -1)
     [ -n "$wantv" ] && ! grep -qw "$n" <<<"$wantv" && want=
+    # "check-N: rule": what clang N breaks instead
+    wantn=$(sed -n -E "s@^// check-$n: *([a-z-]+).*@\\1@p" "$src" | head -1)
+    [ -n "$wantn" ] && want=$wantn
     check=$("$TOOL" check "$trace"); crc=$?
     if [ -z "$want" ] && [ $crc != 0 ]; then
       fail "$what: check found violations: $(grep '\[' <<<"$check" | head -3)"; continue

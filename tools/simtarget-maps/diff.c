@@ -498,6 +498,17 @@ out:
   return rc;
 }
 
+int diff_count(const struct trace *a, const struct trace *b,
+               size_t *constructs) {
+  struct differ d = {.json = true, .ignore_entry = true};
+  d.out = json_object_new_array();
+  int rc = diff_traces(&d, a, b);
+  json_object_put(d.out);
+  obj_map_free(&d.objs);
+  *constructs = d.constructs;
+  return rc ? -1 : d.count;
+}
+
 int cmd_diff(int argc, char **argv) {
   struct differ d = {0};
   for (; argc > 0 && argv[0][0] == '-' && argv[0][1] == '-'; argc--, argv++) {

@@ -113,7 +113,7 @@ static int cmd_run(int argc, char **argv) {
   struct trace t;
   int rc = 2;
   if (trace_load(trace_path, &t) == 0) {
-    int v = check_trace(&t, stdout);
+    int v = check_trace(&t, false, stdout);
     printf("simtarget-maps: %s: exit status %d, %zu constructs, %d "
            "violation%s\n",
            argv[i + 1], prog_rc, t.num_constructs, v, v == 1 ? "" : "s");
@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
     int (*run)(int, char **);
   } commands[] = {{"decode", cmd_decode},       {"check", cmd_check},
                   {"diff", cmd_diff},           {"normalize", cmd_normalize},
-                  {"run", cmd_run}};
+                  {"run", cmd_run},             {"matrix", cmd_matrix}};
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name))
       return commands[i].run(argc - 2, argv + 2);

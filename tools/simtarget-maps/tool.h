@@ -71,7 +71,12 @@ int cmd_decode(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_normalize(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+/* Differences of two traces (entry points ignored), and in how many
+ * constructs; -1 when out of memory. */
+int diff_count(const struct trace *a, const struct trace *b,
+               size_t *constructs);
 /* Check a loaded trace; prints violations to `out`, returns their number. */
-int check_trace(const struct trace *t, FILE *out);
+int check_trace(const struct trace *t, bool codegen_only, FILE *out);
 
 #endif
