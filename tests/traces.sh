@@ -109,6 +109,18 @@ fi
 # shellcheck disable=SC1090
 . "$ENV_SH"
 [ -n "$versions" ] || versions=$TOOLCHAINS_USABLE
+
+# ---- matrix: two clangs in one command, their verdicts, rules and diff
+if grep -qw 19 <<<"$TOOLCHAINS_USABLE" && grep -qw 22 <<<"$TOOLCHAINS_USABLE"; then
+  mx=$("$TOOL" matrix --clang 19,22 --toolchains "$ENV_SH" --lib "$LIBDIR" \
+    "$PROGDIR/nested_ptr_member.c" 2>&1)
+  if grep -q '^clang-19 .*simtarget: exit 1 (.*`s.in.n`.*rules: member-inside x2$' <<<"$mx" &&
+    grep -q '^clang-22 .*simtarget: exit 1 .*rules: attach-storage x1  vs clang-19: [1-9][0-9]* differences in 1 construct$' <<<"$mx"; then
+    ok "matrix nested_ptr_member.c --clang 19,22"
+  else
+    fail "matrix nested_ptr_member.c --clang 19,22: $mx"
+  fi
+fi
 have_jsonschema=1
 python3 -c 'import jsonschema' 2>/dev/null || have_jsonschema=0
 
