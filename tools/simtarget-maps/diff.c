@@ -529,7 +529,10 @@ int cmd_diff(int argc, char **argv) {
   }
   /* what the diff compares: the other events are skipped unread */
   static const char *const kinds[] = {"call", "mapper", "result", NULL};
-  struct trace ta, tb;
+  /* static: the command ends the process, which releases the traces; not
+   * freeing their JSON objects one by one saves a fifth of the time of a
+   * large diff (and they stay reachable for LeakSanitizer) */
+  static struct trace ta, tb;
   if (trace_load_only(argv[0], &ta, kinds) != 0)
     return 2;
   if (trace_load_only(argv[1], &tb, kinds) != 0) {
@@ -549,7 +552,5 @@ int cmd_diff(int argc, char **argv) {
            d.count == 1 ? "" : "s", d.constructs, ta.num_constructs);
   json_object_put(d.out);
   obj_map_free(&d.objs);
-  trace_free(&ta);
-  trace_free(&tb);
   return rc ? 2 : d.count ? 1 : 0;
 }
