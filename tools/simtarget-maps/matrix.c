@@ -201,7 +201,15 @@ static void one_clang(struct matrix *m, size_t k, struct trace *t,
            tc->cc, tc->flags, m->prog, bin, m->cxx ? "-lstdc++" : "", bin);
   *have = false;
   if (run_sh(cmd) != 0) {
-    printf("clang-%-3d does not compile (%s.cc.err)\n", v, bin);
+    char err[PATH_MAX + 16], line[300] = "";
+    snprintf(err, sizeof err, "%s.cc.err", bin);
+    FILE *f = fopen(err, "r");
+    while (f && fgets(line, sizeof line, f) && !strstr(line, "error"))
+      line[0] = 0;
+    if (f)
+      fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    printf("clang-%-3d does not compile: %s\n", v, line[0] ? line : tc->cc);
     return;
   }
   snprintf(cmd, sizeof cmd,
@@ -282,32 +290,59 @@ static void default_lib(char *out, size_t len) {
 
 static bool quotable(const char *s) { return s && !strchr(s, '\''); }
 
-int cmd_matrix(int argc, char **argv) {
-  struct matrix m = {0};
-  const char *list = NULL;
-  bool keep = false;
-  char lib[PATH_MAX];
-  default_lib(lib, sizeof lib);
-  m.lib = lib;
-  m.toolchains_file = getenv("SIMTARGET_TOOLCHAINS");
+/* The options; 0, or 2 after saying what is wrong. */
+static int matrix_args(struct matrix *m, int argc, char **argv,
+                       const char **list, bool *keep) {
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--clang") && i + 1 < argc)
-      list = argv[++i];
+      *list = argv[++i];
     else if (!strcmp(argv[i], "--toolchains") && i + 1 < argc)
-      m.toolchains_file = argv[++i];
+      m->toolchains_file = argv[++i];
     else if (!strcmp(argv[i], "--lib") && i + 1 < argc)
-      m.lib = argv[++i];
+      m->lib = argv[++i];
     else if (!strcmp(argv[i], "--keep"))
-      keep = true;
-    else if (argv[i][0] != '-' && !m.prog)
-      m.prog = argv[i];
+      *keep = true;
+    else if (argv[i][0] != '-' && !m->prog)
+      m->prog = argv[i];
     else {
       fprintf(stderr, "simtarget-maps matrix: unknown argument %s\n",
               argv[i]);
       return 2;
     }
   }
-  char prog[PATH_MAX];
+  return 0;
+}
+
+/* Each clang in turn, diffed against the last one that left a trace. */
+static void run_all(struct matrix *m) {
+  struct trace last, cur;
+  bool have_last = false;
+  int last_v = -1;
+  for (size_t k = 0; k < m->n; k++) {
+    bool have = false;
+    one_clang(m, k, &cur, &have, have_last ? &last : NULL, last_v);
+    if (!have)
+      continue;
+    if (have_last)
+      trace_free(&last);
+    last = cur;
+    have_last = true;
+    last_v = m->tc[k].version;
+  }
+  if (have_last)
+    trace_free(&last);
+}
+
+int cmd_matrix(int argc, char **argv) {
+  struct matrix m = {0};
+  const char *list = NULL;
+  bool keep = false;
+  char lib[PATH_MAX], prog[PATH_MAX];
+  default_lib(lib, sizeof lib);
+  m.lib = lib;
+  m.toolchains_file = getenv("SIMTARGET_TOOLCHAINS");
+  if (matrix_args(&m, argc, argv, &list, &keep) != 0)
+    return 2;
   if (!m.prog || !realpath(m.prog, prog) || !quotable(prog) ||
       !quotable(m.lib)) {
     fprintf(stderr, "simtarget-maps matrix: give a C or C++ source file "
@@ -331,21 +366,7 @@ int cmd_matrix(int argc, char **argv) {
     fprintf(stderr, "simtarget-maps matrix: mkdtemp: %s\n", strerror(errno));
     return 2;
   }
-  struct trace traces[2];
-  bool have[2] = {false, false};
-  int prev_v = -1;
-  for (size_t k = 0; k < m.n; k++) {
-    struct trace *cur = &traces[k % 2], *prev = &traces[(k + 1) % 2];
-    bool *h = &have[k % 2], prev_ok = have[(k + 1) % 2];
-    one_clang(&m, k, cur, h, prev_ok ? prev : NULL, prev_v);
-    if (prev_ok)
-      trace_free(prev), have[(k + 1) % 2] = false;
-    if (*h)
-      prev_v = m.tc[k].version;
-  }
-  for (int i = 0; i < 2; i++)
-    if (have[i])
-      trace_free(&traces[i]);
+  run_all(&m);
   char cmd[128];
   if (keep)
     printf("files: %s\n", m.dir);
