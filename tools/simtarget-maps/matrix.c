@@ -204,7 +204,8 @@ static void one_clang(struct matrix *m, size_t k, struct trace *t,
     char err[PATH_MAX + 16], line[300] = "";
     snprintf(err, sizeof err, "%s.cc.err", bin);
     FILE *f = fopen(err, "r");
-    while (f && fgets(line, sizeof line, f) && !strstr(line, "error"))
+    while (f && fgets(line, sizeof line, f) && !strstr(line, "error") &&
+           !strstr(line, "not found"))
       line[0] = 0;
     if (f)
       fclose(f);
