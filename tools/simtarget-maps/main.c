@@ -149,7 +149,7 @@ static int cmd_run(int argc, char **argv) {
     ;
   int prog_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   struct trace t;
-  int rc = 2;
+  int rc = prog_rc ? prog_rc : 2; /* a trace that cannot be read, or none */
   if (trace_load(trace_path, &t) == 0) {
     int v = check_trace(&t, false, stdout);
     printf("simtarget-maps: %s: exit status %d, %zu constructs, %d "
