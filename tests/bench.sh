@@ -226,3 +226,7 @@ done | awk "$AWK_MEDIAN"'
              m == "nowait_threads_ms" ? sprintf("  goal sim/llvm-19 <= 1.0  %s", r <= 1.0 ? "ok" : "MISSED") : ""
     }
   }'
+
+# simtarget-maps on large traces (issue 30 item 19)
+echo
+tests/traces_bench.sh

@@ -38,11 +38,15 @@ lesson_commands() {
     sed -E 's/^[` ]+//; s/[[:space:]]+$//' | grep -vE ' (NN|PROG\.c)( |$)' | sort -u
 }
 
-# README.md's ```sh blocks that use simtarget-clang, one file each.
+# README.md's ```sh blocks that use simtarget-clang, one file each. A block
+# written as a session ("$ " before each command, output lines between) runs
+# its commands only, each allowed exit 1 (check and diff exit 1 on findings).
 sh_blocks() {
   awk -v dir="$LOG" '
-    /^```sh$/ { inb = 1; n++; text = ""; next }
-    /^```$/ && inb { inb = 0; if (text ~ /simtarget-clang/) { f = dir "/block" n ".sh"; printf "%s", text > f; close(f); print f } next }
+    /^```sh$/ { inb = 1; n++; text = ""; session = ""; next }
+    /^```$/ && inb { inb = 0; if (session != "") text = session
+      if (text ~ /simtarget-clang/) { f = dir "/block" n ".sh"; printf "%s", text > f; close(f); print f } next }
+    inb && /^\$ / { session = session "{ " substr($0, 3) "\n} || [ $? -le 1 ]\n" }
     inb { text = text $0 "\n" }' README.md
 }
 
@@ -100,7 +104,7 @@ for f in $(sh_blocks); do
   echo "$PROG" >prog.c; cp prog.c t.c
   bash -e "$f" >"$f.log" 2>&1
   rc=$?
-  rm -f prog.c t.c prog t19 t22 t19.jsonl t22.jsonl
+  rm -f prog.c t.c prog t14 t19 t22 t14.jsonl t19.jsonl t22.jsonl
   ok=0; [ $rc = 0 ] && ok=1
   report "README.md block: $(grep -m1 simtarget-clang "$f")" $ok "$f.log"
 done

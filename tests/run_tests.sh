@@ -84,6 +84,8 @@ run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 run_suite programs tests/programs.sh
 run_suite traces tests/traces.sh
+# simtarget-maps (sanitized) on mutated traces: no crash, every error a line
+run_suite traces_fuzz tests/traces_fuzz.sh
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium

@@ -11,10 +11,15 @@
 #     (a rule name, and no other; none: no violation),
 #   - with "keep-going-violations: N", `simtarget-maps run --keep-going`
 #     runs the program to its end and reports N violations,
+#   - a second run of the binary gives a trace that `simtarget-maps diff`
+#     finds equal to the first (no false differences),
 #   - the normalised trace (simtarget-maps normalize) equals
 #     tests/traces/golden/<N>/<program>.jsonl.
 # Then the checker's own tests: tests/traces/rules/<rule>.jsonl are
-# hand-built traces that each break one rule (and only it).
+# hand-built traces that each break one rule (and only it), and
+# tests/traces/malformed/ traces that break the schema (expected.txt: the
+# message for each malformed line, with its number), and the diffs of the
+# golden traces of clang 14, 19 and 22 (tests/traces/diffs/).
 #
 # Usage: tests/traces.sh [--update] [--versions "19 22"] [PROGRAM.c ...]
 #   --update   rewrite the golden files from this run (review the diff)
@@ -47,14 +52,51 @@ fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
 # ---- the checker's rules, one hand-built trace each
 for t in "$ROOT"/tests/traces/rules/*.jsonl; do
   [ -f "$t" ] || continue
-  rule=$(basename "$t" .jsonl)
+  rule=$(basename "$t" .jsonl); rule=${rule%%.*} # RULE.VARIANT.jsonl
   out=$("$TOOL" check "$t" 2>&1); rc=$?
+  # each violation names the trace line of its construct's call
+  while read -r seq line; do
+    [ -n "$seq" ] || continue
+    want=$(grep -n "\"ev\":\"call\",\"seq\":$seq," "$t" | cut -d: -f1)
+    [ "$line" = "$want" ] || { rc=99; out="trace line $line, the call is on line $want: $out"; }
+  done < <(sed -n -E 's/.*\(construct ([0-9]+), [a-z]+, trace line ([0-9]+)\).*/\1 \2/p' <<<"$out")
   if [ "$rule" = correct ]; then
     [ $rc = 0 ] && ok "check rule: correct trace, no violation" || fail "check: correct trace: $out"
   elif [ $rc = 1 ] && grep -q "\[$rule\]" <<<"$out" && [ "$(grep -c '\[' <<<"$out")" = "$(grep -c "\[$rule\]" <<<"$out")" ]; then
-    ok "check rule: $rule"
+    ok "check rule: $rule ($(basename "$t"))"
   else
     fail "check rule $rule (exit $rc): $out"
+  fi
+done
+
+# ---- malformed traces: every broken line named with its number, exit 2
+while read -r file msgs; do
+  case $file in ''|'#'*) continue ;; esac
+  err=$("$TOOL" check "$ROOT/tests/traces/malformed/$file" 2>&1 >/dev/null); rc=$?
+  missing=
+  IFS='|' read -ra want <<<"$msgs"
+  for m in "${want[@]}"; do grep -qE -- "$m" <<<"$err" || missing="$missing /$m/"; done
+  if [ $rc = 2 ] && [ -z "$missing" ]; then
+    ok "malformed trace: $file"
+  else
+    fail "malformed trace $file (exit $rc, missing$missing): $err"
+  fi
+done <"$ROOT/tests/traces/malformed/expected.txt"
+
+# ---- diff between the golden traces of two clangs (tests/traces/diffs/
+# NAME.A-B[.summary].txt: `simtarget-maps diff [--summary] A/NAME B/NAME`)
+for want in "$ROOT"/tests/traces/diffs/*.txt; do
+  [ -f "$want" ] || continue
+  f=$(basename "$want" .txt); opt=
+  case $f in *.summary) opt=--summary; f=${f%.summary} ;; esac
+  name=${f%.*} pair=${f##*.}
+  got=$(cd "$GOLDEN" && "$TOOL" diff $opt "${pair%-*}/$name.jsonl" "${pair#*-}/$name.jsonl" 2>&1)
+  if [ $update = 1 ]; then
+    echo "$got" >"$want"; ok "diff $f $opt (written)"
+  elif [ "$got" = "$(cat "$want")" ]; then
+    ok "diff $f $opt"
+  else
+    fail "diff $f $opt: $(diff <(echo "$got") "$want" | head -6)"
   fi
 done
 
@@ -67,6 +109,18 @@ fi
 # shellcheck disable=SC1090
 . "$ENV_SH"
 [ -n "$versions" ] || versions=$TOOLCHAINS_USABLE
+
+# ---- matrix: two clangs in one command, their verdicts, rules and diff
+if grep -qw 19 <<<"$TOOLCHAINS_USABLE" && grep -qw 22 <<<"$TOOLCHAINS_USABLE"; then
+  mx=$("$TOOL" matrix --clang 19,22 --toolchains "$ENV_SH" --lib "$LIBDIR" \
+    "$PROGDIR/nested_ptr_member.c" 2>&1)
+  if grep -q '^clang-19 .*simtarget: exit 1 (.*`s.in.n`.*rules: member-inside x2$' <<<"$mx" &&
+    grep -q '^clang-22 .*simtarget: exit 1 .*rules: attach-storage x1  vs clang-19: [1-9][0-9]* differences in 1 construct$' <<<"$mx"; then
+    ok "matrix nested_ptr_member.c --clang 19,22"
+  else
+    fail "matrix nested_ptr_member.c --clang 19,22: $mx"
+  fi
+fi
 have_jsonschema=1
 python3 -c 'import jsonschema' 2>/dev/null || have_jsonschema=0
 
@@ -126,6 +180,9 @@ PY
     # "check-versions:": the clangs whose codegen breaks that rule
     wantv=$(sed -n -E 's@^// check-versions: *(.*)$@\1@p' "$src" | head -1)
     [ -n "$wantv" ] && ! grep -qw "$n" <<<"$wantv" && want=
+    # "check-N: rule": what clang N breaks instead
+    wantn=$(sed -n -E "s@^// check-$n: *([a-z-]+).*@\\1@p" "$src" | head -1)
+    [ -n "$wantn" ] && want=$wantn
     check=$("$TOOL" check "$trace"); crc=$?
     if [ -z "$want" ] && [ $crc != 0 ]; then
       fail "$what: check found violations: $(grep '\[' <<<"$check" | head -3)"; continue
@@ -145,6 +202,14 @@ PY
         timeout 60 "$TOOL" run --keep-going -- "$bin" 2>/dev/null); kgrc=$?
       if [ $kgrc != 1 ] || ! grep -q "exit status 0, [0-9]* constructs, $wantkg violations" <<<"$kg"; then
         fail "$what: simtarget-maps run --keep-going (exit $kgrc): $(tail -1 <<<"$kg")"; continue
+      fi
+    fi
+    # a second run of the same binary: `diff` finds no difference
+    if [ -z "$want_exit" ]; then
+      (cd "$OUT/$n" && env $runenv SIMTARGET_TRACE=$bin.2.jsonl LD_LIBRARY_PATH=$LIBDIR:$hostlib \
+        OMP_TARGET_OFFLOAD=mandatory timeout 60 "$bin" >/dev/null 2>&1)
+      if ! twice=$("$TOOL" diff "$trace" "$bin.2.jsonl" 2>&1); then
+        fail "$what: diff of two runs: $(head -3 <<<"$twice")"; continue
       fi
     fi
     golden=$GOLDEN/$n/$name.jsonl

@@ -16,36 +16,59 @@ static const char usage[] =
     "\n"
     "SYNOPSIS\n"
     "    simtarget-maps decode TYPE...\n"
-    "    simtarget-maps check TRACE...\n"
-    "    simtarget-maps diff [--json] TRACE_A TRACE_B\n"
+    "    simtarget-maps check [--codegen-only] TRACE...\n"
+    "    simtarget-maps diff [--summary] [--ignore-entry] [--json] TRACE_A "
+    "TRACE_B\n"
     "    simtarget-maps normalize TRACE\n"
     "    simtarget-maps run [--keep-going] [--trace FILE] -- PROGRAM [ARGS...]\n"
+    "    simtarget-maps matrix [--clang 13,14,...] [--toolchains FILE] "
+    "[--lib DIR]\n"
+    "                          [--keep] PROG.c\n"
     "    simtarget-maps --help\n"
     "\n"
     "DESCRIPTION\n"
     "    TRACE files are written by simtarget's libomptarget when the program "
     "runs\n"
     "    with SIMTARGET_TRACE=FILE: one JSON object per line, in the schema\n"
-    "    trace.schema.json (version 2).\n"
+    "    trace.schema.json (version 2; a normalised trace, without raw\n"
+    "    addresses, is read too). Every line read is validated: each one that\n"
+    "    breaks the schema is named as FILE:LINE: with the field, and the\n"
+    "    command exits 2; so does an empty trace.\n"
     "\n"
     "    decode     print the bits of a map type (decimal or 0x hex) and what "
     "they\n"
     "               mean; MEMBER_OF is shown as the parent's 0-based index.\n"
     "    check      check every construct against the map rules; prints each\n"
-    "               violation as LOCATION: ENTRY (construct N, KIND): argument "
-    "I\n"
-    "               `EXPR`: [RULE] explanation. Exit status 1 when any rule is\n"
-    "               broken. Rules: member-order, member-inside, ptr-and-obj,\n"
-    "               param-order, size, explicit-extension, refcount-once, "
-    "present,\n"
-    "               delete-on-exit, attach-pairs, implicit.\n"
+    "               violation as LOCATION: ENTRY (construct N, KIND, trace "
+    "line L):\n"
+    "               argument I `EXPR`: [RULE] explanation (offsets inside a "
+    "parent\n"
+    "               relative to the parent). Exit status 1 when a rule is "
+    "broken.\n"
+    "               Codegen rules: member-order, member-inside, member-param,\n"
+    "               ptr-and-obj, param-order, size, literal-size, "
+    "attach-size,\n"
+    "               attach-pairs, attach-storage, overlap, unknown-bits,\n"
+    "               delete-on-exit, implicit. Program rules (left out by\n"
+    "               --codegen-only): zero-size, explicit-extension, "
+    "refcount-once,\n"
+    "               present.\n"
     "    diff       align the constructs of two traces of one program by "
     "source\n"
-    "               location and order, print what differs argument by "
-    "argument\n"
-    "               (addresses compared symbolically); --json for machines. "
-    "Exit\n"
-    "               status 1 when they differ.\n"
+    "               location and occurrence, their entries by map expression\n"
+    "               (ATTACH apart, mapper components under their argument), "
+    "and\n"
+    "               print one line per entry that differs: decoded bits "
+    "(+added\n"
+    "               -removed), MEMBER_OF as the parent's expression, size and\n"
+    "               addresses by object (objects matched across the traces), "
+    "or\n"
+    "               `only in A/B`. --summary: one line per construct;\n"
+    "               --ignore-entry: not the entry point (__tgt_target_mapper "
+    "vs\n"
+    "               __tgt_target_kernel); --json for machines. Reads only the\n"
+    "               call, mapper and result lines. Exit status 1 when they "
+    "differ.\n"
     "    normalize  print the trace without raw addresses and directories, "
     "for\n"
     "               golden files.\n"
@@ -58,6 +81,21 @@ static const char usage[] =
     "               status: the program's when it failed, else 1 when a rule "
     "is\n"
     "               broken, else 0.\n"
+    "    matrix     compile PROG.c (or .cpp) with each clang (-g -O1), run it "
+    "on\n"
+    "               simtarget and on that clang's LLVM runtime where "
+    "installed,\n"
+    "               and print one line per clang: both verdicts (with the "
+    "cause),\n"
+    "               the rules its trace breaks, and its diff against the "
+    "previous\n"
+    "               clang. Clangs: --clang, else TOOLCHAINS_USABLE of the\n"
+    "               toolchains file (--toolchains, $SIMTARGET_TOOLCHAINS; the\n"
+    "               build/toolchains/env.sh of tests/toolchains.sh), else "
+    "every\n"
+    "               clang-N in PATH. simtarget's libraries: --lib, else ../lib\n"
+    "               beside this program. --keep keeps the binaries and "
+    "traces.\n"
     "\n"
     "    The program must find simtarget's libomptarget.so (LD_LIBRARY_PATH).\n";
 
@@ -111,9 +149,9 @@ static int cmd_run(int argc, char **argv) {
     ;
   int prog_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   struct trace t;
-  int rc = 2;
+  int rc = prog_rc ? prog_rc : 2; /* a trace that cannot be read, or none */
   if (trace_load(trace_path, &t) == 0) {
-    int v = check_trace(&t, stdout);
+    int v = check_trace(&t, false, stdout);
     printf("simtarget-maps: %s: exit status %d, %zu constructs, %d "
            "violation%s\n",
            argv[i + 1], prog_rc, t.num_constructs, v, v == 1 ? "" : "s");
@@ -136,7 +174,7 @@ int main(int argc, char **argv) {
     int (*run)(int, char **);
   } commands[] = {{"decode", cmd_decode},       {"check", cmd_check},
                   {"diff", cmd_diff},           {"normalize", cmd_normalize},
-                  {"run", cmd_run}};
+                  {"run", cmd_run},             {"matrix", cmd_matrix}};
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name))
       return commands[i].run(argc - 2, argv + 2);

@@ -22,6 +22,7 @@ struct construct {
   json_object **events;
   size_t num_events, cap_events;
   json_object *result;
+  size_t call_line; /* the call's line in the file, 1-based */
 };
 
 struct trace {
@@ -30,10 +31,18 @@ struct trace {
   size_t num_lines;
   struct construct *constructs; /* in call order */
   size_t num_constructs;
+  size_t num_skipped; /* lines of kinds the reader did not ask for */
 };
 
-/* Read a trace; 0, or -1 after saying why on stderr (file, line). */
+/* Read a trace; 0, or -1 after saying why on stderr (file, line): each
+ * line that breaks the schema is named, and an empty trace fails. */
 int trace_load(const char *path, struct trace *t);
+/* The same, reading only the event kinds in `only` (NULL-terminated; NULL:
+ * all): a line whose "ev" plainly names another kind is skipped unread. */
+int trace_load_only(const char *path, struct trace *t,
+                    const char *const *only);
+/* One event against trace.schema.json: 0, or -1 with the reason in why. */
+int validate_event(json_object *ev, char *why, size_t len);
 void trace_free(struct trace *t);
 
 /* Field helpers: a missing field reads as 0 / "" / false. */
@@ -62,7 +71,12 @@ int cmd_decode(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_normalize(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+/* Differences of two traces (entry points ignored), and in how many
+ * constructs; -1 when out of memory. */
+int diff_count(const struct trace *a, const struct trace *b,
+               size_t *constructs);
 /* Check a loaded trace; prints violations to `out`, returns their number. */
-int check_trace(const struct trace *t, FILE *out);
+int check_trace(const struct trace *t, bool codegen_only, FILE *out);
 
 #endif

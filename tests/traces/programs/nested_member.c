@@ -1,13 +1,13 @@
 // A member of a nested struct and a pointer section in the nested struct.
 // clang 13-19 size the combined entry of `o` as o.in.k alone (4 bytes), so
-// o.in.q and its pointer lie outside their parent: a codegen bug that
-// `simtarget-maps check` reports; clang 22 lists o.in.k alone as the
-// combined entry. With every clang the kernel faults reading o.in.q, and the
-// fault names `o.in.k`.
+// o.in.q and its pointer lie outside their parent (member-inside); clang 22
+// maps o.in.k alone and attaches o.in.q, whose storage no entry maps
+// (attach-storage). Every clang's kernel faults reading o.in.q, naming o.in.k.
 // Under LLVM's own runtime it crashes (signal 11) with clang 13-19.
 // simtarget-only
 // check: member-inside
 // check-versions: 13 14 15 16 19
+// check-22: attach-storage
 // expect-exit: 1
 // expect-stderr: 4 bytes past the end of `o.in.k` \(argument [0-9]+, 4 bytes
 #include <stdio.h>
