@@ -58,7 +58,8 @@ static void devices_init(void) {
   for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
     devices[i].id = i;
     devices[i].mem_fd = devices[i].ctl_fd = devices[i].host_alive_fd = -1;
-    devices[i].supervisor_fd = -1;
+    devices[i].supervisor_fd = devices[i].pidfd = -1;
+    devices[i].supervisor_pidfd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
   }
   pthread_atfork(NULL, NULL, devices_after_fork_in_child);

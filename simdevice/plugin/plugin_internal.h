@@ -229,8 +229,10 @@ struct sim_device {
   struct shared_block *shared_blocks; /* host/shared memory (shared_memory.c) */
   /* process */
   pid_t pid;                /* 0 when none runs */
-  pid_t starter_pid;        /* the clone that starts the supervisor, until
-                               process_await reaps it; 0 when none */
+  int pidfd;                /* pid's pidfd (pidfd.c); -1 if none */
+  pid_t supervisor_pid;     /* the device's supervisor, a child of this
+                               process (exit signal 0) until reaped; 0 */
+  int supervisor_pidfd;     /* its pidfd; -1 if none */
   int host_alive_fd;        /* write end of the process's liveness pipe
                                (protocol.h SIMDEV_FD_HOST_ALIVE); -1 if none */
   int supervisor_fd;        /* read end of the supervisor's pipe
@@ -274,6 +276,12 @@ HIDDEN const char *const *launcher_words(void);
  * its way; 0, or -1 with the error set) then process_await (0 once it is
  * ready, or -1 with the error set and the process gone); in between, the
  * caller may do other work (plugin.c starts device 0 early that way). */
+HIDDEN int pidfd_of(pid_t pid);
+HIDDEN int pidfd_missing(void);
+HIDDEN int pidfd_ended(int pidfd, pid_t pid);
+HIDDEN void pidfd_kill(int pidfd, pid_t pid);
+HIDDEN int pidfd_reap_child(int *pidfd, pid_t *pid, int wait_ms, int *status);
+
 HIDDEN int process_start(struct sim_device *dev);
 HIDDEN int process_launch(struct sim_device *dev);
 HIDDEN int process_await(struct sim_device *dev);
