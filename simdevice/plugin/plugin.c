@@ -127,12 +127,14 @@ static int device_launch(struct sim_device *dev) {
                  dev->id, (unsigned long long)dev->capacity, strerror(errno));
     goto out_close_mem;
   }
+  fd_remember(&dev->mem_id, dev->mem_fd);
   dev->ctl_fd = memfd_create("simdevice-control", MFD_CLOEXEC);
   if (dev->ctl_fd < 0 || ftruncate(dev->ctl_fd, (off_t)SIMDEV_CONTROL_BYTES) != 0) {
     plugin_error("simdevice: device %d: cannot create its control area: %s",
                  dev->id, strerror(errno));
     goto out_close_ctl;
   }
+  fd_remember(&dev->ctl_id, dev->ctl_fd);
   void *ctl = SIM_FAULT(SHM_MAP)
                   ? (errno = ENOMEM, MAP_FAILED)
                   : mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
@@ -178,6 +180,26 @@ out_close_mem:
   return -1;
 }
 
+/* The process started early has what the program had when it loaded; at
+ * first use, main may have changed that (dropped privileges, closed every
+ * descriptor, reopened stdout, ignored SIGPIPE...): then it goes, and a new
+ * one starts with the program's state now (inherit.c). */
+static void drop_stale_early_start(struct sim_device *dev) {
+  dev->early = 0;
+  const char *what = inherit_differs(&dev->early_state);
+  if (what == NULL &&
+      (!fd_still_ours(&dev->mem_id) || !fd_still_ours(&dev->ctl_id) ||
+       !fd_still_ours(&dev->alive_id) || !fd_still_ours(&dev->supervisor_fd_id) ||
+       (dev->supervisor_pidfd >= 0 && !fd_still_ours(&dev->supervisor_pidfd_id))))
+    what = "the plugin's descriptors";
+  if (what == NULL)
+    return;
+  if (atomic_load(&info_flags) & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "%s: device %d started before main is started again: the "
+            "program changed its %s since\n", PLUGIN_TAG, dev->id, what);
+  device_teardown(dev);
+}
+
 int device_setup(struct sim_device *dev) {
   if (atomic_load(&dev->initialized))
     return 0;
@@ -186,6 +208,8 @@ int device_setup(struct sim_device *dev) {
     dev->launch_error[0] = '\0'; /* the next use tries again */
     return -1;
   }
+  if (dev->launched && dev->early)
+    drop_stale_early_start(dev);
   if (!dev->launched && device_launch(dev) != 0)
     return -1;
   if (process_await(dev) != 0) {
@@ -214,10 +238,15 @@ static void device_start_early(void) {
   struct sim_device *dev = &devices[0];
   pthread_mutex_lock(&dev->channel_lock);
   if (!atomic_load(&dev->initialized) && !dev->launched && !dev->inherited &&
-      dev->launch_error[0] == '\0' && device_launch(dev) != 0) {
-    __tgt_rtl_error err;
-    plugin_error_take(&err);
-    snprintf(dev->launch_error, sizeof dev->launch_error, "%s", err.message);
+      dev->launch_error[0] == '\0') {
+    inherit_capture(&dev->early_state);
+    dev->early = device_launch(dev) == 0;
+    if (!dev->early) {
+      __tgt_rtl_error err;
+      plugin_error_take(&err);
+      snprintf(dev->launch_error, sizeof dev->launch_error, "%s",
+               err.message);
+    }
   }
   pthread_mutex_unlock(&dev->channel_lock);
 }
@@ -228,8 +257,8 @@ static void release_memory(struct sim_device *dev) {
   munmap(dev->reservation, dev->capacity);
   munmap(dev->host_view, dev->capacity);
   munmap(dev->ctl, SIMDEV_CONTROL_BYTES);
-  close(dev->ctl_fd);
-  close(dev->mem_fd);
+  fd_close_if_ours(&dev->ctl_fd, &dev->ctl_id);
+  fd_close_if_ours(&dev->mem_fd, &dev->mem_id);
   allocator_destroy(&dev->alloc);
   dev->reservation = dev->host_view = NULL;
   dev->ctl = NULL;
@@ -237,6 +266,7 @@ static void release_memory(struct sim_device *dev) {
   dev->ctl_fd = dev->mem_fd = -1;
   dev->dead = 0;
   dev->launched = 0;
+  dev->early = 0;
   atomic_store(&dev->initialized, 0);
 }
 

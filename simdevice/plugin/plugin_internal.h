@@ -23,6 +23,8 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "../protocol.h"
@@ -209,6 +211,35 @@ struct kernel_ref {
   const char *name; /* host entry name (owned by its plugin_image) */
 };
 
+/* A descriptor as the plugin opened it (inherit.c). */
+struct fd_id {
+  int fd;
+  uint64_t dev, ino;
+};
+HIDDEN void fd_remember(struct fd_id *id, int fd);
+HIDDEN int fd_still_ours(const struct fd_id *id);
+HIDDEN void fd_close_if_ours(int *fd, const struct fd_id *id);
+
+/* What a device process inherits from the program (inherit.c). */
+#define INHERIT_MAX_GROUPS 64
+#define INHERIT_LIMITS 16
+struct inherited_state {
+  uid_t uid[3];
+  gid_t gid[3];
+  int ngroups;
+  gid_t groups[INHERIT_MAX_GROUPS];
+  uint32_t caps[6]; /* capget, version 3: two __user_cap_data_struct */
+  unsigned umask;
+  uint64_t cwd[2], root[2]; /* st_dev + 1, st_ino */
+  struct rlimit limits[INHERIT_LIMITS];
+  uint64_t env_hash;
+  uint64_t ignored; /* signals 1..64 set to SIG_IGN */
+  sigset_t mask;
+  uint64_t stdio[3][2];
+};
+HIDDEN void inherit_capture(struct inherited_state *s);
+HIDDEN const char *inherit_differs(const struct inherited_state *then);
+
 struct sim_device {
   int id;
   _Atomic int initialized;      /* memory and first process set up */
@@ -222,6 +253,9 @@ struct sim_device {
   unsigned char *host_view; /* host mapping of the memory memfd */
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;
+  struct fd_id mem_id, ctl_id, alive_id, supervisor_fd_id, supervisor_pidfd_id;
+  int early;                     /* started before main (plugin.c) */
+  struct inherited_state early_state; /* what it inherited then */
   struct simdev_control *ctl;
   int ctl_zeroed;              /* ctl is a new memfd's: all zeros, untouched */
   unsigned char *bounce;
