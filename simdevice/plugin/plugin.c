@@ -281,19 +281,35 @@ void device_teardown(struct sim_device *dev) {
   release_memory(dev);
 }
 
+/* When waiting for locks at exit ends: 2 s after the first wait began, for
+ * every device and every step together (0: no wait yet). */
+static _Atomic int64_t exit_deadline_ns;
+
+static int64_t realtime_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
 /* Takes the channel lock for unloading and deinit, which run at program
  * exit: another thread may hold it for the whole of a kernel that never
- * ends, and exit must not wait for that. 0, or -1 (said under debug) after
- * 2 s. */
+ * ends, and exit must not wait for that. 0, or -1 (said under debug) once
+ * 2 s have passed since the first such wait: unloading every image and
+ * releasing every device share those 2 s. */
 static int lock_for_exit(struct sim_device *dev, const char *what) {
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += 2;
+  if (pthread_mutex_trylock(&dev->channel_lock) == 0)
+    return 0;
+  int64_t none = 0, deadline = realtime_ns() + 2000000000ll;
+  if (!atomic_compare_exchange_strong(&exit_deadline_ns, &none, deadline))
+    deadline = none;
+  struct timespec until = {.tv_sec = deadline / 1000000000ll,
+                           .tv_nsec = deadline % 1000000000ll};
   if (pthread_mutex_timedlock(&dev->channel_lock, &until) == 0)
     return 0;
-  plugin_error("simdevice: %s of device %d skipped: another thread has been "
-               "waiting on the device for 2 s (a kernel still runs); the "
-               "device process ends with this process",
+  plugin_error("simdevice: %s of device %d skipped: another thread is "
+               "waiting on the device (a kernel still runs) and exit gives "
+               "the devices 2 s in all; the device process ends with this "
+               "process",
                what, dev->id);
   return -1;
 }
