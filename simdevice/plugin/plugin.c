@@ -754,7 +754,12 @@ int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
                                        const __tgt_fptr_map *table) {
   if (usm_active()) /* host function pointers work as they are */
     return OFFLOAD_SUCCESS;
-  /* An empty table comes with unloading, at exit too. */
+  /* An empty table comes with unloading, at exit too: a device this
+   * process never set up, or its parent's (a fork() child's exit), has no
+   * table to clear. */
+  struct sim_device *slot = size == 0 ? device_slot(id) : NULL;
+  if (slot != NULL && (slot->inherited || !atomic_load(&slot->initialized)))
+    return OFFLOAD_SUCCESS;
   struct sim_device *dev =
       enter_device_for(id, size == 0 ? "clearing the indirect table" : NULL);
   if (dev == NULL)
