@@ -114,6 +114,8 @@ struct plugin_settings {
   const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
+/* Bytes of address space RLIMIT_AS leaves (UINT64_MAX: no limit). */
+HIDDEN uint64_t address_space_left(void);
 
 /* ---------------------------------------------------------------- errors.c
  * The cause of this thread's last failure, returned by get_last_error. */
