@@ -366,6 +366,14 @@ int process_gone(struct sim_device *dev) {
   return 0;
 }
 
+/* Ends the device process: SIGKILL through its pidfd, and EOF on its
+ * liveness pipe, on which it exits by itself also when the signal is not
+ * allowed (the program dropped its privileges after the device started). */
+static void end_process(struct sim_device *dev) {
+  pidfd_kill(dev->pidfd, dev->pid);
+  fd_close_if_ours(&dev->host_alive_fd, &dev->alive_id);
+}
+
 /* Reaps the supervisor, a child of this process that has ended or ends
  * within `wait_ms`; else it is reaped at the next start or stop. */
 static void collect_supervisor(struct sim_device *dev, int wait_ms) {
@@ -390,7 +398,7 @@ void process_reap(struct sim_device *dev, const char *kernel) {
   for (int i = 0; i < 200 && !process_gone(dev); i++)
     sleep_ms(10);
   if (!process_gone(dev)) {
-    pidfd_kill(dev->pidfd, dev->pid);
+    end_process(dev);
     while (!process_gone(dev))
       sleep_ms(1);
   }
@@ -504,6 +512,14 @@ int process_launch(struct sim_device *dev) {
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
     plugin_error("%s", paths_error);
+    return -1;
+  }
+  if (!fd_still_ours(&dev->mem_id) || !fd_still_ours(&dev->ctl_id)) {
+    plugin_error("simdevice: cannot start device %d: the program closed or "
+                 "replaced the descriptor of its %s (fd %d), which the "
+                 "device process needs",
+                 dev->id, fd_still_ours(&dev->mem_id) ? "control area" : "memory",
+                 fd_still_ours(&dev->mem_id) ? dev->ctl_fd : dev->mem_fd);
     return -1;
   }
   struct simdev_control *ctl = dev->ctl;
@@ -662,7 +678,7 @@ int process_await(struct sim_device *dev) {
     }
     if (waited_ms >= 60000) {
       if (dev->pid > 0)
-        pidfd_kill(dev->pidfd, dev->pid);
+        end_process(dev);
       process_reap(dev, NULL);
       plugin_error("simdevice: device %d: %s did not start within 60 s",
                    dev->id, server_path);
@@ -702,7 +718,7 @@ void process_stop(struct sim_device *dev) {
             dev->id, (int)dev->pid, err.message);
   }
   if (!process_gone(dev)) {
-    pidfd_kill(dev->pidfd, dev->pid);
+    end_process(dev);
     while (!process_gone(dev))
       sleep_ms(1);
   }
@@ -741,7 +757,7 @@ int process_watch(struct sim_device *dev, const char *kernel,
              "kernel `%.256s` did not finish within %u s (SIMDEVICE_TIMEOUT=%u): "
              "device %d (pid %d) was ended and restarts on its next use",
              kernel, limit, limit, dev->id, (int)dev->pid);
-    pidfd_kill(dev->pidfd, dev->pid);
+    end_process(dev);
     process_reap(dev, kernel);
     dev->kill_reason[0] = '\0';
     return -1;
