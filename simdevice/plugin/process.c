@@ -2,6 +2,13 @@
  * process.c - the device process's life: start, death detection without
  * blocking, a kernel timeout, and a clean stop.
  *
+ * (Issue 30: the starter puts itself in a process group of its own, so the
+ * program's group signals never reach the device; every signal, poll and
+ * wait goes through a pidfd (pidfd.c); in a program that is PID 1 or a
+ * child subreaper the starter supervises itself, never exec'd, exit signal
+ * 0, so no orphan becomes the program's child; ending a device also closes
+ * its liveness pipe.)
+ *
  * Start: a clone with exit signal 0 that runs no fork handlers (libomp's
  * would register a /dev/shm file for the child that exec then leaks), the
  * starter, puts the two memfds on fds 3 and 4 and the read end of the
