@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 11
+#define SIMDEV_PROTO_VERSION 12
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -154,6 +154,9 @@ struct simdev_fault_record {
   uint64_t kernel;    /* device address of the running kernel, 0 if none */
   int32_t kind;       /* enum simdev_fault_kind */
   int32_t in_kernel;  /* 1 when a kernel was running */
+  int32_t sent;       /* 1: sent by a process (kill, raise: si_code <= 0),
+                         not raised by an instruction; address is then 0 */
+  int32_t sender_pid; /* with `sent`: si_pid, the sender */
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE]; /* host entry name, "" if unknown */
 };
 

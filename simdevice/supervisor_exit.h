@@ -10,13 +10,41 @@
 #ifndef SIMDEVICE_SUPERVISOR_EXIT_H
 #define SIMDEVICE_SUPERVISOR_EXIT_H
 
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "protocol.h"
+
+/* The wait status of the child `pid` once it has ended, left unreaped
+ * (WNOWAIT): its pid stays taken until the caller reaps it. System calls
+ * only. -1 when it cannot be waited for. */
+static inline int supervisor_wait_status(pid_t pid) {
+  siginfo_t info;
+  for (;;) {
+    info.si_pid = 0;
+    if (syscall(SYS_waitid, P_PID, (long)pid, &info, WEXITED | WNOWAIT,
+                NULL) == 0)
+      break;
+    if (errno != EINTR)
+      return -1;
+  }
+  switch (info.si_code) {
+  case CLD_EXITED:
+    return (info.si_status & 0xff) << 8;
+  case CLD_KILLED:
+    return info.si_status & 0x7f;
+  case CLD_DUMPED:
+    return (info.si_status & 0x7f) | 0x80;
+  default:
+    return -1;
+  }
+}
 
 static inline void supervisor_record_exit(struct simdev_control *ctl,
                                           int status) {

@@ -127,7 +127,17 @@ int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
     }
   }
   free(maps.ranges);
-  if (!reserved)
+  uint64_t left = address_space_left();
+  if (!reserved && left != UINT64_MAX && left < 2 * capacity)
+    plugin_error("simdevice: device %d: the address-space limit (ulimit -v, "
+                 "RLIMIT_AS) leaves %llu bytes, and the host maps device "
+                 "memory twice: %llu bytes for SIMDEVICE_MEMORY=%llu; lower "
+                 "SIMDEVICE_MEMORY or raise the limit by %llu KiB",
+                 dev->id, (unsigned long long)left,
+                 (unsigned long long)(2 * capacity),
+                 (unsigned long long)capacity,
+                 (unsigned long long)((2 * capacity - left + 1023) / 1024));
+  else if (!reserved)
     plugin_error("simdevice: device %d: no free range of %llu bytes for its "
                  "memory in the host: the candidate 1 TiB slots between "
                  "0x010000000000 and 0x7f0000000000 are taken (by a "

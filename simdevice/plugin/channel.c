@@ -71,7 +71,20 @@ static void describe_fault(struct sim_device *dev, const char *kernel) {
     snprintf(where, sizeof where, "not device memory");
   const char *name = f->kernel_name[0] ? f->kernel_name : kernel;
   char what[700];
-  if (f->signal == SIGFPE)
+  if (f->sent && f->sender_pid == dev->pid)
+    snprintf(what, sizeof what,
+             "%s%.256s%s raised SIG%s itself (raise, kill or abort in device "
+             "code; no memory access faulted)",
+             name ? "kernel `" : "device code", name ? name : "",
+             name ? "`" : "",
+             sigabbrev_np(f->signal) ? sigabbrev_np(f->signal) : "?");
+  else if (f->sent)
+    snprintf(what, sizeof what,
+             "device %d got SIG%s sent by process %d (kill)%s%.256s%s", dev->id,
+             sigabbrev_np(f->signal) ? sigabbrev_np(f->signal) : "?",
+             (int)f->sender_pid, name ? " while kernel `" : "",
+             name ? name : "", name ? "` ran" : "");
+  else if (f->signal == SIGFPE)
     snprintf(what, sizeof what,
              "kernel `%.256s` raised an arithmetic exception (SIGFPE) at "
              "instruction 0x%llx",

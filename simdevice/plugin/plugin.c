@@ -58,7 +58,8 @@ static void devices_init(void) {
   for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
     devices[i].id = i;
     devices[i].mem_fd = devices[i].ctl_fd = devices[i].host_alive_fd = -1;
-    devices[i].supervisor_fd = -1;
+    devices[i].supervisor_fd = devices[i].pidfd = -1;
+    devices[i].supervisor_pidfd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
   }
   pthread_atfork(NULL, NULL, devices_after_fork_in_child);
@@ -126,13 +127,14 @@ static int device_launch(struct sim_device *dev) {
                  dev->id, (unsigned long long)dev->capacity, strerror(errno));
     goto out_close_mem;
   }
-  dev->alloc.backing_fd = dev->mem_fd; /* not shared with any thread yet */
+  fd_remember(&dev->mem_id, dev->mem_fd);
   dev->ctl_fd = memfd_create("simdevice-control", MFD_CLOEXEC);
   if (dev->ctl_fd < 0 || ftruncate(dev->ctl_fd, (off_t)SIMDEV_CONTROL_BYTES) != 0) {
     plugin_error("simdevice: device %d: cannot create its control area: %s",
                  dev->id, strerror(errno));
     goto out_close_ctl;
   }
+  fd_remember(&dev->ctl_id, dev->ctl_fd);
   void *ctl = SIM_FAULT(SHM_MAP)
                   ? (errno = ENOMEM, MAP_FAILED)
                   : mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
@@ -154,6 +156,7 @@ static int device_launch(struct sim_device *dev) {
     goto out_unmap_ctl;
   }
   dev->host_view = view;
+  dev->alloc.backing_view = view; /* not shared with any thread yet */
   if (process_launch(dev) != 0)
     goto out_unmap_view;
   dev->launched = 1;
@@ -178,6 +181,26 @@ out_close_mem:
   return -1;
 }
 
+/* The process started early has what the program had when it loaded; at
+ * first use, main may have changed that (dropped privileges, closed every
+ * descriptor, reopened stdout, ignored SIGPIPE...): then it goes, and a new
+ * one starts with the program's state now (inherit.c). */
+static void drop_stale_early_start(struct sim_device *dev) {
+  dev->early = 0;
+  const char *what = inherit_differs(&dev->early_state);
+  if (what == NULL &&
+      (!fd_still_ours(&dev->mem_id) || !fd_still_ours(&dev->ctl_id) ||
+       !fd_still_ours(&dev->alive_id) || !fd_still_ours(&dev->supervisor_fd_id) ||
+       (dev->supervisor_pidfd >= 0 && !fd_still_ours(&dev->supervisor_pidfd_id))))
+    what = "the plugin's descriptors";
+  if (what == NULL)
+    return;
+  if (atomic_load(&info_flags) & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "%s: device %d started before main is started again: the "
+            "program changed its %s since\n", PLUGIN_TAG, dev->id, what);
+  device_teardown(dev);
+}
+
 int device_setup(struct sim_device *dev) {
   if (atomic_load(&dev->initialized))
     return 0;
@@ -186,6 +209,8 @@ int device_setup(struct sim_device *dev) {
     dev->launch_error[0] = '\0'; /* the next use tries again */
     return -1;
   }
+  if (dev->launched && dev->early)
+    drop_stale_early_start(dev);
   if (!dev->launched && device_launch(dev) != 0)
     return -1;
   if (process_await(dev) != 0) {
@@ -214,10 +239,15 @@ static void device_start_early(void) {
   struct sim_device *dev = &devices[0];
   pthread_mutex_lock(&dev->channel_lock);
   if (!atomic_load(&dev->initialized) && !dev->launched && !dev->inherited &&
-      dev->launch_error[0] == '\0' && device_launch(dev) != 0) {
-    __tgt_rtl_error err;
-    plugin_error_take(&err);
-    snprintf(dev->launch_error, sizeof dev->launch_error, "%s", err.message);
+      dev->launch_error[0] == '\0') {
+    inherit_capture(&dev->early_state);
+    dev->early = device_launch(dev) == 0;
+    if (!dev->early) {
+      __tgt_rtl_error err;
+      plugin_error_take(&err);
+      snprintf(dev->launch_error, sizeof dev->launch_error, "%s",
+               err.message);
+    }
   }
   pthread_mutex_unlock(&dev->channel_lock);
 }
@@ -228,8 +258,8 @@ static void release_memory(struct sim_device *dev) {
   munmap(dev->reservation, dev->capacity);
   munmap(dev->host_view, dev->capacity);
   munmap(dev->ctl, SIMDEV_CONTROL_BYTES);
-  close(dev->ctl_fd);
-  close(dev->mem_fd);
+  fd_close_if_ours(&dev->ctl_fd, &dev->ctl_id);
+  fd_close_if_ours(&dev->mem_fd, &dev->mem_id);
   allocator_destroy(&dev->alloc);
   dev->reservation = dev->host_view = NULL;
   dev->ctl = NULL;
@@ -237,6 +267,7 @@ static void release_memory(struct sim_device *dev) {
   dev->ctl_fd = dev->mem_fd = -1;
   dev->dead = 0;
   dev->launched = 0;
+  dev->early = 0;
   atomic_store(&dev->initialized, 0);
 }
 
@@ -251,19 +282,35 @@ void device_teardown(struct sim_device *dev) {
   release_memory(dev);
 }
 
+/* When waiting for locks at exit ends: 2 s after the first wait began, for
+ * every device and every step together (0: no wait yet). */
+static _Atomic int64_t exit_deadline_ns;
+
+static int64_t realtime_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
 /* Takes the channel lock for unloading and deinit, which run at program
  * exit: another thread may hold it for the whole of a kernel that never
- * ends, and exit must not wait for that. 0, or -1 (said under debug) after
- * 2 s. */
+ * ends, and exit must not wait for that. 0, or -1 (said under debug) once
+ * 2 s have passed since the first such wait: unloading every image and
+ * releasing every device share those 2 s. */
 static int lock_for_exit(struct sim_device *dev, const char *what) {
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_sec += 2;
+  if (pthread_mutex_trylock(&dev->channel_lock) == 0)
+    return 0;
+  int64_t none = 0, deadline = realtime_ns() + 2000000000ll;
+  if (!atomic_compare_exchange_strong(&exit_deadline_ns, &none, deadline))
+    deadline = none;
+  struct timespec until = {.tv_sec = deadline / 1000000000ll,
+                           .tv_nsec = deadline % 1000000000ll};
   if (pthread_mutex_timedlock(&dev->channel_lock, &until) == 0)
     return 0;
-  plugin_error("simdevice: %s of device %d skipped: another thread has been "
-               "waiting on the device for 2 s (a kernel still runs); the "
-               "device process ends with this process",
+  plugin_error("simdevice: %s of device %d skipped: another thread is "
+               "waiting on the device (a kernel still runs) and exit gives "
+               "the devices 2 s in all; the device process ends with this "
+               "process",
                what, dev->id);
   return -1;
 }
@@ -720,7 +767,12 @@ int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
                                        const __tgt_fptr_map *table) {
   if (usm_active()) /* host function pointers work as they are */
     return OFFLOAD_SUCCESS;
-  /* An empty table comes with unloading, at exit too. */
+  /* An empty table comes with unloading, at exit too: a device this
+   * process never set up, or its parent's (a fork() child's exit), has no
+   * table to clear. */
+  struct sim_device *slot = size == 0 ? device_slot(id) : NULL;
+  if (slot != NULL && (slot->inherited || !atomic_load(&slot->initialized)))
+    return OFFLOAD_SUCCESS;
   struct sim_device *dev =
       enter_device_for(id, size == 0 ? "clearing the indirect table" : NULL);
   if (dev == NULL)

@@ -23,6 +23,8 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "../protocol.h"
@@ -112,6 +114,8 @@ struct plugin_settings {
   const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
+/* Bytes of address space RLIMIT_AS leaves (UINT64_MAX: no limit). */
+HIDDEN uint64_t address_space_left(void);
 
 /* ---------------------------------------------------------------- errors.c
  * The cause of this thread's last failure, returned by get_last_error. */
@@ -157,9 +161,10 @@ struct device_allocator {
   /* the oldest quarantined block that may still hold memory: every older
    * one has given its memory back (NULL: all have) */
   struct alloc_block *quarantine_unpunched;
-  /* the memfd behind the range: freed memory is given back to the system
-   * through it (FALLOC_FL_PUNCH_HOLE); -1: none, or the kernel refused */
-  int backing_fd;
+  /* the host's shared view of the memfd behind the range: freed memory is
+   * given back to the system through it (MADV_REMOVE); NULL: none, or the
+   * kernel refused */
+  char *backing_view;
   /* the quarantined blocks that mirrored a host object, by its address:
    * a new mapping of the same object takes its block back (NULL until the
    * first such free; without it, blocks are just not taken back) */
@@ -216,6 +221,35 @@ struct kernel_ref {
   const char *name; /* host entry name (owned by its plugin_image) */
 };
 
+/* A descriptor as the plugin opened it (inherit.c). */
+struct fd_id {
+  int fd;
+  uint64_t dev, ino;
+};
+HIDDEN void fd_remember(struct fd_id *id, int fd);
+HIDDEN int fd_still_ours(const struct fd_id *id);
+HIDDEN void fd_close_if_ours(int *fd, const struct fd_id *id);
+
+/* What a device process inherits from the program (inherit.c). */
+#define INHERIT_MAX_GROUPS 64
+#define INHERIT_LIMITS 16
+struct inherited_state {
+  uid_t uid[3];
+  gid_t gid[3];
+  int ngroups;
+  gid_t groups[INHERIT_MAX_GROUPS];
+  uint32_t caps[6]; /* capget, version 3: two __user_cap_data_struct */
+  unsigned umask;
+  uint64_t cwd[2], root[2]; /* st_dev + 1, st_ino */
+  struct rlimit limits[INHERIT_LIMITS];
+  uint64_t env_hash;
+  uint64_t ignored; /* signals 1..64 set to SIG_IGN */
+  sigset_t mask;
+  uint64_t stdio[3][2];
+};
+HIDDEN void inherit_capture(struct inherited_state *s);
+HIDDEN const char *inherit_differs(const struct inherited_state *then);
+
 struct sim_device {
   int id;
   _Atomic int initialized;      /* memory and first process set up */
@@ -229,6 +263,9 @@ struct sim_device {
   unsigned char *host_view; /* host mapping of the memory memfd */
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;
+  struct fd_id mem_id, ctl_id, alive_id, supervisor_fd_id, supervisor_pidfd_id;
+  int early;                     /* started before main (plugin.c) */
+  struct inherited_state early_state; /* what it inherited then */
   struct simdev_control *ctl;
   int ctl_zeroed;              /* ctl is a new memfd's: all zeros, untouched */
   unsigned char *bounce;
@@ -236,8 +273,10 @@ struct sim_device {
   struct shared_block *shared_blocks; /* host/shared memory (shared_memory.c) */
   /* process */
   pid_t pid;                /* 0 when none runs */
-  pid_t starter_pid;        /* the clone that starts the supervisor, until
-                               process_await reaps it; 0 when none */
+  int pidfd;                /* pid's pidfd (pidfd.c); -1 if none */
+  pid_t supervisor_pid;     /* the device's supervisor, a child of this
+                               process (exit signal 0) until reaped; 0 */
+  int supervisor_pidfd;     /* its pidfd; -1 if none */
   int host_alive_fd;        /* write end of the process's liveness pipe
                                (protocol.h SIMDEV_FD_HOST_ALIVE); -1 if none */
   int supervisor_fd;        /* read end of the supervisor's pipe
@@ -281,6 +320,12 @@ HIDDEN const char *const *launcher_words(void);
  * its way; 0, or -1 with the error set) then process_await (0 once it is
  * ready, or -1 with the error set and the process gone); in between, the
  * caller may do other work (plugin.c starts device 0 early that way). */
+HIDDEN int pidfd_of(pid_t pid);
+HIDDEN int pidfd_missing(void);
+HIDDEN int pidfd_ended(int pidfd, pid_t pid);
+HIDDEN void pidfd_kill(int pidfd, pid_t pid);
+HIDDEN int pidfd_reap_child(int *pidfd, pid_t *pid, int wait_ms, int *status);
+
 HIDDEN int process_start(struct sim_device *dev);
 HIDDEN int process_launch(struct sim_device *dev);
 HIDDEN int process_await(struct sim_device *dev);

@@ -2,6 +2,13 @@
  * process.c - the device process's life: start, death detection without
  * blocking, a kernel timeout, and a clean stop.
  *
+ * (Issue 30: the starter puts itself in a process group of its own, so the
+ * program's group signals never reach the device; every signal, poll and
+ * wait goes through a pidfd (pidfd.c); in a program that is PID 1 or a
+ * child subreaper the starter supervises itself, never exec'd, exit signal
+ * 0, so no orphan becomes the program's child; ending a device also closes
+ * its liveness pipe.)
+ *
  * Start: a clone with exit signal 0 that runs no fork handlers (libomp's
  * would register a /dev/shm file for the child that exec then leaks), the
  * starter, puts the two memfds on fds 3 and 4 and the read end of the
@@ -41,6 +48,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -160,10 +168,9 @@ static _Noreturn void child_exit(int status) {
  * system calls only (it stays a copy of the host, which costs the host
  * copy-on-write faults, but the device still gets a supervisor). */
 static _Noreturn void supervise_inline(struct simdev_control *ctl, pid_t pid) {
-  int status = 0;
-  while (syscall(SYS_wait4, pid, &status, 0, NULL) < 0 && errno == EINTR)
+  supervisor_record_exit(ctl, supervisor_wait_status(pid));
+  while (syscall(SYS_wait4, pid, NULL, 0, NULL) < 0 && errno == EINTR)
     ;
-  supervisor_record_exit(ctl, status);
   child_exit(0);
 }
 
@@ -181,6 +188,8 @@ struct starter_args {
    * its starter reads it when the vfork returns, when the supervisor may
    * not be a zombie yet (a wait4 WNOHANG alone misses it then). */
   volatile int *supervisor_failed;
+  int keep_supervisor;      /* the starter supervises, never execs: the
+                               program adopts orphans (process_launch) */
 };
 
 /* In the starter: only system calls (the parent may have other threads,
@@ -204,6 +213,13 @@ static void start_supervisor(const struct starter_args *a) {
       signal(sig, SIG_DFL);
   }
   sigprocmask(SIG_SETMASK, a->mask, NULL);
+  /* A process group of its own: the signals the program's group gets
+   * (Ctrl-C, `timeout`, `docker stop`, systemd) are the program's to
+   * handle; the device still ends with the host (the liveness pipe). Not
+   * a session of its own (setsid): with autogroup scheduling that is a
+   * scheduling group of its own, and a loaded 2-core VM then took 8-10 ms
+   * more for the first target region (bench_first_region). */
+  setpgid(0, 0);
   int ctl_high = fcntl(a->ctl_fd, F_DUPFD, 10);
   int mem_high = fcntl(a->mem_fd, F_DUPFD, 10);
   int alive_high = fcntl(a->alive_fd, F_DUPFD, 10);
@@ -221,8 +237,11 @@ static void start_supervisor(const struct starter_args *a) {
   if (persona != -1)
     personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
   /* Sharing memory (vfork) when the starter does too: no copy of the
-   * host's page tables; this waits until the supervisor has exec'd. */
-  pid_t supervisor = a->shares_host_memory
+   * host's page tables; this waits until the supervisor has exec'd. A
+   * program that adopts orphans (keep_supervisor) has the starter itself
+   * supervise. */
+  pid_t supervisor = a->keep_supervisor ? 0
+                     : a->shares_host_memory
                          ? vfork()
                          : (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD,
                                           NULL, NULL, NULL, 0ul);
@@ -237,10 +256,20 @@ static void start_supervisor(const struct starter_args *a) {
   if (supervisor != 0)
     child_exit(supervisor < 0 ? 125 : 0);
   /* The supervisor. */
+  supervisor = getpid();
   pid_t device = vfork();
   if (device == 0) {
     /* The supervisor's pipe is its own (protocol.h). */
     close(SIMDEV_FD_SUPERVISOR);
+    /* Killed with its supervisor (single-threaded, so its thread is the
+     * process), never left as an orphan that a subreaper or PID 1 (the
+     * program itself in a container) would inherit. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != supervisor)
+      child_exit(127);
+    /* A background group writing to the program's terminal under `stty
+     * tostop` would be stopped: its output goes out as the program's. */
+    signal(SIGTTOU, SIG_IGN);
     execve(a->device_exe, a->device_argv, environ);
     child_exit(127);
   }
@@ -255,7 +284,7 @@ static void start_supervisor(const struct starter_args *a) {
   /* The device's memory and liveness pipe are its own business. */
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_HOST_ALIVE);
-  if (!a->fail_supervisor_exec)
+  if (!a->fail_supervisor_exec && !a->keep_supervisor)
     execve(a->supervisor_argv[0], a->supervisor_argv, environ);
   if (a->shares_host_memory) {
     /* The host waits until this process execs or exits: supervising here
@@ -342,7 +371,7 @@ int process_gone(struct sim_device *dev) {
    * it is gone for good only once the supervisor is, else those late
    * writes would land in the control area of the next process, which would
    * then seem to have died (with the old status) while it runs on. */
-  if (kill(dev->pid, 0) != 0 && errno == ESRCH && supervisor_gone(dev)) {
+  if (pidfd_ended(dev->pidfd, dev->pid) && supervisor_gone(dev)) {
     dev->reaped = 1;
     dev->wait_status = -1;
     return 1;
@@ -350,13 +379,30 @@ int process_gone(struct sim_device *dev) {
   return 0;
 }
 
+/* Ends the device process: SIGKILL through its pidfd, and EOF on its
+ * liveness pipe, on which it exits by itself also when the signal is not
+ * allowed (the program dropped its privileges after the device started). */
+static void end_process(struct sim_device *dev) {
+  pidfd_kill(dev->pidfd, dev->pid);
+  fd_close_if_ours(&dev->host_alive_fd, &dev->alive_id);
+}
+
+/* Reaps the supervisor, a child of this process that has ended or ends
+ * within `wait_ms`; else it is reaped at the next start or stop. */
+static void collect_supervisor(struct sim_device *dev, int wait_ms) {
+  int status;
+  pidfd_reap_child(&dev->supervisor_pidfd, &dev->supervisor_pid, wait_ms,
+                   &status);
+}
+
 static void close_liveness(struct sim_device *dev) {
-  if (dev->host_alive_fd >= 0)
-    close(dev->host_alive_fd);
-  dev->host_alive_fd = -1;
-  if (dev->supervisor_fd >= 0)
-    close(dev->supervisor_fd);
-  dev->supervisor_fd = -1;
+  if (dev->pidfd >= 0)
+    close(dev->pidfd);
+  dev->pidfd = -1;
+  /* Closed only while still the plugin's: the program may have closed and
+   * reused the numbers (inherit.c). */
+  fd_close_if_ours(&dev->host_alive_fd, &dev->alive_id);
+  fd_close_if_ours(&dev->supervisor_fd, &dev->supervisor_fd_id);
 }
 
 void process_reap(struct sim_device *dev, const char *kernel) {
@@ -365,10 +411,11 @@ void process_reap(struct sim_device *dev, const char *kernel) {
   for (int i = 0; i < 200 && !process_gone(dev); i++)
     sleep_ms(10);
   if (!process_gone(dev)) {
-    kill(dev->pid, SIGKILL);
+    end_process(dev);
     while (!process_gone(dev))
       sleep_ms(1);
   }
+  collect_supervisor(dev, 1000);
   char during[320] = "";
   if (kernel != NULL)
     snprintf(during, sizeof during, " during kernel `%s`", kernel);
@@ -435,21 +482,18 @@ static int handshake_check(struct sim_device *dev) {
   return -1;
 }
 
-/* Collects the starter, which exits right after starting the supervisor:
- * 0, or -1 with the error set when it could not set up the descriptors,
- * start the supervisor or have it exec, or was killed. The program having
- * reaped it first (a wait with __WALL) is no error: the control area tells
- * how the start goes. */
-static int reap_starter(struct sim_device *dev) {
-  pid_t starter = dev->starter_pid;
-  if (starter <= 0)
-    return 0;
-  dev->starter_pid = 0;
-  int status = 0;
-  pid_t got;
-  while ((got = waitpid(starter, &status, __WALL)) < 0 && errno == EINTR)
-    ;
-  if (got != starter || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+/* The supervisor (the starter, once it exec'd) has exited without recording
+ * a device's end: it could not set up the descriptors, start the device or
+ * exec, or was killed. -1 with the error set then, else 0 (also when the
+ * program reaped it first, with a wait for __WALL: the control area tells
+ * how the start goes). */
+static int starter_failed(struct sim_device *dev) {
+  int status;
+  if (dev->supervisor_pid <= 0 || atomic_load(&dev->ctl->server_exited) ||
+      !pidfd_reap_child(&dev->supervisor_pidfd, &dev->supervisor_pid, 0,
+                        &status) ||
+      atomic_load(&dev->ctl->server_exited) || status == -1 ||
+      (WIFEXITED(status) && WEXITSTATUS(status) == 0))
     return 0;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (WIFSIGNALED(status))
@@ -467,11 +511,28 @@ static int reap_starter(struct sim_device *dev) {
   return -1;
 }
 
+/* 1 when orphans of this process's descendants become its children: it
+ * is PID 1 (of its pid namespace; a container's entrypoint) or a child
+ * subreaper. */
+static int adopts_orphans(void) {
+  int subreaper = 0;
+  return getpid() == 1 ||
+         (prctl(PR_GET_CHILD_SUBREAPER, &subreaper) == 0 && subreaper);
+}
+
 int process_launch(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
     plugin_error("%s", paths_error);
+    return -1;
+  }
+  if (!fd_still_ours(&dev->mem_id) || !fd_still_ours(&dev->ctl_id)) {
+    plugin_error("simdevice: cannot start device %d: the program closed or "
+                 "replaced the descriptor of its %s (fd %d), which the "
+                 "device process needs",
+                 dev->id, fd_still_ours(&dev->mem_id) ? "control area" : "memory",
+                 fd_still_ours(&dev->mem_id) ? dev->ctl_fd : dev->mem_fd);
     return -1;
   }
   struct simdev_control *ctl = dev->ctl;
@@ -515,6 +576,7 @@ int process_launch(struct sim_device *dev) {
                  strerror(errno));
     return -1;
   }
+  collect_supervisor(dev, 1000); /* the last process's, if still there */
   int supervisor[2];
   if (pipe2(supervisor, O_CLOEXEC) != 0) {
     close(alive[0]);
@@ -533,8 +595,15 @@ int process_launch(struct sim_device *dev) {
       .device_exe = device_exe, .device_argv = argv,
       .supervisor_argv = supervisor_argv, .mask = &old,
       .supervisor_failed = &supervisor_failed};
+  /* A program that is PID 1 or a child subreaper would adopt an orphaned
+   * supervisor, which, exec'd, its wait() would see: there the starter is
+   * the supervisor, a forked copy of the host that never execs (so its
+   * exit signal stays 0) and is reaped here. That costs the fork's copy of
+   * the host's page tables, in such programs only. */
+  args.keep_supervisor = adopts_orphans();
   pid_t starter = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1)
-                                   : start_sharing_memory(&args);
+                  : args.keep_supervisor ? (errno = EINVAL, -1)
+                                         : start_sharing_memory(&args);
   int shared = starter > 0;
   if (starter < 0 && errno == EINVAL) {
     /* Like fork(), but exit signal 0 and no fork handlers (top of file).
@@ -557,20 +626,26 @@ int process_launch(struct sim_device *dev) {
   if (starter < 0)
     plugin_error("simdevice: cannot start device %d: %s", dev->id,
                  strerror(spawn_errno));
-  /* A forked starter is reaped in process_await: it exits within
-   * microseconds, but waiting for it here would keep an early start
-   * (plugin.c) from returning at once. One that shared memory has exited
-   * already: how it went is known now. */
-  dev->starter_pid = starter > 0 ? starter : 0;
-  if (starter < 0 || (shared && reap_starter(dev) != 0)) {
+  /* The starter is the supervisor: a child of this process with exit
+   * signal 0 for the device's whole life (wait() and SIGCHLD never see it,
+   * and it is never an orphan that a subreaper or PID 1 would inherit),
+   * reaped through its pidfd when the device has ended. A forked one's
+   * failure is found in process_await; one that shared memory has exec'd
+   * or exited already: how it went is known now. */
+  dev->supervisor_pid = starter > 0 ? starter : 0;
+  dev->supervisor_pidfd = pidfd_of(dev->supervisor_pid);
+  fd_remember(&dev->supervisor_pidfd_id, dev->supervisor_pidfd);
+  if (starter < 0 || (shared && starter_failed(dev) != 0)) {
+    collect_supervisor(dev, 0);
     close(alive[1]);
     close(supervisor[0]);
     return -1;
   }
   dev->host_alive_fd = alive[1];
-  if (dev->supervisor_fd >= 0)
-    close(dev->supervisor_fd);
+  fd_remember(&dev->alive_id, alive[1]);
+  fd_close_if_ours(&dev->supervisor_fd, &dev->supervisor_fd_id);
   dev->supervisor_fd = supervisor[0];
+  fd_remember(&dev->supervisor_fd_id, supervisor[0]);
   dev->kill_reason[0] = '\0';
   dev->stop_reported = 0;
   dev->pid = 0;
@@ -583,16 +658,20 @@ int process_launch(struct sim_device *dev) {
 int process_await(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   struct simdev_control *ctl = dev->ctl;
-  if (reap_starter(dev) != 0) {
-    close_liveness(dev);
-    return -1;
-  }
   /* Wait for the server to report ready; a wrapper such as valgrind makes
    * the start slow, so the limit is generous. */
   for (int waited_ms = 0;; waited_ms += 100) {
     uint32_t ready = atomic_load(&ctl->server_ready);
-    if (dev->pid == 0 && atomic_load(&ctl->server_pid) > 0)
+    if (starter_failed(dev) != 0) {
+      close_liveness(dev);
+      return -1;
+    }
+    if (dev->pid == 0 && atomic_load(&ctl->server_pid) > 0) {
       dev->pid = atomic_load(&ctl->server_pid);
+      /* Its supervisor keeps it unreaped until server_exited is set: a
+       * pidfd opened before that is the device's (server/supervise.c). */
+      dev->pidfd = pidfd_of(dev->pid);
+    }
     if (dev->pid == 0 && atomic_load(&ctl->server_exited)) {
       dev->pid = -1; /* never started: exit_status says why */
       dev->reaped = 1;
@@ -614,7 +693,7 @@ int process_await(struct sim_device *dev) {
     }
     if (waited_ms >= 60000) {
       if (dev->pid > 0)
-        kill(dev->pid, SIGKILL);
+        end_process(dev);
       process_reap(dev, NULL);
       plugin_error("simdevice: device %d: %s did not start within 60 s",
                    dev->id, server_path);
@@ -644,7 +723,7 @@ int process_start(struct sim_device *dev) {
 
 void process_stop(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
-  if (reap_starter(dev) != 0) { /* an early start that never got going */
+  if (starter_failed(dev) != 0) { /* an early start that never got going */
     __tgt_rtl_error ignored;
     plugin_error_take(&ignored);
   }
@@ -661,12 +740,15 @@ void process_stop(struct sim_device *dev) {
             dev->id, (int)dev->pid, err.message);
   }
   if (!process_gone(dev)) {
-    kill(dev->pid, SIGKILL);
+    end_process(dev);
     while (!process_gone(dev))
       sleep_ms(1);
   }
 out_forget:
   close_liveness(dev);
+  /* An early start never waited for ends on the pipe's EOF; its supervisor
+   * is reaped at the next start, or goes with this process. */
+  collect_supervisor(dev, dev->pid > 0 ? 1000 : 0);
   dev->pid = 0;
 }
 
@@ -697,12 +779,13 @@ int process_watch(struct sim_device *dev, const char *kernel,
              "kernel `%.256s` did not finish within %u s (SIMDEVICE_TIMEOUT=%u): "
              "device %d (pid %d) was ended and restarts on its next use",
              kernel, limit, limit, dev->id, (int)dev->pid);
-    kill(dev->pid, SIGKILL);
+    end_process(dev);
     process_reap(dev, kernel);
     dev->kill_reason[0] = '\0';
     return -1;
   }
-  char state = process_state(dev->pid);
+  char state = pidfd_ended(dev->pidfd, dev->pid) ? '?'
+                                                : process_state(dev->pid);
   if (state == 'T' || state == 't') {
     if (!dev->stop_reported)
       fprintf(stderr,
@@ -717,12 +800,20 @@ int process_watch(struct sim_device *dev, const char *kernel,
   return 0;
 }
 
+/* In a fork() child: the supervisor is the parent's child. */
+static void forget_supervisor(struct sim_device *dev) {
+  if (dev->supervisor_pidfd >= 0)
+    close(dev->supervisor_pidfd);
+  dev->supervisor_pidfd = -1;
+  dev->supervisor_pid = 0;
+}
+
 void process_forget_launch_after_fork(struct sim_device *dev) {
   /* Started early by the parent, never used: the child's copies of the
    * pipes go (the parent's device must still see the parent's end), and the
    * child starts its own device on first use. */
   close_liveness(dev);
-  dev->starter_pid = 0; /* the parent's child */
+  forget_supervisor(dev);
   dev->pid = 0;
 }
 
@@ -730,7 +821,7 @@ void process_forget_after_fork(struct sim_device *dev) {
   /* The parent's process is not ours: never signal, wait for or talk to
    * it. Our copies of its mappings and descriptors go at teardown. */
   close_liveness(dev);
-  dev->starter_pid = 0; /* the parent's child */
+  forget_supervisor(dev);
   dev->pid = 0;
   dev->reaped = 1;
   dev->inherited = 1;

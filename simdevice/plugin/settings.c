@@ -42,14 +42,41 @@ static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
  * tens of GiB; it costs nothing until touched (a sparse memfd), and at most
  * one device stride (1T) of address space per device. Under Valgrind, whose
  * bookkeeping of a mapping that large takes minutes, the old 1 GiB. */
-static uint64_t default_memory(void) {
+static uint64_t default_memory(int devices) {
   if (RUNNING_ON_VALGRIND)
     return FALLBACK_MEMORY;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0)
     return FALLBACK_MEMORY;
   uint64_t bytes = (uint64_t)pages * (uint64_t)page;
-  return bytes > SIMDEV_DEVICE_STRIDE ? SIMDEV_DEVICE_STRIDE : bytes;
+  if (bytes > SIMDEV_DEVICE_STRIDE)
+    bytes = SIMDEV_DEVICE_STRIDE;
+  /* Under an address-space limit (ulimit -v, RLIMIT_AS): the host maps
+   * each device's memory twice (its reservation and its view), so devices
+   * get a quarter of the address space left between them, the other half
+   * staying the program's. */
+  uint64_t left = address_space_left();
+  uint64_t fit = left / 4 / (uint64_t)(devices > 0 ? devices : 1);
+  fit &= ~((1ull << 20) - 1);
+  if (left != UINT64_MAX && fit < bytes)
+    bytes = fit > 0 ? fit : 1ull << 20;
+  return bytes;
+}
+
+uint64_t address_space_left(void) {
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+    return UINT64_MAX;
+  unsigned long long size = 0;
+  FILE *f = fopen("/proc/self/statm", "re");
+  if (f != NULL) {
+    if (fscanf(f, "%llu", &size) != 1)
+      size = 0;
+    fclose(f);
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t used = (uint64_t)size * (uint64_t)(page > 0 ? page : 4096);
+  return (uint64_t)as.rlim_cur > used ? (uint64_t)as.rlim_cur - used : 0;
 }
 
 /* "123", "64K", "512M", "2G" (powers of 1024). Returns 0 or -1. */
@@ -140,7 +167,7 @@ static void read_settings(void) {
       settings.num_devices = (int)n;
     }
   }
-  settings.memory = default_memory();
+  settings.memory = default_memory(settings.num_devices);
   long page = sysconf(_SC_PAGESIZE);
   settings.page_bytes = page > 0 ? (uint64_t)page : 4096;
   v = read_var("SIMDEVICE_MEMORY");

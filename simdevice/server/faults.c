@@ -105,7 +105,10 @@ static int redirect_host_call(int sig, siginfo_t *info, void *uctx) {
 }
 
 static void on_fault(int sig, siginfo_t *info, void *uctx) {
-  if (redirect_host_call(sig, info, uctx))
+  /* si_code <= 0: sent by kill, raise or sigqueue, not by an instruction;
+   * si_addr is then the sender's pid, no address. */
+  int sent = info->si_code <= 0;
+  if (!sent && redirect_host_call(sig, info, uctx))
     return;
   /* A second fault (another thread, or inside this handler) just exits. */
   if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
@@ -113,8 +116,10 @@ static void on_fault(int sig, siginfo_t *info, void *uctx) {
   struct simdev_fault_record *rec = &fault_control->fault;
   uint64_t kernel = thread_kernel ? thread_kernel : atomic_load(&latest_kernel);
   rec->signal = sig;
-  rec->address = (uint64_t)info->si_addr;
-  rec->kind = access_kind(sig, info, uctx);
+  rec->sent = sent;
+  rec->sender_pid = sent ? (int32_t)info->si_pid : 0;
+  rec->address = sent ? 0 : (uint64_t)info->si_addr;
+  rec->kind = sent ? SIMDEV_FAULT_NONE : access_kind(sig, info, uctx);
 #if defined(__powerpc64__) /* qemu gives no si_addr for a fetch */
   if (rec->kind == SIMDEV_FAULT_EXEC && rec->address == 0)
     rec->address = faults_ppc64le_pc(uctx);

@@ -47,14 +47,19 @@ int supervise_main(void) {
                     "control area (only the plugin starts a supervisor)\n");
     status = 126 << 8; /* as if it exited with 126 */
   } else {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-      ;
+    /* The device stays a zombie (its pid taken) until its status is
+     * recorded: a host that opened a pidfd on that pid while server_exited
+     * was 0 holds the device's, never a later process's (plugin/process.c). */
+    status = supervisor_wait_status(pid);
     /* Test hook (tests/simdevice/test_faults.c): widens the moment where
-     * the device process is reaped (its pid gone) but not yet recorded. */
+     * the device process has ended but is not yet recorded. */
     const char *late = secure_getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
     if (late != NULL && atoi(late) > 0)
       usleep((useconds_t)atoi(late) * 1000u);
   }
   supervisor_record_exit(ctl, status);
+  if (pid > 0)
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
   return 0;
 }

@@ -8,13 +8,18 @@
  *   exec_to_region_ms  from just before exec to the end of that region
  *                    (also counts what a runtime does while the program
  *                    loads, before main, so work moved into constructors
- *                    shows here).
+ *                    shows here);
+ *   first_region_umask_ms  first_region_ms of a child whose main changes
+ *                    its umask first, as a daemon does: a device started
+ *                    before main no longer has the program's state and is
+ *                    started again (simdevice/plugin/inherit.c).
  * Not a test: nothing here asserts a time.
  */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,8 +31,10 @@ static double mono_ms(void) {
 }
 
 /* The child: one empty target region, then its timestamps on stdout. */
-static int child(void) {
+static int child(int change_umask) {
   double start = mono_ms();
+  if (change_umask)
+    umask(027);
   int on_device = 0;
 #pragma omp target map(from: on_device)
   on_device = !omp_is_initial_device();
@@ -43,10 +50,11 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--child"))
-    return child();
+    return child(argc > 2);
   enum { samples = 15 };
-  double in_main[samples], from_exec[samples];
-  for (int i = 0; i < samples; i++) {
+  double in_main[samples], from_exec[samples], umask_changed[samples];
+  for (int i = 0; i < 2 * samples; i++) {
+    int change = i >= samples;
     int fd[2];
     if (pipe(fd) != 0)
       return 1;
@@ -56,7 +64,8 @@ int main(int argc, char **argv) {
       dup2(fd[1], 1);
       close(fd[0]);
       close(fd[1]);
-      execl("/proc/self/exe", argv[0], "--child", (char *)NULL);
+      execl("/proc/self/exe", argv[0], "--child", change ? "umask" : NULL,
+            (char *)NULL);
       _exit(127);
     }
     close(fd[1]);
@@ -74,12 +83,18 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_first_region: the child failed or ran on the host\n");
       return 1;
     }
+    if (change) {
+      umask_changed[i - samples] = end - start;
+      continue;
+    }
     in_main[i] = end - start;
     from_exec[i] = end - before;
   }
   qsort(in_main, samples, sizeof *in_main, cmp);
   qsort(from_exec, samples, sizeof *from_exec, cmp);
+  qsort(umask_changed, samples, sizeof *umask_changed, cmp);
   printf("first_region_ms %.4f ms\n", in_main[samples / 2]);
   printf("exec_to_region_ms %.4f ms\n", from_exec[samples / 2]);
+  printf("first_region_umask_ms %.4f ms\n", umask_changed[samples / 2]);
   return 0;
 }

@@ -1,0 +1,133 @@
+/*
+ * inherit.c - what a device process inherits from the program, taken when
+ * device 0 starts early (plugin.c: before main) and compared at its first
+ * use: credentials and capabilities, umask, current and root directory,
+ * resource limits, environment, ignored signals and the signal mask,
+ * stdin/stdout/stderr (by st_dev/st_ino), and the plugin's own descriptors,
+ * which main may have closed and reused. When anything differs, the early
+ * process is dropped and a new one started with the program's current
+ * state (issue 30, items 1-4).
+ *
+ * A descriptor is the plugin's only while it still refers to the file the
+ * plugin opened (fd_still_ours); one that is not is never closed.
+ *
+ * Locking: none; callers hold the device's channel_lock.
+ */
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "plugin_internal.h"
+
+extern char **environ;
+
+void fd_remember(struct fd_id *id, int fd) {
+  struct stat st;
+  id->fd = fd;
+  id->dev = id->ino = 0;
+  if (fd >= 0 && fstat(fd, &st) == 0) {
+    id->dev = (uint64_t)st.st_dev;
+    id->ino = (uint64_t)st.st_ino;
+  }
+}
+
+int fd_still_ours(const struct fd_id *id) {
+  struct stat st;
+  return id->fd >= 0 && fstat(id->fd, &st) == 0 &&
+         (uint64_t)st.st_dev == id->dev && (uint64_t)st.st_ino == id->ino;
+}
+
+void fd_close_if_ours(int *fd, const struct fd_id *id) {
+  if (*fd >= 0 && id->fd == *fd && fd_still_ours(id))
+    close(*fd);
+  *fd = -1;
+}
+
+/* FNV-1a over the environment: its strings and their order. */
+static uint64_t environment_hash(void) {
+  uint64_t h = 1469598103934665603ull;
+  for (char **e = environ; e != NULL && *e != NULL; e++) {
+    for (const unsigned char *c = (const unsigned char *)*e; *c; c++)
+      h = (h ^ *c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  }
+  return h;
+}
+
+/* The umask, read without changing it (/proc/self/status), or 0777+1. */
+static unsigned read_umask(void) {
+  char buf[2048];
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 01000;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  buf[n > 0 ? n : 0] = '\0';
+  const char *u = strstr(buf, "\nUmask:");
+  return u != NULL ? (unsigned)strtoul(u + 7, NULL, 8) : 01000;
+}
+
+static void file_id(const char *path, int fd, uint64_t out[2]) {
+  struct stat st;
+  out[0] = out[1] = 0;
+  if ((path != NULL ? stat(path, &st) : fstat(fd, &st)) == 0) {
+    out[0] = (uint64_t)st.st_dev + 1;
+    out[1] = (uint64_t)st.st_ino;
+  }
+}
+
+void inherit_capture(struct inherited_state *s) {
+  memset(s, 0, sizeof *s);
+  getresuid(&s->uid[0], &s->uid[1], &s->uid[2]);
+  getresgid(&s->gid[0], &s->gid[1], &s->gid[2]);
+  s->ngroups = getgroups(INHERIT_MAX_GROUPS, s->groups);
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+  syscall(SYS_capget, &h, s->caps);
+  s->umask = read_umask();
+  file_id(".", -1, s->cwd);
+  file_id("/", -1, s->root);
+  for (int r = 0; r < INHERIT_LIMITS; r++)
+    getrlimit(r, &s->limits[r]);
+  s->env_hash = environment_hash();
+  for (int sig = 1; sig < 65; sig++) {
+    struct sigaction sa;
+    if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+      s->ignored |= 1ull << (sig - 1);
+  }
+  pthread_sigmask(SIG_SETMASK, NULL, &s->mask);
+  for (int fd = 0; fd < 3; fd++)
+    file_id(NULL, fd, s->stdio[fd]);
+}
+
+const char *inherit_differs(const struct inherited_state *then) {
+  struct inherited_state now;
+  inherit_capture(&now);
+  if (memcmp(then->uid, now.uid, sizeof now.uid) != 0 ||
+      memcmp(then->gid, now.gid, sizeof now.gid) != 0 ||
+      then->ngroups != now.ngroups ||
+      memcmp(then->groups, now.groups, sizeof now.groups) != 0 ||
+      memcmp(then->caps, now.caps, sizeof now.caps) != 0)
+    return "credentials";
+  if (then->umask != now.umask)
+    return "umask";
+  if (memcmp(then->cwd, now.cwd, sizeof now.cwd) != 0 ||
+      memcmp(then->root, now.root, sizeof now.root) != 0)
+    return "current or root directory";
+  if (memcmp(then->limits, now.limits, sizeof now.limits) != 0)
+    return "resource limits";
+  if (then->env_hash != now.env_hash)
+    return "environment";
+  if (then->ignored != now.ignored ||
+      memcmp(&then->mask, &now.mask, sizeof now.mask) != 0)
+    return "signal dispositions or mask";
+  if (memcmp(then->stdio, now.stdio, sizeof now.stdio) != 0)
+    return "stdin, stdout or stderr";
+  return NULL;
+}
