@@ -34,6 +34,18 @@ struct server_runtime {
   void (*set_device_num)(int32_t num);
 };
 
+/* environment.c: every variable the server reads, read once by main()
+ * (environment_read) before any thread starts; read-only afterwards. */
+struct server_environment {
+  const char *runtime; /* SIMDEVICE_RUNTIME, or NULL */
+#ifdef SIMTARGET_TEST_HOOKS
+  int test_guard_mprotect;          /* SIMDEVICE_TEST_GUARD_MPROTECT=1 */
+  unsigned test_supervisor_late_ms; /* SIMDEVICE_TEST_SUPERVISOR_LATE_MS */
+#endif
+};
+HIDDEN void environment_read(void);
+HIDDEN const struct server_environment *environment_get(void);
+
 /* timeslice.c: asks the scheduler for a slice of `slice_us` microseconds
  * (0: keep the kernel's) for this thread and the threads it starts later. */
 HIDDEN void timeslice_request(uint32_t slice_us);

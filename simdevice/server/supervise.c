@@ -49,11 +49,13 @@ int supervise_main(void) {
   } else {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
       ;
-    /* Test hook (tests/simdevice/test_faults.c): widens the moment where
-     * the device process is reaped (its pid gone) but not yet recorded. */
-    const char *late = secure_getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
-    if (late != NULL && atoi(late) > 0)
-      usleep((useconds_t)atoi(late) * 1000u);
+#ifdef SIMTARGET_TEST_HOOKS
+    /* Test hook (environment.c): widens the moment where the device
+     * process is reaped (its pid gone) but not yet recorded. */
+    unsigned late = environment_get()->test_supervisor_late_ms;
+    if (late > 0)
+      usleep((useconds_t)late * 1000u);
+#endif
   }
   supervisor_record_exit(ctl, status);
   return 0;

@@ -19,6 +19,7 @@ static __tgt_target_table *table;
 static int setup(void **state) {
   (void)state;
   use_runtime_or_system_libomp();
+  use_hooks_server(); /* two tests use its hooks */
   test_image_build(&img);
   if (__tgt_rtl_init_device(0) != OFFLOAD_SUCCESS)
     return -1;
