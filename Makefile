@@ -298,11 +298,15 @@ FUZZ_RUNS ?= 20000
 FUZZ_BIN  := $(B)/fuzz/fuzz_images
 # The image parser (common/) and each of its callers: the registry, the
 # simdevice plugin's ELF check, the CUDA plugin's image classification;
-# nothing else of the libraries but the bottom layer the registry's messages
-# need (report.c, settings.c).
+# the other readers of ELF: libomptarget's symbol tables (hostsyms.c) and
+# the device process's DT_NEEDED reader (server/stubs.c); nothing else of
+# the libraries but the bottom layer the registry's messages need
+# (report.c, settings.c).
 FUZZ_SRC  := tests/fuzz/fuzz_images.c $(COMMON_SRC) src/registry.c \
-  src/report.c src/settings.c simdevice/plugin/elfimage.c plugins/cuda/image.c
-$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard common/*.h) plugins/cuda/cuda_internal.h plugins/cuda/cuda_driver_api.h
+  src/report.c src/settings.c src/hostsyms.c simdevice/plugin/elfimage.c plugins/cuda/image.c \
+  simdevice/server/stubs.c
+$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard common/*.h) plugins/cuda/cuda_internal.h plugins/cuda/cuda_driver_api.h \
+  src/hostsyms.h simdevice/server/server.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -Isrc -Iplugins/cuda -std=gnu11 -g -O1 -fsanitize=fuzzer,address -o $@ \
 	  $(FUZZ_SRC) -lelf -ldl -lpthread

@@ -72,6 +72,12 @@ HIDDEN int images_entry_name(uint64_t addr, char *buf, size_t len);
  * the dlopen of the image in `image_fd` that NEEDs them. */
 HIDDEN void stubs_init(const char *dir);
 HIDDEN void stubs_load_for_image(int image_fd);
+/* Calls need(name) for each DT_NEEDED of the ELF image in file[0..size)
+ * (need: 1 when the name is known); 0 when all were known or the image
+ * has no dynamic section, -1 when it could not be read or one was not
+ * known. Any bytes (fuzzed). */
+HIDDEN int stubs_each_needed(const unsigned char *file, size_t size,
+                             int (*need)(const char *name));
 
 /* faults.c: catch SIGSEGV/SIGBUS/SIGILL/SIGFPE, record them in the control
  * area, wake the host and exit. */
