@@ -204,7 +204,7 @@ $(B)/tests/plugins/libomptarget.rtl.%.so: tests/unit/fixtures/rtl_%.c tests/unit
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
 $(B)/tests/unit/test_plugins: $(TEST_RTL)
 
-$(B)/tests/abi/%: tests/abi/%.c $(LIB) $(B)/tests/abi/kernels.so
+$(B)/tests/abi/%: tests/abi/%.c tests/abi/abi_image.h $(LIB) $(B)/tests/abi/kernels.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -lcmocka -ldl -Wl,-rpath,'$$ORIGIN/../../lib'
 

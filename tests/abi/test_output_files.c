@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "abi_image.h"
 #include "omptarget.h"
 
 #define N 64
@@ -42,26 +43,6 @@ static char self_path[4096];
 static char dir[] = "/tmp/simtarget-outfiles-XXXXXX";
 
 /* ------------------------------------------------------------ the child */
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *buf = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    if (buf)
-      buf[n] = '\0';
-    *size = (size_t)n;
-  }
-  fclose(f);
-  return buf;
-}
 
 static int launch(void) {
   long x[N], y[N], n = N, k = 3;
@@ -87,17 +68,9 @@ static int launch(void) {
  * write past it fails with EFBIG), as on a full disk. The device process
  * started before: its shared memory is not a file of this limit. */
 static int child(long fsize_limit) {
-  char exe[4096];
-  strcpy(exe, self_path);
-  strcpy(strrchr(exe, '/') + 1, "kernels.so");
-  size_t image_size;
-  char *image = read_file(exe, &image_size);
-  if (!image)
+  struct abi_image kernels;
+  if (abi_kernels_register(&kernels, self_path, host_entries, 1) != 0)
     return 90;
-  __tgt_device_image dev_image = {image, image + image_size, host_entries,
-                                  host_entries + 1};
-  __tgt_bin_desc desc = {1, &dev_image, host_entries, host_entries + 1};
-  __tgt_register_lib(&desc);
   int bad = launch();
   if (fsize_limit > 0) {
     signal(SIGXFSZ, SIG_IGN);
@@ -107,8 +80,7 @@ static int child(long fsize_limit) {
   }
   for (int r = 1; r < ROUNDS; r++)
     bad += launch();
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   return bad ? 92 : 0;
 }
 
@@ -165,7 +137,7 @@ static void write_text(const char *path, const char *text) {
 
 static void assert_file_text(const char *path, const char *text) {
   size_t size;
-  char *got = read_file(path, &size);
+  char *got = abi_read_file(path, &size);
   assert_non_null(got);
   assert_string_equal(got, text);
   free(got);
@@ -216,7 +188,7 @@ static void check_own_symlink_followed(const char *var, const char *name) {
   if (strstr(err, "omptarget warning"))
     fail_msg("a warning for the program's own link:\n%s", err);
   size_t size = 0;
-  char *got = read_file(target, &size);
+  char *got = abi_read_file(target, &size);
   assert_non_null(got);
   assert_true(size > 0);
   free(got);

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "abi_image.h"
 #include "omptarget.h"
 
 #define M 8
@@ -38,50 +39,16 @@ static __tgt_offload_entry host_entries[] = {
     {(void *)&bump_region, "bump_counter", 0, 0, 0},
 };
 
-static char *image;
-static size_t image_size;
-static __tgt_device_image dev_image;
-static __tgt_bin_desc desc;
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return buf;
-}
+static struct abi_image kernels;
 
 static int setup(void **state) {
   (void)state;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
-  if (n < 0)
-    return -1;
-  exe[n] = '\0';
-  strcpy(strrchr(exe, '/') + 1, "kernels.so");
-  image = read_file(exe, &image_size);
-  if (!image)
-    return -1;
-  dev_image = (__tgt_device_image){image, image + image_size, host_entries,
-                                   host_entries + 5};
-  desc = (__tgt_bin_desc){1, &dev_image, host_entries, host_entries + 5};
-  __tgt_register_lib(&desc);
-  return 0;
+  return abi_kernels_register(&kernels, NULL, host_entries, 5);
 }
 
 static int teardown(void **state) {
   (void)state;
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   return 0;
 }
 
@@ -381,9 +348,9 @@ static int child(const char *mode) {
     static const char broken_region;
     static __tgt_offload_entry entries[] = {
         {(void *)&broken_region, "kernel_not_in_image", 0, 0, 0}};
-    char *copy = malloc(image_size);
-    memcpy(copy, image, image_size);
-    size_t size = image_size;
+    char *copy = malloc(kernels.size);
+    memcpy(copy, kernels.bytes, kernels.size);
+    size_t size = kernels.size;
     if (!strcmp(mode, "truncated-image"))
       size = 100;
     if (!strcmp(mode, "wrong-machine"))

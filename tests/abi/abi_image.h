@@ -1,0 +1,90 @@
+/*
+ * abi_image.h - the hand-built descriptor that the ABI tests (and the fault
+ * sweep's abi_driver) register, as a compiler would: one device image,
+ * build/tests/abi/kernels.so (tests/abi/kernels.c), with the test's own
+ * host entries. Test code only (static inline, no state of its own).
+ */
+#ifndef SIMTARGET_TESTS_ABI_IMAGE_H
+#define SIMTARGET_TESTS_ABI_IMAGE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "omptarget.h"
+
+/* A whole file, with a '\0' after its `*size` bytes, or NULL. */
+static inline char *abi_read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *buf = NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL &&
+        fread(buf, 1, (size_t)n, f) != (size_t)n) {
+      free(buf);
+      buf = NULL;
+    }
+    if (buf)
+      buf[n] = '\0';
+    *size = (size_t)n;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The registered image and its descriptor (they must outlive it). */
+struct abi_image {
+  char *bytes;
+  size_t size;
+  __tgt_device_image image;
+  __tgt_bin_desc desc;
+};
+
+/* Reads the image at `path` and registers it with `count` host entries;
+ * 0, or -1 when the file cannot be read. */
+static inline int abi_image_register(struct abi_image *a, const char *path,
+                                     __tgt_offload_entry *entries,
+                                     size_t count) {
+  memset(a, 0, sizeof *a);
+  a->bytes = abi_read_file(path, &a->size);
+  if (!a->bytes)
+    return -1;
+  a->image = (__tgt_device_image){a->bytes, a->bytes + a->size, entries,
+                                  entries + count};
+  a->desc = (__tgt_bin_desc){1, &a->image, entries, entries + count};
+  __tgt_register_lib(&a->desc);
+  return 0;
+}
+
+/* The same with kernels.so beside the program `exe` (NULL: this program,
+ * by /proc/self/exe). */
+static inline int abi_kernels_register(struct abi_image *a, const char *exe,
+                                       __tgt_offload_entry *entries,
+                                       size_t count) {
+  char path[4096];
+  if (exe != NULL) {
+    snprintf(path, sizeof path - 32, "%.4000s", exe);
+  } else {
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+    if (n < 0)
+      return -1;
+    path[n] = '\0';
+  }
+  char *slash = strrchr(path, '/');
+  if (!slash)
+    return -1;
+  strcpy(slash + 1, "kernels.so");
+  return abi_image_register(a, path, entries, count);
+}
+
+static inline void abi_image_unregister(struct abi_image *a) {
+  __tgt_unregister_lib(&a->desc);
+  free(a->bytes);
+  a->bytes = NULL;
+}
+
+#endif
