@@ -299,4 +299,22 @@ static inline __tgt_rtl_error last_error(int32_t dev) {
   return err;
 }
 
+/* The drivers' common fixture: the test image built, device 0 started (the
+ * start's message on stderr when it fails) and the image loaded. Returns
+ * the table of its entries, or NULL. */
+static inline __tgt_target_table *plugin_start(struct test_image *img) {
+  test_image_build(img);
+  if (__tgt_rtl_init_device(0) != OFFLOAD_SUCCESS) {
+    fprintf(stderr, "init_device: %s\n", last_error(0).message);
+    return NULL;
+  }
+  return __tgt_rtl_load_binary(0, &img->image);
+}
+
+/* Ends the plugin (every device process) and frees the image. */
+static inline void plugin_stop(struct test_image *img) {
+  assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
+  test_image_free(img);
+}
+
 #endif
