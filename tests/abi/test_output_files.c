@@ -86,42 +86,26 @@ static int child(long fsize_limit) {
 
 /* ------------------------------------------------------------ the test */
 
+struct child_env {
+  const char *var, *path;
+};
+
+static void set_child_env(const void *ctx) {
+  const struct child_env *e = ctx;
+  unsetenv("SIMTARGET_TRACE");
+  unsetenv("LIBOMPTARGET_PROFILE");
+  setenv(e->var, e->path, 1);
+  setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
+}
+
 /* Runs the child with `var`=`path` (and `fsize_limit`), its stderr in
  * `err`; returns its exit status. */
 static int run_child(const char *var, const char *path, long fsize_limit,
                      char *err, size_t len) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    unsetenv("SIMTARGET_TRACE");
-    unsetenv("LIBOMPTARGET_PROFILE");
-    setenv(var, path, 1);
-    setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
-    char limit[32];
-    snprintf(limit, sizeof limit, "%ld", fsize_limit);
-    const char *emulator = getenv("SIMTARGET_TEST_EMULATOR");
-    if (emulator != NULL && *emulator != '\0')
-      execlp(emulator, emulator, self_path, "--child", limit, (char *)NULL);
-    else
-      execl(self_path, "test_output_files", "--child", limit, (char *)NULL);
-    _exit(99);
-  }
-  close(pipefd[1]);
-  size_t used = 0;
-  ssize_t r;
-  while (used + 1 < len && (r = read(pipefd[0], err + used, len - 1 - used)) > 0)
-    used += (size_t)r;
-  err[used] = '\0';
-  close(pipefd[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  char limit[32];
+  snprintf(limit, sizeof limit, "%ld", fsize_limit);
+  struct child_env e = {var, path};
+  return abi_run_child(self_path, limit, set_child_env, &e, err, len);
 }
 
 static void path_in_dir(char *out, size_t len, const char *name) {
@@ -313,10 +297,8 @@ static int teardown(void **state) {
 }
 
 int main(int argc, char **argv) {
-  ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
-  if (n <= 0)
+  if (abi_self_path(self_path, sizeof self_path) != 0)
     return 1;
-  self_path[n] = '\0';
   if (argc > 2 && !strcmp(argv[1], "--child"))
     return child(atol(argv[2]));
   const struct CMUnitTest tests[] = {
