@@ -120,7 +120,14 @@ $(addprefix $(B)/lib/,$(SONAMES)): $(LIB)
 	ln -sf libomptarget.so $@
 
 # The core objects again as an archive, so unit tests reach hidden functions.
-$(B)/libcore.a: $(CORE_OBJ) $(COMMON_OBJ)
+# Compiled a second time with the test hooks (-DSIMTARGET_TEST_HOOKS: the
+# *_for_test functions), which the shipped library's objects do not contain.
+TEST_HOOKS    := -DSIMTARGET_TEST_HOOKS
+TEST_CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj-test/%.o)
+$(B)/obj-test/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TEST_HOOKS) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+$(B)/libcore.a: $(TEST_CORE_OBJ) $(COMMON_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 $(PLUGIN): $(PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
@@ -133,6 +140,16 @@ $(PLUGIN): $(PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
 $(SERVER): $(SERV_OBJ) $(B)/obj/common/image_entries.o
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -no-pie -Wl,-Ttext-segment=0x40000000 -o $@ $(SERV_OBJ) \
+	  $(B)/obj/common/image_entries.o -ldl -lpthread
+
+# The same server with its test hooks (-DSIMTARGET_TEST_HOOKS, environment.c),
+# for tests/simdevice/test_faults.c only: beside the real one (it finds the
+# device runtime and the stand-ins in its own folder), never installed.
+HOOKS_SERVER   := $(B)/lib/simdevice/simdevice-server-hooks
+TEST_SERV_OBJ  := $(SERV_SRC:%.c=$(B)/obj-test/%.o)
+$(HOOKS_SERVER): $(TEST_SERV_OBJ) $(B)/obj/common/image_entries.o
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -no-pie -Wl,-Ttext-segment=0x40000000 -o $@ $(TEST_SERV_OBJ) \
 	  $(B)/obj/common/image_entries.o -ldl -lpthread
 
 $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
@@ -156,7 +173,7 @@ $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
 
--include $(CORE_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(TEST_CORE_OBJ:.o=.d) $(COMMON_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(SERV_OBJ:.o=.d) $(TEST_SERV_OBJ:.o=.d) $(RT_OBJ:.o=.d)
 
 # ppc64le devices: the plugin, the device process, simtarget-config (not
 # in a cross build, whose host is ppc64le itself).
@@ -172,7 +189,7 @@ ABI_BIN   := $(ABI_SRC:tests/abi/%.c=$(B)/tests/abi/%)
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
+	$(CC) $(CPPFLAGS) $(TEST_HOOKS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
 
 $(B)/tests/abi/kernels.so: tests/abi/kernels.c
 	@mkdir -p $(dir $@)
@@ -187,7 +204,7 @@ $(B)/tests/plugins/libomptarget.rtl.%.so: tests/unit/fixtures/rtl_%.c tests/unit
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
 $(B)/tests/unit/test_plugins: $(TEST_RTL)
 
-$(B)/tests/abi/%: tests/abi/%.c $(LIB) $(B)/tests/abi/kernels.so
+$(B)/tests/abi/%: tests/abi/%.c tests/abi/abi_image.h $(LIB) $(B)/tests/abi/kernels.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -lcmocka -ldl -Wl,-rpath,'$$ORIGIN/../../lib'
 
@@ -206,7 +223,7 @@ check-ppc64le:
 # simdevice plugin drivers: call __tgt_rtl_* directly on images they build.
 SIMDEV_TEST_SRC := $(wildcard tests/simdevice/test_*.c)
 SIMDEV_TEST_BIN := $(SIMDEV_TEST_SRC:tests/simdevice/%.c=$(B)/tests/simdevice/%)
-$(B)/tests/simdevice/%: tests/simdevice/%.c tests/simdevice/simdev_test.h $(PLUGIN) $(SERVER) $(DEVSTUBS)
+$(B)/tests/simdevice/%: tests/simdevice/%.c tests/simdevice/simdev_test.h $(PLUGIN) $(SERVER) $(DEVSTUBS) $(HOOKS_SERVER)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -l:libomptarget.rtl.simdevice.so \
 	  -Wl,-rpath,'$$ORIGIN/../../lib' -lcmocka -ldl -lpthread
@@ -281,11 +298,15 @@ FUZZ_RUNS ?= 20000
 FUZZ_BIN  := $(B)/fuzz/fuzz_images
 # The image parser (common/) and each of its callers: the registry, the
 # simdevice plugin's ELF check, the CUDA plugin's image classification;
-# nothing else of the libraries but the bottom layer the registry's messages
-# need (report.c, settings.c).
+# the other readers of ELF: libomptarget's symbol tables (hostsyms.c) and
+# the device process's DT_NEEDED reader (server/stubs.c); nothing else of
+# the libraries but the bottom layer the registry's messages need
+# (report.c, settings.c).
 FUZZ_SRC  := tests/fuzz/fuzz_images.c $(COMMON_SRC) src/registry.c \
-  src/report.c src/settings.c simdevice/plugin/elfimage.c plugins/cuda/image.c
-$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard common/*.h) plugins/cuda/cuda_internal.h plugins/cuda/cuda_driver_api.h
+  src/report.c src/settings.c src/hostsyms.c simdevice/plugin/elfimage.c plugins/cuda/image.c \
+  simdevice/server/stubs.c
+$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard common/*.h) plugins/cuda/cuda_internal.h plugins/cuda/cuda_driver_api.h \
+  src/hostsyms.h simdevice/server/server.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -Isrc -Iplugins/cuda -std=gnu11 -g -O1 -fsanitize=fuzzer,address -o $@ \
 	  $(FUZZ_SRC) -lelf -ldl -lpthread

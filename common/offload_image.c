@@ -536,27 +536,58 @@ static int section_inside(Elf_Scn *scn, size_t size, GElf_Shdr *sh) {
              : -1;
 }
 
-int offload_elf_find_symtab(const void *bytes, size_t size, bool dynamic,
-                            struct offload_elf_symtab *out, char *why,
-                            size_t why_len) {
-  memset(out, 0, sizeof *out);
+/* libelf's handle on an ELF64 image of this host's byte order (the only
+ * images whose `what`, symbols or sections, are read), or NULL with the
+ * cause. The caller ends it (elf_end). */
+static Elf *open_host_elf64(const void *bytes, size_t size, const char *what,
+                            char *why, size_t why_len) {
   struct offload_elf_header header;
   if (offload_elf_read_header(bytes, size, &header, why, why_len) < 0)
-    return -1;
+    return NULL;
   const unsigned host_data =
       __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
   if (header.elf_class != ELFCLASS64 || header.data != host_data) {
     snprintf(why, why_len,
-             "ELF image: symbols are read from ELF64 images of this host's"
-             " byte order only");
-    return -1;
+             "ELF image: %s are read from ELF64 images of this host's byte"
+             " order only", what);
+    return NULL;
   }
   Elf *elf = elf_memory((char *)bytes, size);
-  if (!elf) {
+  if (!elf)
     snprintf(why, why_len, "libelf cannot read the ELF image: %s",
              elf_errmsg(-1));
+  return elf;
+}
+
+int offload_elf_section_bytes(const void *bytes, size_t size, size_t index,
+                              struct offload_elf_section *out, char *why,
+                              size_t why_len) {
+  memset(out, 0, sizeof *out);
+  Elf *elf = open_host_elf64(bytes, size, "sections", why, why_len);
+  if (!elf)
     return -1;
+  Elf_Scn *scn = elf_getscn(elf, index);
+  GElf_Shdr sh;
+  int rc = -1;
+  if (!scn || section_inside(scn, size, &sh) < 0 || sh.sh_type == SHT_NOBITS) {
+    snprintf(why, why_len, "ELF image: section %zu is missing, has no bytes"
+                           " in the file or lies outside the image", index);
+  } else {
+    *out = (struct offload_elf_section){
+        .addr = sh.sh_addr, .offset = sh.sh_offset, .size = sh.sh_size};
+    rc = 0;
   }
+  elf_end(elf);
+  return rc;
+}
+
+int offload_elf_find_symtab(const void *bytes, size_t size, bool dynamic,
+                            struct offload_elf_symtab *out, char *why,
+                            size_t why_len) {
+  memset(out, 0, sizeof *out);
+  Elf *elf = open_host_elf64(bytes, size, "symbols", why, why_len);
+  if (!elf)
+    return -1;
   const GElf_Word wanted = dynamic ? SHT_DYNSYM : SHT_SYMTAB;
   int rc = -1;
   snprintf(why, why_len, "ELF image has no %s section",

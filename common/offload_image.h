@@ -128,6 +128,18 @@ OFFLOAD_IMAGE_HIDDEN int offload_elf_find_symtab(const void *bytes,
                                                  struct offload_elf_symtab *out,
                                                  char *why, size_t why_len);
 
+/* Section `index` of an ELF64 image of this host's byte order, found
+ * through libelf: its address and the offset and size of its bytes in the
+ * image (inside it; SHT_NOBITS sections have none and are refused).
+ * Returns 0 with *out filled, or -1 with the cause. */
+struct offload_elf_section {
+  uint64_t addr;
+  size_t offset, size;
+};
+OFFLOAD_IMAGE_HIDDEN int offload_elf_section_bytes(
+    const void *bytes, size_t size, size_t index,
+    struct offload_elf_section *out, char *why, size_t why_len);
+
 /* For messages: "x86-64", "NVIDIA CUDA", ..., or "unknown". */
 OFFLOAD_IMAGE_HIDDEN const char *offload_elf_machine_name(unsigned machine);
 OFFLOAD_IMAGE_HIDDEN const char *offload_elf_osabi_name(unsigned osabi);

@@ -47,7 +47,9 @@ count "timeline.sh (log: $COV.timeline.log)" $?
 SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
 count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $?
-lcov -q --rc lcov_branch_coverage=1 --capture --directory $COV/obj --base-directory "$ROOT" \
+# obj-test/: the unit tests' objects and the server with test hooks
+# (-DSIMTARGET_TEST_HOOKS), counted with the shipped objects' runs.
+lcov -q --rc lcov_branch_coverage=1 --capture --directory $COV/obj --directory $COV/obj-test --base-directory "$ROOT" \
   --output-file $COV/all.info >/dev/null 2>&1
 lcov -q --rc lcov_branch_coverage=1 --extract $COV/all.info "$ROOT/src/*" "$ROOT/simdevice/*" \
   --output-file $COV/cov.info >/dev/null 2>&1

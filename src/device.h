@@ -122,8 +122,10 @@ HIDDEN void device_release(struct device *dev);
  * current cause (report_error_set). */
 HIDDEN void device_plugin_cause(struct device *dev, char *buf, size_t len);
 HIDDEN void device_add_plugin_cause(struct device *dev);
+#ifdef SIMTARGET_TEST_HOOKS
 HIDDEN void device_init_for_test(struct device *dev, struct plugin *plugin,
                                  int32_t rtl_id);
+#endif
 
 /* Plugin wrappers (src/device_ops.c). Each returns the plugin's result; on failure it records a
  * cause with report_error_set() naming the operation, the size and address. */

@@ -38,6 +38,7 @@ void device_add_plugin_cause(struct device *dev) {
     report_error_set("%s", cause + 2); /* report_error_set adds the "; " */
 }
 
+#ifdef SIMTARGET_TEST_HOOKS
 void device_init_for_test(struct device *dev, struct plugin *plugin,
                           int32_t rtl_id) {
   memset(dev, 0, sizeof *dev);
@@ -48,6 +49,7 @@ void device_init_for_test(struct device *dev, struct plugin *plugin,
   pthread_mutex_init(&dev->lock, NULL);
   mapping_table_init(&dev->map);
 }
+#endif
 
 void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
                    int32_t kind) {

@@ -1,8 +1,10 @@
 /*
  * hostsyms.c - reading ELF64 symbol tables of host objects and device
- * images (see hostsyms.h). The tables are found by the one ELF reader,
- * common/offload_image.c (libelf, every offset bounds-checked): a truncated
- * or odd file yields "no symbols", never a crash.
+ * images (see hostsyms.h). The tables, and the section of a symbol whose
+ * bytes are read, are found by the one ELF reader, common/offload_image.c
+ * (libelf, every offset bounds-checked): a truncated or odd file yields
+ * "no symbols", never a crash (tests/fuzz/fuzz_images.c feeds it any
+ * bytes).
  *
  * Thread safety: no shared state (dl_iterate_phdr locks the loader).
  */
@@ -161,24 +163,16 @@ int elf_image_read_symbol(const void *elf, size_t size, const char *name,
   }
   if (!found || found->st_shndx >= SHN_LORESERVE)
     return -1;
-  /* The symbol's initial bytes: its section's file offset plus its
-   * address inside the section; every offset checked (size 64 headers
-   * were checked by elf_syms_from_memory). */
-  const Elf64_Ehdr *eh = elf;
-  if (eh->e_shentsize != sizeof(Elf64_Shdr) || found->st_shndx >= eh->e_shnum ||
-      eh->e_shoff > size ||
-      (size - eh->e_shoff) / sizeof(Elf64_Shdr) <= found->st_shndx)
+  /* The symbol's initial bytes: its section's bytes (found by the one ELF
+   * reader) at its address inside the section. */
+  struct offload_elf_section sec;
+  char why[160];
+  if (offload_elf_section_bytes(elf, size, found->st_shndx, &sec, why,
+                                sizeof why) != 0 ||
+      found->st_value < sec.addr || found->st_value - sec.addr > sec.size ||
+      sec.size - (found->st_value - sec.addr) < len)
     return -1;
-  Elf64_Shdr sh;
-  memcpy(&sh, (const char *)elf + eh->e_shoff +
-                  found->st_shndx * sizeof(Elf64_Shdr),
-         sizeof sh);
-  if (sh.sh_type == SHT_NOBITS || found->st_value < sh.sh_addr ||
-      found->st_value - sh.sh_addr > sh.sh_size ||
-      sh.sh_size - (found->st_value - sh.sh_addr) < len ||
-      sh.sh_offset > size || size - sh.sh_offset < sh.sh_size)
-    return -1;
-  memcpy(out, (const char *)elf + sh.sh_offset + (found->st_value - sh.sh_addr),
+  memcpy(out, (const char *)elf + sec.offset + (found->st_value - sec.addr),
          len);
   return 0;
 }

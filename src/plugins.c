@@ -580,9 +580,11 @@ void plugins_unload_all(void) {
   pthread_mutex_unlock(&plugins_mutex);
 }
 
+#ifdef SIMTARGET_TEST_HOOKS
 void plugins_reset_rejections_for_test(void) {
   pthread_mutex_lock(&rejections_mutex);
   memset(&rejections, 0, sizeof rejections);
   memset(&idle_plugins, 0, sizeof idle_plugins);
   pthread_mutex_unlock(&rejections_mutex);
 }
+#endif

@@ -82,6 +82,8 @@ HIDDEN int plugins_open(const char *path, struct plugin *out, char *why,
 HIDDEN void plugins_close(struct plugin *p);
 HIDDEN int plugins_list_folder(const char *dir, char ***names, size_t *n);
 HIDDEN void plugins_free_names(char **names, size_t n);
+#ifdef SIMTARGET_TEST_HOOKS
 HIDDEN void plugins_reset_rejections_for_test(void);
+#endif
 
 #endif

@@ -551,9 +551,11 @@ const char *registry_requires_conflict(void) {
   return msg;
 }
 
+#ifdef SIMTARGET_TEST_HOOKS
 void registry_reset_requires_for_test(void) {
   registry_lock();
   requires_flags = OMP_REQ_UNDEFINED;
   requires_conflict[0] = '\0';
   registry_unlock();
 }
+#endif

@@ -83,6 +83,8 @@ HIDDEN int64_t registry_requires(void);
  * sentence saying which (the lead reports it). */
 HIDDEN const char *registry_requires_conflict(void);
 /* For unit tests: forget the requires flags recorded so far. */
+#ifdef SIMTARGET_TEST_HOOKS
 HIDDEN void registry_reset_requires_for_test(void);
+#endif
 
 #endif

@@ -245,7 +245,9 @@ const struct settings *settings_get(void) {
   return &current;
 }
 
+#ifdef SIMTARGET_TEST_HOOKS
 void settings_reread_for_test(void) {
   pthread_once(&settings_once, read_environment);
   read_environment();
 }
+#endif

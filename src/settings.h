@@ -58,6 +58,8 @@ HIDDEN void settings_warn_write_failed(const char *name, const char *path,
                                        int err, const char *where);
 /* Read the environment again, for unit tests that change it with setenv
  * (no other thread may be reading the settings meanwhile). */
+#ifdef SIMTARGET_TEST_HOOKS
 HIDDEN void settings_reread_for_test(void);
+#endif
 
 #endif

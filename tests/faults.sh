@@ -69,7 +69,8 @@ build_prog() {
   fi
   echo "$bin"
 }
-if [ ! -x $OUT/abi_driver ] || [ tests/faults/abi_driver.c -nt $OUT/abi_driver ]; then
+if [ ! -x $OUT/abi_driver ] || [ tests/faults/abi_driver.c -nt $OUT/abi_driver ] ||
+   [ tests/abi/abi_image.h -nt $OUT/abi_driver ]; then
   ${CC:-cc} -Iinclude -std=gnu11 -Wall -Wextra -Werror -O1 -g tests/faults/abi_driver.c \
     -o $OUT/abi_driver -Lbuild/lib -lomptarget -Wl,-rpath,"$ROOT/build/lib" || exit 2
 fi

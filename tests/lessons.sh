@@ -34,10 +34,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#lessons[@]} -gt 0 ] || for d in "$ROOT"/tutorials/[0-9][0-9]-*/; do lessons+=("${d%/}"); done
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); echo "ok    $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-skip() { skipped=$((skipped + 1)); echo "skip  $*"; }
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh"
 
 ENV_SH=$ROOT/build/toolchains/env.sh
 if [ ! -f "$ENV_SH" ] || [ ! -e "$ROOT/build/lib/libomptarget.so" ]; then
@@ -95,14 +93,8 @@ for d in "${lessons[@]}"; do
       ok "$what (expectations; output order varies)"
     elif [ "$n" != "$GOLDEN_CLANG" ]; then
       ok "$what (expectations; expected/ made with clang-$GOLDEN_CLANG, not compared)"
-    elif [ $update = 1 ]; then
-      mkdir -p "$d/expected"; cp "$bin.out" "$expected"; ok "$what (expected output written)"
-    elif [ ! -f "$expected" ]; then
-      fail "$what: no $expected (tests/lessons.sh --update $lesson)"
-    elif ! cmp -s "$expected" "$bin.out"; then
-      fail "$what: output differs from expected/$prog.out: $(diff "$expected" "$bin.out" | head -6 | cut -c1-200 | tr '\n' ' ')"
     else
-      ok "$what"
+      golden_compare "$what" "$bin.out" "$expected" $update "tests/lessons.sh --update $lesson"
     fi
   done
   # The README quotes only lines this run printed (with the expected/ clang).
@@ -140,5 +132,4 @@ for d in "${lessons[@]}"; do
     done
   done
 done
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+suite_end

@@ -36,10 +36,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#progs[@]} -gt 0 ] || progs=("$ROOT"/tutorials/timeline/*.c "$ROOT"/tests/timeline/*.c)
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); echo "ok    $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-skip() { skipped=$((skipped + 1)); echo "skip  $*"; }
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh"
 
 # ---- the validator rejects what breaks the format
 for f in "$ROOT"/tests/timeline/bad/*.json; do
@@ -63,8 +61,7 @@ ENV_SH=$ROOT/build/toolchains/env.sh
 "$ROOT/tests/toolchains.sh" -q >/dev/null 2>&1
 if [ ! -f "$ENV_SH" ]; then
   skip "profiled programs (no $ENV_SH: run tests/toolchains.sh)"
-  echo "$passed passed, $failed failed, $skipped skipped"
-  exit $((failed > 0))
+  suite_end
 fi
 # shellcheck disable=SC1090
 . "$ENV_SH"
@@ -80,22 +77,17 @@ if [ -z "$versions" ]; then
 fi
 
 # compile N SRC: OUT/N/<name>, rebuilt when the source or flags change
+# shellcheck disable=SC2317 # run by compile_each (xargs bash -c)
 compile() {
   local n=$1 src=$2 name cc flags bin cmd
   name=$(basename "$src" .c); bin=$OUT/$n/$name
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
   cmd="$cc $flags -g -O1 $src -o $bin"
-  if [ -x "$bin" ] && [ "$bin" -nt "$src" ] && [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
-    return 0
-  fi
-  mkdir -p "$OUT/$n"; rm -f "$bin"
-  $cmd >"$bin.log" 2>&1 && echo "$cmd" >"$bin.cmd"
+  build_cached "$src" "$bin" "$cmd"
 }
 export -f compile
 export OUT
-for n in $versions; do
-  for src in "${progs[@]}"; do echo "$n $src"; done
-done | xargs -P 2 -n 2 bash -c ". \"$ENV_SH\"; compile \"\$0\" \"\$1\""
+compile_each "$versions" "${progs[@]}"
 
 for n in $versions; do
   eval "hostlib=\$TC_HOSTLIB_$n"
@@ -148,5 +140,4 @@ for n in $versions; do
     esac
   done
 done
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+suite_end

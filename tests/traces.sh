@@ -43,9 +43,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#progs[@]} -gt 0 ] || progs=("$PROGDIR"/*.c "$PROGDIR"/*.cpp)
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); echo "ok    $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh"
 
 [ -x "$TOOL" ] || { echo "no $TOOL (run make)"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
@@ -102,9 +101,8 @@ done
 
 ENV_SH=$ROOT/build/toolchains/env.sh
 if [ ! -f "$ENV_SH" ]; then
-  echo "skip  golden traces (no $ENV_SH: run tests/toolchains.sh)"
-  echo "$passed passed, $failed failed, $((skipped + 1)) skipped"
-  exit $((failed > 0))
+  skip "golden traces (no $ENV_SH: run tests/toolchains.sh)"
+  suite_end
 fi
 # shellcheck disable=SC1090
 . "$ENV_SH"
@@ -125,6 +123,7 @@ have_jsonschema=1
 python3 -c 'import jsonschema' 2>/dev/null || have_jsonschema=0
 
 # compile N SRC: build/traces/N/<name>, rebuilt when the source or flags change
+# shellcheck disable=SC2317 # run by compile_each (xargs bash -c)
 compile() {
   local n=$1 src=$2 name cc flags bin cmd
   local file extra=
@@ -132,17 +131,11 @@ compile() {
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
   case $file in *.cpp) cc=${cc/clang-/clang++-}; extra=-lstdc++ ;; esac
   cmd="$cc $flags -g -O1 $(sed -n -E 's@^// cflags: *(.*)$@\1@p' "$src" | head -1) $file $extra -o $bin"
-  if [ -x "$bin" ] && [ "$bin" -nt "$src" ] && [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
-    return 0
-  fi
-  mkdir -p "$OUT/$n"; rm -f "$bin"
-  (cd "$PROGDIR" && $cmd >"$bin.log" 2>&1) && echo "$cmd" >"$bin.cmd"
+  (cd "$PROGDIR" && build_cached "$src" "$bin" "$cmd")
 }
 export -f compile
 export OUT PROGDIR
-for n in $versions; do
-  for src in "${progs[@]}"; do echo "$n $src"; done
-done | xargs -P 2 -n 2 bash -c ". \"$ENV_SH\"; compile \"\$0\" \"\$1\""
+compile_each "$versions" "${progs[@]}"
 
 for n in $versions; do
   eval "hostlib=\$TC_HOSTLIB_$n"
@@ -214,17 +207,7 @@ PY
     fi
     golden=$GOLDEN/$n/$name.jsonl
     "$TOOL" normalize "$trace" >"$bin.norm"
-    if [ $update = 1 ]; then
-      mkdir -p "$GOLDEN/$n"; cp "$bin.norm" "$golden"
-      ok "$what (golden written)"
-    elif [ ! -f "$golden" ]; then
-      fail "$what: no golden trace $golden (tests/traces.sh --update)"
-    elif ! cmp -s "$bin.norm" "$golden"; then
-      fail "$what: trace differs from $golden: $(diff "$golden" "$bin.norm" | head -4 | cut -c1-300)"
-    else
-      ok "$what"
-    fi
+    golden_compare "$what" "$bin.norm" "$golden" $update "tests/traces.sh --update"
   done
 done
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+suite_end

@@ -78,17 +78,6 @@ static void fail_setup(const char *fmt, const char *detail) {
   _exit(2);
 }
 
-/* The server's only reader of the environment (the table of all variables
- * is in simdevice/README.md): SIMDEVICE_RUNTIME, a path (or NULL), checked
- * by the dlopen that uses it, which names it when it fails. The device
- * runtime reads its own (runtime.c, caps_init). */
-static const char *runtime_override(void) {
-  /* A library to load: ignored when the host is setuid or setcap (the
-   * kernel marks this exec secure too, as the credentials differ). */
-  const char *path = secure_getenv("SIMDEVICE_RUNTIME");
-  return path != NULL && *path != '\0' ? path : NULL;
-}
-
 /* Loads the device runtime from the server's own folder (or
  * SIMDEVICE_RUNTIME), before any image; the libomptarget (and sanitizer)
  * SONAME stand-ins are loaded per image (stubs.c). */
@@ -102,7 +91,7 @@ static void load_runtime(void) {
   if (slash != NULL)
     *slash = '\0';
   char path[PATH_MAX + 64];
-  const char *override = runtime_override();
+  const char *override = environment_get()->runtime;
   if (override != NULL)
     snprintf(path, sizeof path, "%s", override);
   else
@@ -440,6 +429,7 @@ static void watch_host(void) {
 }
 
 int main(int argc, char **argv) {
+  environment_read();
   if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
     return supervise_main();
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,

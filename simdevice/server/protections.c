@@ -358,13 +358,15 @@ void protections_init(struct simdev_control *control, int memory_fd) {
   base = (unsigned char *)(uintptr_t)ctl->dev_base;
   long page = sysconf(_SC_PAGESIZE);
   page_bytes = page > 0 ? (uint64_t)page : 4096;
-  /* Test hook (tests/simdevice/test_faults.c): the mprotect scheme where
-   * guard regions work, so that it stays covered there too. */
-  const char *force = secure_getenv("SIMDEVICE_TEST_GUARD_MPROTECT");
+  /* Test hook (environment.c): the mprotect scheme where guard regions
+   * work, so that it stays covered there too. */
+  int force = 0;
+#ifdef SIMTARGET_TEST_HOOKS
+  force = environment_get()->test_guard_mprotect;
+#endif
   if (!ctl->guard)
     mode = SIMDEV_GUARD_OFF;
-  else if ((force == NULL || strcmp(force, "1") != 0) &&
-           markers_work(memory_fd, -1))
+  else if (!force && markers_work(memory_fd, -1))
     mode = SIMDEV_GUARD_REGIONS;
   else
     mode = SIMDEV_GUARD_MPROTECT;

@@ -34,6 +34,18 @@ struct server_runtime {
   void (*set_device_num)(int32_t num);
 };
 
+/* environment.c: every variable the server reads, read once by main()
+ * (environment_read) before any thread starts; read-only afterwards. */
+struct server_environment {
+  const char *runtime; /* SIMDEVICE_RUNTIME, or NULL */
+#ifdef SIMTARGET_TEST_HOOKS
+  int test_guard_mprotect;          /* SIMDEVICE_TEST_GUARD_MPROTECT=1 */
+  unsigned test_supervisor_late_ms; /* SIMDEVICE_TEST_SUPERVISOR_LATE_MS */
+#endif
+};
+HIDDEN void environment_read(void);
+HIDDEN const struct server_environment *environment_get(void);
+
 /* timeslice.c: asks the scheduler for a slice of `slice_us` microseconds
  * (0: keep the kernel's) for this thread and the threads it starts later. */
 HIDDEN void timeslice_request(uint32_t slice_us);
@@ -60,6 +72,12 @@ HIDDEN int images_entry_name(uint64_t addr, char *buf, size_t len);
  * the dlopen of the image in `image_fd` that NEEDs them. */
 HIDDEN void stubs_init(const char *dir);
 HIDDEN void stubs_load_for_image(int image_fd);
+/* Calls need(name) for each DT_NEEDED of the ELF image in file[0..size)
+ * (need: 1 when the name is known); 0 when all were known or the image
+ * has no dynamic section, -1 when it could not be read or one was not
+ * known. Any bytes (fuzzed). */
+HIDDEN int stubs_each_needed(const unsigned char *file, size_t size,
+                             int (*need)(const char *name));
 
 /* faults.c: catch SIGSEGV/SIGBUS/SIGILL/SIGFPE, record them in the control
  * area, wake the host and exit. */

@@ -8,6 +8,10 @@
  * that NEEDs a library outside the few that are known not to need a
  * stand-in themselves, gets all of them first, as before.
  *
+ * The image file is untrusted: its ELF and dynamic headers are read by
+ * hand (the server links no libelf), every offset checked against the
+ * file's size; tests/fuzz/fuzz_images.c feeds stubs_each_needed any bytes.
+ *
  * Locking: the main server thread's only (LOAD).
  */
 #include <dlfcn.h>
@@ -79,9 +83,8 @@ static long long file_offset(const unsigned char *file, size_t size,
   return -1;
 }
 
-/* Loads the stand-ins the image NEEDs; 0, or -1 when its dynamic section
- * could not be read or it NEEDs something else (then the caller loads all). */
-static int provide_needed(const unsigned char *file, size_t size) {
+int stubs_each_needed(const unsigned char *file, size_t size,
+                      int (*need)(const char *name)) {
   if (size < sizeof(Elf64_Ehdr))
     return -1;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
@@ -128,7 +131,7 @@ static int provide_needed(const unsigned char *file, size_t size) {
     uint64_t at = dyn[i].d_un.d_val;
     if (at >= strsz || memchr(strings + at, '\0', strsz - at) == NULL)
       return -1;
-    if (!provide(strings + at))
+    if (!need(strings + at))
       all_known = 0;
   }
   return all_known ? 0 : -1;
@@ -141,7 +144,7 @@ void stubs_load_for_image(int image_fd) {
     void *file = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
                       image_fd, 0);
     if (file != MAP_FAILED) {
-      done = provide_needed(file, (size_t)st.st_size) == 0;
+      done = stubs_each_needed(file, (size_t)st.st_size, provide) == 0;
       munmap(file, (size_t)st.st_size);
     }
   }

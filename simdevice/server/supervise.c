@@ -51,11 +51,13 @@ int supervise_main(void) {
      * recorded: a host that opened a pidfd on that pid while server_exited
      * was 0 holds the device's, never a later process's (plugin/process.c). */
     status = supervisor_wait_status(pid);
-    /* Test hook (tests/simdevice/test_faults.c): widens the moment where
-     * the device process has ended but is not yet recorded. */
-    const char *late = secure_getenv("SIMDEVICE_TEST_SUPERVISOR_LATE_MS");
-    if (late != NULL && atoi(late) > 0)
-      usleep((useconds_t)atoi(late) * 1000u);
+#ifdef SIMTARGET_TEST_HOOKS
+    /* Test hook (environment.c): widens the moment where the device
+     * process has ended but is not yet recorded. */
+    unsigned late = environment_get()->test_supervisor_late_ms;
+    if (late > 0)
+      usleep((useconds_t)late * 1000u);
+#endif
   }
   supervisor_record_exit(ctl, status);
   if (pid > 0)

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "abi_image.h"
 #include "omptarget.h"
 
 static const char step_region, wait_region, set_region, wait_read_region;
@@ -34,9 +35,7 @@ static __tgt_offload_entry host_entries[] = {
 };
 #define NUM_ENTRIES (sizeof host_entries / sizeof host_entries[0])
 
-static char *image;
-static __tgt_device_image dev_image;
-static __tgt_bin_desc desc;
+static struct abi_image kernels;
 
 /* Completion callbacks: how often each param was reported. */
 #define MAX_PARAMS 16
@@ -47,50 +46,19 @@ static void on_complete(tgt_callback_param_t param) {
     __atomic_add_fetch(&callback_count[i], 1, __ATOMIC_RELAXED);
 }
 
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return buf;
-}
-
 static int setup(void **state) {
   (void)state;
   /* before the first call into libomptarget: the plugin reads it once */
   setenv("SIMDEVICE_NUM_DEVICES", "2", 1);
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
-  if (n < 0)
+  if (abi_kernels_register(&kernels, NULL, host_entries, NUM_ENTRIES) != 0)
     return -1;
-  exe[n] = '\0';
-  strcpy(strrchr(exe, '/') + 1, "kernels.so");
-  size_t size;
-  image = read_file(exe, &size);
-  if (!image)
-    return -1;
-  dev_image = (__tgt_device_image){image, image + size, host_entries,
-                                   host_entries + NUM_ENTRIES};
-  desc = (__tgt_bin_desc){1, &dev_image, host_entries,
-                          host_entries + NUM_ENTRIES};
-  __tgt_register_lib(&desc);
   __tgt_init_dep(on_complete);
   return 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   return 0;
 }
 

@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "abi_image.h"
 #include "omptarget.h"
 
 #define N 64
@@ -42,26 +43,6 @@ static char self_path[4096];
 static char dir[] = "/tmp/simtarget-outfiles-XXXXXX";
 
 /* ------------------------------------------------------------ the child */
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *buf = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    if (buf)
-      buf[n] = '\0';
-    *size = (size_t)n;
-  }
-  fclose(f);
-  return buf;
-}
 
 static int launch(void) {
   long x[N], y[N], n = N, k = 3;
@@ -87,17 +68,9 @@ static int launch(void) {
  * write past it fails with EFBIG), as on a full disk. The device process
  * started before: its shared memory is not a file of this limit. */
 static int child(long fsize_limit) {
-  char exe[4096];
-  strcpy(exe, self_path);
-  strcpy(strrchr(exe, '/') + 1, "kernels.so");
-  size_t image_size;
-  char *image = read_file(exe, &image_size);
-  if (!image)
+  struct abi_image kernels;
+  if (abi_kernels_register(&kernels, self_path, host_entries, 1) != 0)
     return 90;
-  __tgt_device_image dev_image = {image, image + image_size, host_entries,
-                                  host_entries + 1};
-  __tgt_bin_desc desc = {1, &dev_image, host_entries, host_entries + 1};
-  __tgt_register_lib(&desc);
   int bad = launch();
   if (fsize_limit > 0) {
     signal(SIGXFSZ, SIG_IGN);
@@ -107,49 +80,32 @@ static int child(long fsize_limit) {
   }
   for (int r = 1; r < ROUNDS; r++)
     bad += launch();
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   return bad ? 92 : 0;
 }
 
 /* ------------------------------------------------------------ the test */
 
+struct child_env {
+  const char *var, *path;
+};
+
+static void set_child_env(const void *ctx) {
+  const struct child_env *e = ctx;
+  unsetenv("SIMTARGET_TRACE");
+  unsetenv("LIBOMPTARGET_PROFILE");
+  setenv(e->var, e->path, 1);
+  setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
+}
+
 /* Runs the child with `var`=`path` (and `fsize_limit`), its stderr in
  * `err`; returns its exit status. */
 static int run_child(const char *var, const char *path, long fsize_limit,
                      char *err, size_t len) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    unsetenv("SIMTARGET_TRACE");
-    unsetenv("LIBOMPTARGET_PROFILE");
-    setenv(var, path, 1);
-    setenv("OMP_TARGET_OFFLOAD", "mandatory", 1);
-    char limit[32];
-    snprintf(limit, sizeof limit, "%ld", fsize_limit);
-    const char *emulator = getenv("SIMTARGET_TEST_EMULATOR");
-    if (emulator != NULL && *emulator != '\0')
-      execlp(emulator, emulator, self_path, "--child", limit, (char *)NULL);
-    else
-      execl(self_path, "test_output_files", "--child", limit, (char *)NULL);
-    _exit(99);
-  }
-  close(pipefd[1]);
-  size_t used = 0;
-  ssize_t r;
-  while (used + 1 < len && (r = read(pipefd[0], err + used, len - 1 - used)) > 0)
-    used += (size_t)r;
-  err[used] = '\0';
-  close(pipefd[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  char limit[32];
+  snprintf(limit, sizeof limit, "%ld", fsize_limit);
+  struct child_env e = {var, path};
+  return abi_run_child(self_path, limit, set_child_env, &e, err, len);
 }
 
 static void path_in_dir(char *out, size_t len, const char *name) {
@@ -165,7 +121,7 @@ static void write_text(const char *path, const char *text) {
 
 static void assert_file_text(const char *path, const char *text) {
   size_t size;
-  char *got = read_file(path, &size);
+  char *got = abi_read_file(path, &size);
   assert_non_null(got);
   assert_string_equal(got, text);
   free(got);
@@ -216,7 +172,7 @@ static void check_own_symlink_followed(const char *var, const char *name) {
   if (strstr(err, "omptarget warning"))
     fail_msg("a warning for the program's own link:\n%s", err);
   size_t size = 0;
-  char *got = read_file(target, &size);
+  char *got = abi_read_file(target, &size);
   assert_non_null(got);
   assert_true(size > 0);
   free(got);
@@ -341,10 +297,8 @@ static int teardown(void **state) {
 }
 
 int main(int argc, char **argv) {
-  ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
-  if (n <= 0)
+  if (abi_self_path(self_path, sizeof self_path) != 0)
     return 1;
-  self_path[n] = '\0';
   if (argc > 2 && !strcmp(argv[1], "--child"))
     return child(atol(argv[2]));
   const struct CMUnitTest tests[] = {

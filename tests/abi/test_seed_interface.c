@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "abi_image.h"
 #include "omptarget.h"
 
 #define M 8
@@ -38,50 +39,16 @@ static __tgt_offload_entry host_entries[] = {
     {(void *)&bump_region, "bump_counter", 0, 0, 0},
 };
 
-static char *image;
-static size_t image_size;
-static __tgt_device_image dev_image;
-static __tgt_bin_desc desc;
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *size = (size_t)n;
-  return buf;
-}
+static struct abi_image kernels;
 
 static int setup(void **state) {
   (void)state;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
-  if (n < 0)
-    return -1;
-  exe[n] = '\0';
-  strcpy(strrchr(exe, '/') + 1, "kernels.so");
-  image = read_file(exe, &image_size);
-  if (!image)
-    return -1;
-  dev_image = (__tgt_device_image){image, image + image_size, host_entries,
-                                   host_entries + 5};
-  desc = (__tgt_bin_desc){1, &dev_image, host_entries, host_entries + 5};
-  __tgt_register_lib(&desc);
-  return 0;
+  return abi_kernels_register(&kernels, NULL, host_entries, 5);
 }
 
 static int teardown(void **state) {
   (void)state;
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   return 0;
 }
 
@@ -249,48 +216,28 @@ static void test_reserved_device_ids(void **state) {
                        0);
 }
 
-/* This program's own path: under Valgrind /proc/self/exe names Valgrind's
- * tool, while readlink of it is answered with the program. */
+/* This program's own path (abi_self_path). */
 static char self_path[4096];
 
-/* Run this program again as a child with `args`, stderr captured. */
+struct child_env {
+  const char *policy, *plugins;
+};
+
+static void set_child_env(const void *ctx) {
+  const struct child_env *e = ctx;
+  if (e->policy)
+    setenv("OMP_TARGET_OFFLOAD", e->policy, 1);
+  else
+    unsetenv("OMP_TARGET_OFFLOAD");
+  if (e->plugins)
+    setenv("LIBOMPTARGET_PLUGINS", e->plugins, 1);
+}
+
+/* Run this program again as a child in `mode`, stderr captured. */
 static int run_child(const char *mode, const char *policy, const char *plugins,
                      char *out, size_t len) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    if (policy)
-      setenv("OMP_TARGET_OFFLOAD", policy, 1);
-    else
-      unsetenv("OMP_TARGET_OFFLOAD");
-    if (plugins)
-      setenv("LIBOMPTARGET_PLUGINS", plugins, 1);
-    /* A cross build's tests under qemu user mode, without binfmt_misc,
-     * re-execute themselves through the emulator (tests/ppc64le/check.sh). */
-    const char *emulator = getenv("SIMTARGET_TEST_EMULATOR");
-    if (emulator != NULL && *emulator != '\0')
-      execlp(emulator, emulator, self_path, "--child", mode, (char *)NULL);
-    else
-      execl(self_path, "test_seed_interface", "--child", mode, (char *)NULL);
-    _exit(99);
-  }
-  close(pipefd[1]);
-  size_t used = 0;
-  ssize_t r;
-  while (used + 1 < len &&
-         (r = read(pipefd[0], out + used, len - 1 - used)) > 0)
-    used += (size_t)r;
-  out[used] = '\0';
-  close(pipefd[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  struct child_env e = {policy, plugins};
+  return abi_run_child(self_path, mode, set_child_env, &e, out, len);
 }
 
 /* Bad arguments are refused with a message naming them, never a crash.
@@ -381,9 +328,9 @@ static int child(const char *mode) {
     static const char broken_region;
     static __tgt_offload_entry entries[] = {
         {(void *)&broken_region, "kernel_not_in_image", 0, 0, 0}};
-    char *copy = malloc(image_size);
-    memcpy(copy, image, image_size);
-    size_t size = image_size;
+    char *copy = malloc(kernels.size);
+    memcpy(copy, kernels.bytes, kernels.size);
+    size_t size = kernels.size;
     if (!strcmp(mode, "truncated-image"))
       size = 100;
     if (!strcmp(mode, "wrong-machine"))
@@ -406,10 +353,8 @@ static int child(const char *mode) {
 }
 
 int main(int argc, char **argv) {
-  ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
-  if (n <= 0)
+  if (abi_self_path(self_path, sizeof self_path) != 0)
     return 1;
-  self_path[n] = '\0';
   if (argc > 2 && !strcmp(argv[1], "--child"))
     return child(argv[2]);
   const struct CMUnitTest tests[] = {

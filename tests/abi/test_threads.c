@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "abi_image.h"
 #include "omptarget.h"
 
 #define THREADS 8
@@ -28,28 +29,7 @@ static const char scale_region;
 static __tgt_offload_entry host_entries[] = {
     {(void *)&scale_region, "scale_kernel", 0, 0, 0},
 };
-static char *image;
-static size_t image_size;
-static __tgt_device_image dev_image;
-static __tgt_bin_desc desc;
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *buf = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    *size = (size_t)n;
-  }
-  fclose(f);
-  return buf;
-}
+static struct abi_image kernels;
 
 /* One thread's work; returns the number of wrong results. */
 static void *worker(void *arg) {
@@ -107,26 +87,12 @@ static void test_eight_threads_launch_and_map_at_once(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
-  if (n < 0)
-    return -1;
-  exe[n] = '\0';
-  strcpy(strrchr(exe, '/') + 1, "kernels.so");
-  image = read_file(exe, &image_size);
-  if (!image)
-    return -1;
-  dev_image = (__tgt_device_image){image, image + image_size, host_entries,
-                                   host_entries + 1};
-  desc = (__tgt_bin_desc){1, &dev_image, host_entries, host_entries + 1};
-  __tgt_register_lib(&desc);
-  return 0;
+  return abi_kernels_register(&kernels, NULL, host_entries, 1);
 }
 
 static int teardown(void **state) {
   (void)state;
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../abi/abi_image.h"
 #include "omptarget.h"
 
 #define N 32
@@ -16,35 +17,12 @@ static __tgt_offload_entry host_entries[] = {
     {(void *)&scale_region, "scale_kernel", 0, 0, 0},
 };
 
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *buf = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    *size = (size_t)n;
-  }
-  fclose(f);
-  return buf;
-}
-
 int main(int argc, char **argv) {
-  size_t size = 0;
-  char *image = argc > 1 ? read_file(argv[1], &size) : NULL;
-  if (!image) {
+  struct abi_image kernels;
+  if (argc < 2 || abi_image_register(&kernels, argv[1], host_entries, 1) != 0) {
     fprintf(stderr, "usage: abi_driver build/tests/abi/kernels.so\n");
     return 2;
   }
-  __tgt_device_image dev_image = {image, image + size, host_entries,
-                                  host_entries + 1};
-  __tgt_bin_desc desc = {1, &dev_image, host_entries, host_entries + 1};
-  __tgt_register_lib(&desc);
   __tgt_set_info_flag(0);
 
   long x[N], y[N], n = N, k = 3;
@@ -70,8 +48,7 @@ int main(int argc, char **argv) {
   int bad = 0;
   for (int i = 0; i < N; i++)
     bad += y[i] != i * 3;
-  __tgt_unregister_lib(&desc);
-  free(image);
+  abi_image_unregister(&kernels);
   printf(bad ? "FAIL\n" : "PASS\n");
   return bad ? 1 : 0;
 }

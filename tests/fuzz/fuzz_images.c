@@ -4,7 +4,10 @@
  * and triples, ELF headers of the input and of every image found), and its
  * three callers: libomptarget's registry (a one-image descriptor around the
  * input), the simdevice plugin's ELF check and the CUDA plugin's image
- * classification. Any input must give a result or an error message, never
+ * classification; and the two readers of ELF beside it: libomptarget's
+ * symbol tables (src/hostsyms.c: symbol names, a function's address, a
+ * symbol's initial bytes) and the device process's DT_NEEDED reader
+ * (simdevice/server/stubs.c, by hand: the server links no libelf). Any input must give a result or an error message, never
  * a crash, a leak or an out-of-bounds read (built with AddressSanitizer);
  * an image found must lie inside the input.
  * Built and run by `make fuzz`; seeds in tests/fuzz/corpus/.
@@ -16,8 +19,13 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "hostsyms.h"
 #include "offload_image.h"
 #include "registry.h"
+
+/* simdevice/server/stubs.c (its header is the server's own) */
+int stubs_each_needed(const unsigned char *file, size_t size,
+                      int (*need)(const char *name));
 
 /* simdevice/plugin/elfimage.c (its header is the plugin's own) */
 int elfimage_check(const __tgt_device_image *image, const void **elf,
@@ -75,6 +83,36 @@ static void fuzz_container(const unsigned char *input, size_t size) {
   }
 }
 
+/* A DT_NEEDED name handed out must be a string inside the input. */
+static const unsigned char *needed_input;
+static size_t needed_size;
+static int need_inside(const char *name) {
+  const unsigned char *p = (const unsigned char *)name;
+  if (p < needed_input || (size_t)(p - needed_input) >= needed_size ||
+      !memchr(p, '\0', needed_size - (size_t)(p - needed_input)))
+    abort();
+  return name[0] == 'l'; /* some known, some not: both paths run */
+}
+
+static void fuzz_other_elf_readers(const unsigned char *input, size_t size) {
+  needed_input = input;
+  needed_size = size;
+  (void)stubs_each_needed(input, size, need_inside);
+  for (int dynamic = 0; dynamic < 2; dynamic++) {
+    struct elf_syms syms;
+    if (elf_syms_from_memory(input, size, dynamic, &syms) != 0)
+      continue;
+    size_t named = 0;
+    for (size_t i = 0; i < syms.count; i++)
+      named += elf_syms_name(&syms, &syms.syms[i]) != NULL;
+    (void)named;
+    (void)elf_syms_find_function(&syms, "main");
+  }
+  unsigned char value[16];
+  (void)elf_image_read_symbol(input, size, "__omp_rtl_debug_kind", value, 4);
+  (void)elf_image_read_symbol(input, size, "main", value, sizeof value);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* A private copy, so reads past the end hit ASan's redzone. */
   unsigned char *copy = malloc(size ? size : 1);
@@ -84,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   fuzz_container(copy, size);
   fuzz_elf_header(copy, size, copy, size);
+  fuzz_other_elf_readers(copy, size);
 
   static __tgt_offload_entry no_entries[1];
   __tgt_device_image image = {copy, copy + size, no_entries, no_entries};

@@ -56,6 +56,11 @@ mkdir -p "$B/test-logs"
 printf '#!/bin/sh\n# the ppc64le device server, under qemu (tests/ppc64le/check.sh)\nexec qemu-ppc64le %s "$@"\n' \
   "$B/lib/simdevice/simdevice-server" >"$SHIM" && chmod 755 "$SHIM"
 export SIMDEVICE_SERVER=$SHIM
+# The server with the test hooks (simdev_test.h, use_hooks_server), likewise.
+HOOKS_SHIM="$B/lib/simdevice/simdevice-server-hooks-qemu"
+printf '#!/bin/sh\n# the ppc64le device server with test hooks, under qemu (tests/ppc64le/check.sh)\nexec qemu-ppc64le %s "$@"\n' \
+  "$B/lib/simdevice/simdevice-server-hooks" >"$HOOKS_SHIM" && chmod 755 "$HOOKS_SHIM"
+export SIMDEVICE_TEST_HOOKS_SERVER=$HOOKS_SHIM
 export SIMDEVICE_TEST_CC=powerpc64le-linux-gnu-gcc # test kernels (simdev_test.h)
 export SIMTARGET_TEST_EMULATOR=qemu-ppc64le # tests that re-execute themselves
 
@@ -186,7 +191,7 @@ done
 # It runs x86-64 programs: none of the settings above. clang 19 only by
 # default (PPC_DEVICE_VERSIONS): 14 and 22 from scratch take 6-7 minutes more.
 if [ -x "$ROOT/tests/ppc64le/device.sh" ]; then
-  run_suite device env -u QEMU_LD_PREFIX -u QEMU_PAGESIZE -u QEMU_UNSET_ENV -u SIMDEVICE_SERVER \
+  run_suite device env -u QEMU_LD_PREFIX -u QEMU_PAGESIZE -u QEMU_UNSET_ENV -u SIMDEVICE_SERVER -u SIMDEVICE_TEST_HOOKS_SERVER \
     -u SIMDEVICE_TEST_CC -u SIMTARGET_TEST_EMULATOR LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" \
     PPC_VERSIONS="${PPC_DEVICE_VERSIONS:-19}" "$ROOT/tests/ppc64le/device.sh"
 fi

@@ -146,6 +146,29 @@ static inline void use_runtime_or_system_libomp(void) {
     setenv("SIMDEVICE_RUNTIME", "/usr/lib/x86_64-linux-gnu/libomp.so.5", 0);
 }
 
+/* Makes the plugin start the server built with the test hooks
+ * (-DSIMTARGET_TEST_HOOKS: SIMDEVICE_TEST_GUARD_MPROTECT and
+ * SIMDEVICE_TEST_SUPERVISOR_LATE_MS), which the shipped server lacks:
+ * SIMDEVICE_TEST_HOOKS_SERVER when set (a cross build's shim under qemu),
+ * else simdevice-server-hooks beside the real server. Before the plugin's
+ * first call (it reads SIMDEVICE_SERVER once). */
+static inline void use_hooks_server(void) {
+  const char *shim = getenv("SIMDEVICE_TEST_HOOKS_SERVER");
+  if (shim != NULL && *shim != '\0') {
+    setenv("SIMDEVICE_SERVER", shim, 1);
+    return;
+  }
+  char exe[PATH_MAX], server[PATH_MAX + 64];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return;
+  exe[n] = '\0';
+  *strrchr(exe, '/') = '\0';
+  snprintf(server, sizeof server,
+           "%s/../../lib/simdevice/simdevice-server-hooks", exe);
+  setenv("SIMDEVICE_SERVER", server, 1);
+}
+
 /* 1 when /proc/self/fd holds the descriptor `link` names ("pipe:[N]"). */
 static inline int own_pipe(const char *link) {
   DIR *d = opendir("/proc/self/fd");
@@ -274,6 +297,24 @@ static inline __tgt_rtl_error last_error(int32_t dev) {
   memset(&err, 0, sizeof err);
   assert_int_equal(__tgt_rtl_get_last_error(dev, &err), OFFLOAD_SUCCESS);
   return err;
+}
+
+/* The drivers' common fixture: the test image built, device 0 started (the
+ * start's message on stderr when it fails) and the image loaded. Returns
+ * the table of its entries, or NULL. */
+static inline __tgt_target_table *plugin_start(struct test_image *img) {
+  test_image_build(img);
+  if (__tgt_rtl_init_device(0) != OFFLOAD_SUCCESS) {
+    fprintf(stderr, "init_device: %s\n", last_error(0).message);
+    return NULL;
+  }
+  return __tgt_rtl_load_binary(0, &img->image);
+}
+
+/* Ends the plugin (every device process) and frees the image. */
+static inline void plugin_stop(struct test_image *img) {
+  assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
+  test_image_free(img);
 }
 
 #endif

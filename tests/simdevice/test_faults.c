@@ -19,17 +19,14 @@ static __tgt_target_table *table;
 static int setup(void **state) {
   (void)state;
   use_runtime_or_system_libomp();
-  test_image_build(&img);
-  if (__tgt_rtl_init_device(0) != OFFLOAD_SUCCESS)
-    return -1;
-  table = __tgt_rtl_load_binary(0, &img.image);
+  use_hooks_server(); /* two tests use its hooks */
+  table = plugin_start(&img);
   return table == NULL ? -1 : 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
-  test_image_free(&img);
+  plugin_stop(&img);
   return 0;
 }
 

@@ -16,11 +16,11 @@ static char stderr_log[] = "/tmp/simdev_queue_limits_XXXXXX";
 static int setup(void **state) {
   (void)state;
   use_runtime_or_system_libomp();
-  test_image_build(&img);
   setenv("SIMDEVICE_MEMORY", "64M", 1);
   setenv("SIMDEVICE_WRAPPER", "prlimit --as=4294967296 --stack=67108864", 1);
   /* The device process writes its notices to the stderr it inherits when
-   * init_device starts it; ours is restored at once for cmocka. */
+   * init_device starts it (plugin_start); ours is restored at once for
+   * cmocka. */
   int fd = mkstemp(stderr_log);
   if (fd < 0)
     return -1;
@@ -28,20 +28,16 @@ static int setup(void **state) {
   int saved_stderr = dup(2);
   dup2(fd, 2);
   close(fd);
-  int32_t rc = __tgt_rtl_init_device(0);
+  table = plugin_start(&img);
   dup2(saved_stderr, 2);
   close(saved_stderr);
-  if (rc != OFFLOAD_SUCCESS || find_server() < 0)
-    return -1;
-  table = __tgt_rtl_load_binary(0, &img.image);
-  return table == NULL ? -1 : 0;
+  return table == NULL || find_server() < 0 ? -1 : 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  assert_int_equal(__tgt_rtl_deinit_plugin(), OFFLOAD_SUCCESS);
+  plugin_stop(&img);
   unlink(stderr_log);
-  test_image_free(&img);
   return 0;
 }
 
