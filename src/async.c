@@ -241,7 +241,7 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
                          thread_limit, tripcount);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
-  unsigned teams = num_teams > 0 ? (unsigned)num_teams : 0;
+  unsigned teams = ompt_requested_teams(num_teams);
   if (ompt_active)
     ompt_submit_begin(teams, &op_id);
   pthread_mutex_lock(&r->lock);

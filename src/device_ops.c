@@ -201,7 +201,7 @@ int device_launch(struct device *dev, const struct device_entry *kernel,
                   int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
-  unsigned teams = num_teams > 0 ? (unsigned)num_teams : 0;
+  unsigned teams = ompt_requested_teams(num_teams);
   if (ompt_active)
     ompt_submit_begin(teams, &op_id);
   int rc = RTL_CALL(DEVOPS_LAUNCH, &dev->plugin->ops, run_target_team_region)(

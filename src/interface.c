@@ -118,6 +118,10 @@ static void task_hooks_lookup(void) {
    * compare, or to rule the protocol out when hunting a bug). */
   if (settings_get()->nowait_waits)
     return;
+  /* An OMPT tool is attached: the construct's target-end event follows its
+   * last data operation only when the construct completes in its task. */
+  if (ompt_active)
+    return;
   void *num = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
   void *team = dlsym(RTLD_DEFAULT, "__kmpc_omp_has_task_team");
   void *handle = dlsym(RTLD_DEFAULT, "__kmpc_omp_get_target_async_handle_ptr");

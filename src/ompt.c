@@ -145,9 +145,11 @@ static int on_initialize(ompt_lookup lookup, int initial_device,
   return 1;
 }
 
-/* Devices that had device_initialize and not yet device_finalize. */
+/* Devices that had device_initialize and not yet device_finalize, and
+ * the number of their loaded modules. */
 #define OMPT_MAX_DEVICES 256
 static bool initialised[OMPT_MAX_DEVICES];
+static int modules[OMPT_MAX_DEVICES];
 
 /* libomp finalizes the tool (at its own exit, before our destructor):
  * devices still initialised are finalized first, as the specification
@@ -310,13 +312,21 @@ void ompt_device_finalize(int device_num) {
 uint64_t ompt_device_load(int device_num, const void *host_addr,
                           size_t bytes) {
   uint64_t module_id = new_id();
+  if (device_num >= 0 && device_num < OMPT_MAX_DEVICES)
+    __atomic_add_fetch(&modules[device_num], 1, __ATOMIC_ACQ_REL);
   if (on(cb.device_load))
     cb.device_load(device_num, NULL, -1, NULL, bytes, (void *)host_addr,
                    NULL, module_id);
   return module_id;
 }
 
+/* The device is finalized with its last module: the program unregisters
+ * its libraries in its own destructors, before libomp finalizes the tool
+ * (and then its connected runtimes: too late for a tool's last events). */
 void ompt_device_unload(int device_num, uint64_t module_id) {
   if (on(cb.device_unload))
     cb.device_unload(device_num, module_id);
+  if (device_num >= 0 && device_num < OMPT_MAX_DEVICES &&
+      __atomic_sub_fetch(&modules[device_num], 1, __ATOMIC_ACQ_REL) == 0)
+    ompt_device_finalize(device_num);
 }

@@ -84,6 +84,13 @@ struct ompt_op {
 void ompt_op_begin(struct ompt_op *op);
 void ompt_op_end(struct ompt_op *op);
 
+/* requested_num_teams of a launch whose num_teams argument is `n`: 1 for
+ * a region without teams (n < 0, one initial team, as LLVM reports), 0
+ * where no number was requested. */
+static inline unsigned ompt_requested_teams(int32_t n) {
+  return n < 0 ? 1u : (unsigned)n;
+}
+
 /* target-submit-begin / -end around a kernel launch. */
 void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id);
 void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id);

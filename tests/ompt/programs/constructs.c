@@ -1,4 +1,5 @@
-/* One of each construct kind: target, target enter/exit data, target
+/* ompt: nonemi
+ * One of each construct kind: target, target enter/exit data, target
  * update, target nowait, target data around a region. */
 #include <stdio.h>
 
