@@ -330,6 +330,7 @@ EXPORT int omp_target_memcpy_rect(void *dst, const void *src,
                                   const size_t *dst_dimensions,
                                   const size_t *src_dimensions,
                                   int dst_device, int src_device) {
+  ompt_set_codeptr(__builtin_return_address(0));
   if (!dst && !src)
     return INT_MAX; /* OpenMP: the number of dimensions supported */
   return api_memcpy_rect("omp_target_memcpy_rect", dst, src, element_size,
@@ -450,29 +451,36 @@ int api_memset(const char *routine, void *ptr, int value, size_t count,
 
 EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
                                int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_memset("omp_target_memset", ptr, value, count, device_num);
   return ptr;
 }
 
 /* libomp looks these up by name (clang-abi.md 8). */
 EXPORT void *llvm_omp_target_alloc_device(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("llvm_omp_target_alloc_device", size, device_num,
                    TARGET_ALLOC_DEVICE);
 }
 EXPORT void *llvm_omp_target_alloc_host(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("llvm_omp_target_alloc_host", size, device_num,
                    TARGET_ALLOC_HOST);
 }
 EXPORT void *llvm_omp_target_alloc_shared(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("llvm_omp_target_alloc_shared", size, device_num,
                    TARGET_ALLOC_SHARED);
 }
 EXPORT void llvm_omp_target_free_device(void *ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("llvm_omp_target_free_device", ptr, device_num);
 }
 EXPORT void llvm_omp_target_free_host(void *ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("llvm_omp_target_free_host", ptr, device_num);
 }
 EXPORT void llvm_omp_target_free_shared(void *ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("llvm_omp_target_free_shared", ptr, device_num);
 }

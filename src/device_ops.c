@@ -141,8 +141,8 @@ static int submit_shown(struct device *dev, void *tgt_ptr, void *hst_ptr,
                         int64_t size, const char *name, const void *shown) {
   device_trace_copy(COPY_TO_DEVICE, (void *)shown, tgt_ptr, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_TO_DEVICE, hst_ptr, OMPT_HOST, tgt_ptr, dev->id,
-                       (size_t)size, 0};
+  struct ompt_op op = {OMPT_OP_TO_DEVICE, hst_ptr, OMPT_HOST, tgt_ptr,
+                       dev->id, (size_t)size, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
@@ -171,8 +171,8 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
                           int64_t size, const char *name) {
   device_trace_copy(COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt_ptr, dev->id, hst_ptr, OMPT_HOST,
-                       (size_t)size, 0};
+  struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt_ptr, dev->id, hst_ptr,
+                       OMPT_HOST, (size_t)size, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(

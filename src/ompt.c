@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "report.h"
+#include "settings.h"
 
-/* ---- the omp-tools.h types this file uses ------------------------------- */
+/* ---- the omp-tools.h types this file uses ------------------------------*/
 
 typedef union {
   uint64_t value;
@@ -75,7 +76,7 @@ typedef void (*device_load_fn)(int device_num, const char *filename,
                                void *device_addr, uint64_t module_id);
 typedef void (*device_unload_fn)(int device_num, uint64_t module_id);
 
-/* ---- state -------------------------------------------------------------- */
+/* ---- state -------------------------------------------------------------*/
 
 bool ompt_active;
 
@@ -113,7 +114,7 @@ static bool on(const void *callback) {
   return callback && !__atomic_load_n(&finalized, __ATOMIC_ACQUIRE);
 }
 
-/* ---- the handshake -------------------------------------------------------- */
+/* ---- the handshake -------------------------------------------------------*/
 
 static ompt_cb get_callback(get_callback_fn get, int which) {
   ompt_cb f = NULL;
@@ -166,11 +167,27 @@ static void on_finalize(ompt_data *tool_data) {
 static struct ompt_start_result connector = {on_initialize, on_finalize,
                                              {0}};
 
+/* Whether libomp may have found a tool: OMP_TOOL_LIBRARIES names one, or
+ * an ompt_start_tool other than libomp's own is visible (the program's or a
+ * preloaded library's). Otherwise the handshake is skipped: it initialises
+ * libomp, which a program without a tool must not see happen earlier. */
+static bool tool_possible(void *connect) {
+  const struct settings *s = settings_get();
+  if (s->omp_tool_disabled)
+    return false;
+  if (s->omp_tool_named)
+    return true;
+  void *start = dlsym(RTLD_DEFAULT, "ompt_start_tool");
+  Dl_info in_start, in_libomp;
+  return start && dladdr(start, &in_start) && dladdr(connect, &in_libomp) &&
+         in_start.dli_fbase != in_libomp.dli_fbase;
+}
+
 static void connect_once(void) {
   void (*connect)(struct ompt_start_result *) =
       (void (*)(struct ompt_start_result *))dlsym(RTLD_DEFAULT,
                                                   "ompt_libomp_connect");
-  if (connect)
+  if (connect && tool_possible((void *)connect))
     connect(&connector);
 }
 
@@ -179,7 +196,7 @@ void ompt_connect(void) {
   pthread_once(&once, connect_once);
 }
 
-/* ---- target constructs ---------------------------------------------------- */
+/* ---- target constructs ---------------------------------------------------*/
 
 /* omp_get_initial_device() of the host libomp, for the host's side of an
  * operation: asked once, at an entry point (no lock of ours held there),
@@ -286,7 +303,7 @@ void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id) {
     cb.submit_emi(END, &cur.target_data, host_op_id, requested_teams);
 }
 
-/* ---- devices -------------------------------------------------------------- */
+/* ---- devices -------------------------------------------------------------*/
 
 /* Device tracing is not offered: every name is unknown. */
 static ompt_cb no_device_entry(const char *name) {
