@@ -183,7 +183,7 @@ static int submit_shown(struct async_record *r, void *tgt, void *hst,
   device_trace_copy(QUEUE_TO_DEVICE, (void *)shown, tgt, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_TO_DEVICE, hst, OMPT_HOST, tgt, r->dev->id,
-                       (size_t)size, 0};
+                       (size_t)size, 0, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   pthread_mutex_lock(&r->lock);
@@ -219,7 +219,7 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
   device_trace_copy(QUEUE_FROM_DEVICE, hst, tgt, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt, r->dev->id, hst, OMPT_HOST,
-                       (size_t)size, 0};
+                       (size_t)size, 0, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   pthread_mutex_lock(&r->lock);

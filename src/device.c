@@ -280,7 +280,7 @@ static int device_initialise(struct device *dev) {
   }
   dev->state = DEVICE_READY;
   if (ompt_active)
-    ompt_device_initialize(dev->id, dev->plugin->name, dev);
+    ompt_device_initialize(dev->id, dev->plugin->name);
   report_debug("device %d (plugin %s) initialised", dev->id,
                dev->plugin->name);
   return 0;

@@ -54,7 +54,7 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
                    int32_t kind) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_ALLOC, hst_ptr, OMPT_HOST, NULL, dev->id,
-                       (size_t)size, 0};
+                       (size_t)size, 0, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   void *p = RTL_CALL(DEVOPS_ALLOC, &dev->plugin->ops, data_alloc)(dev->rtl_id, size, hst_ptr, kind);
@@ -80,7 +80,7 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
 int device_delete(struct device *dev, void *tgt_ptr) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_DELETE, tgt_ptr, dev->id, NULL,
-                       OMPT_NO_DEVICE, 0, 0};
+                       OMPT_NO_DEVICE, 0, 0, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_DELETE, &dev->plugin->ops, data_delete)(dev->rtl_id, tgt_ptr);
@@ -142,7 +142,7 @@ static int submit_shown(struct device *dev, void *tgt_ptr, void *hst_ptr,
   device_trace_copy(COPY_TO_DEVICE, (void *)shown, tgt_ptr, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_TO_DEVICE, hst_ptr, OMPT_HOST, tgt_ptr,
-                       dev->id, (size_t)size, 0};
+                       dev->id, (size_t)size, 0, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
@@ -172,7 +172,7 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
   device_trace_copy(COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt_ptr, dev->id, hst_ptr,
-                       OMPT_HOST, (size_t)size, 0};
+                       OMPT_HOST, (size_t)size, 0, 0};
   if (ompt_active)
     ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(

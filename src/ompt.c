@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "ompt_trace.h"
 #include "report.h"
 #include "settings.h"
 
@@ -103,7 +104,9 @@ static __thread struct {
   bool in_construct;
   int kind, device;
   ompt_data target_data;
+  uint64_t target_id; /* ours, for non-EMI callbacks and trace records */
   const void *codeptr;
+  uint64_t submit_t0; /* the traced kernel's begin */
 } cur;
 
 static uint64_t new_id(void) {
@@ -159,8 +162,10 @@ static void on_finalize(ompt_data *tool_data) {
   (void)tool_data;
   for (int d = 0; d < OMPT_MAX_DEVICES; d++)
     if (__atomic_exchange_n(&initialised[d], false, __ATOMIC_ACQ_REL) &&
-        cb.device_fini)
+        cb.device_fini) {
+      ompt_trace_device_finalize(d);
       cb.device_fini(d);
+    }
   __atomic_store_n(&finalized, true, __ATOMIC_RELEASE);
 }
 
@@ -233,14 +238,13 @@ void ompt_target_begin(int kind, int device_num) {
   cur.kind = kind;
   cur.device = device_num;
   cur.target_data.value = 0;
+  cur.target_id = new_id();
   if (on(cb.target_emi))
     cb.target_emi(kind, BEGIN, device_num, task_data(), target_task_data(),
                   &cur.target_data, cur.codeptr);
-  else if (on(cb.target)) {
-    cur.target_data.value = new_id();
-    cb.target(kind, BEGIN, device_num, task_data(), cur.target_data.value,
+  else if (on(cb.target))
+    cb.target(kind, BEGIN, device_num, task_data(), cur.target_id,
               cur.codeptr);
-  }
 }
 
 void ompt_target_end(void) {
@@ -248,7 +252,7 @@ void ompt_target_end(void) {
     cb.target_emi(cur.kind, END, cur.device, task_data(), target_task_data(),
                   &cur.target_data, cur.codeptr);
   else if (on(cb.target))
-    cb.target(cur.kind, END, cur.device, task_data(), cur.target_data.value,
+    cb.target(cur.kind, END, cur.device, task_data(), cur.target_id,
               cur.codeptr);
   cur.in_construct = false;
 }
@@ -278,15 +282,36 @@ static void raise_op(struct ompt_op *op, int endpoint) {
                    op->bytes, cur.codeptr);
   } else if (endpoint == BEGIN && on(cb.data_op)) {
     op->host_op_id = new_id();
-    cb.data_op(cur.in_construct ? cur.target_data.value : 0,
+    cb.data_op(cur.in_construct ? cur.target_id : 0,
                op->host_op_id, op->optype, op->src, src, op->dst, dst,
                op->bytes, cur.codeptr);
   }
 }
 
-void ompt_op_begin(struct ompt_op *op) { raise_op(op, BEGIN); }
+/* The device an operation is traced on: its side that is not the host. */
+static int op_device(const struct ompt_op *op) {
+  return op->src_device >= 0 ? op->src_device : op->dst_device;
+}
 
-void ompt_op_end(struct ompt_op *op) { raise_op(op, END); }
+void ompt_op_begin(struct ompt_op *op) {
+  raise_op(op, BEGIN);
+  if (ompt_trace_on(op_device(op), CB_DATA_OP)) {
+    if (!op->host_op_id)
+      op->host_op_id = new_id();
+    op->t0 = ompt_trace_now();
+  }
+}
+
+void ompt_op_end(struct ompt_op *op) {
+  if (op->t0 && ompt_trace_on(op_device(op), CB_DATA_OP)) {
+    struct ompt_trace_op r = {
+        cur.in_construct ? cur.target_id : 0, op->host_op_id, op->optype,
+        op->src, device_or_host(op->src_device), op->dst,
+        device_or_host(op->dst_device), op->bytes, cur.codeptr};
+    ompt_trace_data_op(op_device(op), &r, op->t0, ompt_trace_now());
+  }
+  raise_op(op, END);
+}
 
 void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
   *host_op_id = 0;
@@ -294,34 +319,39 @@ void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
     cb.submit_emi(BEGIN, &cur.target_data, host_op_id, requested_teams);
   else if (on(cb.submit)) {
     *host_op_id = new_id();
-    cb.submit(cur.target_data.value, *host_op_id, requested_teams);
+    cb.submit(cur.target_id, *host_op_id, requested_teams);
+  }
+  cur.submit_t0 = 0;
+  if (ompt_trace_on(cur.device, CB_SUBMIT)) {
+    if (!*host_op_id)
+      *host_op_id = new_id();
+    cur.submit_t0 = ompt_trace_now();
   }
 }
 
 void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id) {
+  if (cur.submit_t0 && ompt_trace_on(cur.device, CB_SUBMIT))
+    ompt_trace_kernel(cur.device, cur.target_id, *host_op_id,
+                      requested_teams, cur.submit_t0, ompt_trace_now());
   if (on(cb.submit_emi))
     cb.submit_emi(END, &cur.target_data, host_op_id, requested_teams);
 }
 
 /* ---- devices -------------------------------------------------------------*/
 
-/* Device tracing is not offered: every name is unknown. */
-static ompt_cb no_device_entry(const char *name) {
-  (void)name;
-  return NULL;
-}
-
-void ompt_device_initialize(int device_num, const char *type, void *device) {
+void ompt_device_initialize(int device_num, const char *type) {
   if (device_num >= 0 && device_num < OMPT_MAX_DEVICES)
     __atomic_store_n(&initialised[device_num], true, __ATOMIC_RELEASE);
   if (on(cb.device_init))
-    cb.device_init(device_num, type, device, no_device_entry, NULL);
+    cb.device_init(device_num, type, ompt_trace_device_handle(device_num),
+                   (ompt_lookup)ompt_trace_lookup, NULL);
 }
 
 void ompt_device_finalize(int device_num) {
   if (device_num >= 0 && device_num < OMPT_MAX_DEVICES &&
       !__atomic_exchange_n(&initialised[device_num], false, __ATOMIC_ACQ_REL))
     return;
+  ompt_trace_device_finalize(device_num);
   if (on(cb.device_fini))
     cb.device_fini(device_num);
 }

@@ -80,6 +80,7 @@ struct ompt_op {
   int dst_device;
   size_t bytes;
   uint64_t host_op_id;
+  uint64_t t0; /* its begin on the device clock, when traced */
 };
 void ompt_op_begin(struct ompt_op *op);
 void ompt_op_end(struct ompt_op *op);
@@ -96,7 +97,7 @@ void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id);
 void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id);
 
 /* The device events. ompt_device_load returns the module id it gave. */
-void ompt_device_initialize(int device_num, const char *type, void *device);
+void ompt_device_initialize(int device_num, const char *type);
 void ompt_device_finalize(int device_num);
 uint64_t ompt_device_load(int device_num, const void *host_addr,
                           size_t bytes);

@@ -12,7 +12,9 @@
 #     the same events, normalized with --llvm-diff; a known difference is
 #     stored as NAME.llvmN.diff (the diff output, reasons in the README);
 #   - "nonemi" programs run again with the non-EMI callbacks, compared the
-#     same way with LLVM.
+#     same way with LLVM;
+#   - "trace" programs run again with device tracing on (OMPT_RECORD_TRACE):
+#     each operation has its trace record (events.py trace-check).
 # Without it (libomp 14): no tool receives a target event, on simtarget as
 # on LLVM 14's own runtime, which has no OMPT for offload.
 #
@@ -91,6 +93,12 @@ one_program() { # SOURCE
   if diff -u "tests/ompt/programs/$name.expected" "$bin.sim.norm" > "$bin.d"; then
     ok "$name clang $v: events as expected"
   else bad "$name clang $v: events differ from $name.expected:"; head -30 "$bin.d"; fi
+  if grep -q 'ompt: .*trace' "$src"; then
+    if run sim "$bin" "$bin.tsim" $envs OMPT_RECORD_TRACE=1 &&
+        $EVENTS check "$bin.tsim" && $EVENTS trace-check "$bin.tsim"; then
+      ok "$name clang $v: device tracing"
+    else bad "$name clang $v: device tracing"; fi
+  fi
   grep -q 'simtarget-only' "$src" && return
   if [ ! -e "$rtdir/libomptarget.so" ]; then
     skip=$((skip + 1)); echo "skip  $name clang $v: no LLVM runtime"; return
@@ -121,7 +129,7 @@ for v in $VERSIONS; do
   inc=$(printf '%s\n' $flags | sed -n 's/^-I//p' | head -1)
   tool=$PWD/$out/record_tool.so
   if ! $cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$inc" \
-      tests/ompt/record_tool.c -o "$tool"; then
+      tests/ompt/record_tool.c -o "$tool" -lm; then
     bad "clang $v: the recording tool does not compile"; continue
   fi
   connect=$(nm -D "$hostlib/libomp.so.5" 2>/dev/null | grep -w ompt_libomp_connect)

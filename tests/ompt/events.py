@@ -3,6 +3,11 @@
 
   events.py check FILE           structural checks (see README.md); exit 1
                                  with the broken rule on failure
+  events.py trace-check FILE      with OMPT_RECORD_TRACE=1: every data
+                                 operation and kernel that ended on a traced
+                                 device has its trace record, with the same
+                                 host_op_id and fields, timed, delivered
+                                 before the device's finalize
   events.py constructs FILE       the constructs, each normalized on its own,
                                  sorted: for programs whose host threads
                                  interleave
@@ -197,6 +202,49 @@ def constructs(events, llvm_diff):
     return sorted(blocks)
 
 
+def trace_check(events):
+    started, finalized = set(), set()
+    want, got = {}, {}  # (dev, host_op) -> what the callbacks / records say
+    last_dev = {}  # thread -> the device of its open construct
+    for i, ev in enumerate(events):
+        where = 'event %d (%s %s)' % (i + 1, ev['thread'], ev['event'])
+        e = ev['event']
+        if e == 'trace_start':
+            if ev['set'] != '5' or ev['started'] != '1' or \
+                    ev['time_translates'] != '1':
+                fail(where + ': tracing did not start: ' + ' '.join(ev['rest']))
+            started.add(ev['dev'])
+        elif e == 'device_finalize':
+            finalized.add(ev['dev'])
+        elif e == 'target_emi' and ev['end'] == 'begin':
+            last_dev[ev['thread']] = ev['dev']
+        elif e == 'data_op_emi' and ev['end'] == 'end':
+            dev = ev['sdev'] if ev['op'] in ('from_device', 'delete') \
+                else ev['ddev']
+            if dev in started:
+                want[(dev, ev['host_op'])] = ('data_op', ev['op'], ev['src'],
+                                              ev['dst'], ev['bytes'])
+        elif e == 'submit_emi' and ev['end'] == 'end':
+            dev = last_dev.get(ev['thread'])
+            if dev in started:
+                want[(dev, ev['host_op'])] = ('kernel', ev['teams'])
+        elif e == 'trace_record':
+            if ev['dev'] in finalized:
+                fail(where + ': a record after its device was finalized')
+            if ev.get('timed') != '1':
+                fail(where + ': end_time before time')
+            got[(ev['dev'], ev['host_op'])] = \
+                ('data_op', ev['op'], ev['src'], ev['dst'], ev['bytes']) \
+                if ev['type'] == 'data_op' else ('kernel', ev['teams'])
+    if not started:
+        fail('no device started tracing')
+    for key in sorted(set(want) | set(got)):
+        if want.get(key) != got.get(key):
+            fail('device %s host_op %s: the callbacks said %s, the trace '
+                 'record %s' % (key + (want.get(key), got.get(key))))
+    print('ompt trace: %d records as the callbacks said' % len(got))
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -204,6 +252,8 @@ def main():
     events = parse(sys.argv[2])
     if sys.argv[1] == 'check':
         check(events)
+    elif sys.argv[1] == 'trace-check':
+        trace_check(events)
     elif sys.argv[1] == 'constructs':
         for line in constructs(events, '--llvm-diff' in sys.argv):
             print(line)

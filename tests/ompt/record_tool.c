@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dlfcn.h>
+#include <math.h>
 #include <string.h>
 
 static FILE *out;
@@ -76,11 +78,77 @@ static const char *ep(ompt_scope_endpoint_t e) {
   return e == ompt_scope_begin ? "begin" : e == ompt_scope_end ? "end" : "?";
 }
 
+/* ---- device tracing ------------------------------------------------------ */
+
+static ompt_get_record_ompt_t get_record;
+static ompt_advance_buffer_cursor_t advance;
+
+static void buffer_request(int dev, ompt_buffer_t **buffer, size_t *bytes) {
+  (void)dev;
+  *bytes = 3 * sizeof(ompt_record_ompt_t);
+  *buffer = malloc(*bytes);
+}
+
+static void print_record(int dev, const ompt_record_ompt_t *r) {
+  if (r->type == ompt_callback_target_data_op) {
+    const ompt_record_target_data_op_t *d = &r->record.target_data_op;
+    EMIT("trace_record dev=%d type=data_op op=%s src=%p sdev=%d dst=%p "
+         "ddev=%d bytes=%zu host_op=%" PRIu64 " timed=%d codeptr=%p",
+         dev, op_name(d->optype), d->src_addr, d->src_device_num,
+         d->dest_addr, d->dest_device_num, d->bytes, d->host_op_id,
+         r->time > 0 && d->end_time >= r->time, d->codeptr_ra);
+  } else if (r->type == ompt_callback_target_submit) {
+    const ompt_record_target_kernel_t *k = &r->record.target_kernel;
+    EMIT("trace_record dev=%d type=kernel host_op=%" PRIu64 " teams=%u "
+         "timed=%d",
+         dev, k->host_op_id, k->requested_num_teams,
+         r->time > 0 && k->end_time >= r->time);
+  } else
+    EMIT("trace_record dev=%d type=%d", dev, (int)r->type);
+}
+
+static void buffer_complete(int dev, ompt_buffer_t *buffer, size_t bytes,
+                            ompt_buffer_cursor_t begin, int owned) {
+  ompt_buffer_cursor_t cur = begin;
+  if (bytes > 0)
+    for (;;) {
+      print_record(dev, get_record(buffer, cur));
+      if (!advance(NULL, buffer, bytes, cur, &cur))
+        break;
+    }
+  if (owned)
+    free(buffer);
+}
+
+static void start_tracing(int dev, ompt_device_t *device,
+                          ompt_function_lookup_t lookup) {
+  ompt_set_trace_ompt_t set = (ompt_set_trace_ompt_t)lookup("ompt_set_trace_ompt");
+  ompt_start_trace_t start = (ompt_start_trace_t)lookup("ompt_start_trace");
+  ompt_get_device_time_t now =
+      (ompt_get_device_time_t)lookup("ompt_get_device_time");
+  ompt_translate_time_t translate =
+      (ompt_translate_time_t)lookup("ompt_translate_time");
+  get_record = (ompt_get_record_ompt_t)lookup("ompt_get_record_ompt");
+  advance = (ompt_advance_buffer_cursor_t)lookup("ompt_advance_buffer_cursor");
+  double (*wtime)(void) = (double (*)(void))dlsym(RTLD_DEFAULT, "omp_get_wtime");
+  if (!set || !start || !now || !translate || !get_record || !advance ||
+      !wtime) {
+    EMIT("trace_unsupported dev=%d", dev);
+    return;
+  }
+  double host = translate(device, now(device));
+  EMIT("trace_start dev=%d set=%d started=%d time_translates=%d", dev,
+       (int)set(device, 1, 0), start(device, buffer_request, buffer_complete),
+       fabs(host - wtime()) < 0.5);
+}
+
 static void on_device_init(int dev, const char *type, ompt_device_t *device,
                            ompt_function_lookup_t lookup, const char *doc) {
-  (void)device, (void)doc;
+  (void)doc;
   EMIT("device_initialize dev=%d type=%s lookup=%s", dev, type ? type : "-",
        lookup ? "yes" : "no");
+  if (getenv("OMPT_RECORD_TRACE") && lookup)
+    start_tracing(dev, device, lookup);
 }
 
 static void on_device_fini(int dev) { EMIT("device_finalize dev=%d", dev); }

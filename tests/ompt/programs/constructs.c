@@ -1,4 +1,4 @@
-/* ompt: nonemi
+/* ompt: nonemi, trace
  * One of each construct kind: target, target enter/exit data, target
  * update, target nowait, target data around a region. */
 #include <stdio.h>

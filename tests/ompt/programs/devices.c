@@ -1,4 +1,5 @@
 /* env: SIMDEVICE_NUM_DEVICES=2
+ * ompt: trace
  * Two devices (SIMDEVICE_NUM_DEVICES=2) and the memory routines: a region
  * on device 1, omp_target_alloc / omp_target_memcpy / associate /
  * disassociate / omp_target_free there, each an event naming device 1. */

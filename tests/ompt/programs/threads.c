@@ -1,4 +1,4 @@
-/* ompt: per-construct (host threads interleave)
+/* ompt: per-construct (host threads interleave), trace
  * Four host threads, each with its own target regions and nowait regions:
  * every thread's events nest and carry its own construct's ids. */
 #include <stdio.h>
