@@ -122,7 +122,8 @@ static void buffer_complete(int dev, ompt_buffer_t *buffer, size_t bytes,
 
 static void start_tracing(int dev, ompt_device_t *device,
                           ompt_function_lookup_t lookup) {
-  ompt_set_trace_ompt_t set = (ompt_set_trace_ompt_t)lookup("ompt_set_trace_ompt");
+  ompt_set_trace_ompt_t set =
+      (ompt_set_trace_ompt_t)lookup("ompt_set_trace_ompt");
   ompt_start_trace_t start = (ompt_start_trace_t)lookup("ompt_start_trace");
   ompt_get_device_time_t now =
       (ompt_get_device_time_t)lookup("ompt_get_device_time");
@@ -130,7 +131,8 @@ static void start_tracing(int dev, ompt_device_t *device,
       (ompt_translate_time_t)lookup("ompt_translate_time");
   get_record = (ompt_get_record_ompt_t)lookup("ompt_get_record_ompt");
   advance = (ompt_advance_buffer_cursor_t)lookup("ompt_advance_buffer_cursor");
-  double (*wtime)(void) = (double (*)(void))dlsym(RTLD_DEFAULT, "omp_get_wtime");
+  double (*wtime)(void) =
+      (double (*)(void))dlsym(RTLD_DEFAULT, "omp_get_wtime");
   if (!set || !start || !now || !translate || !get_record || !advance ||
       !wtime) {
     EMIT("trace_unsupported dev=%d", dev);
