@@ -800,6 +800,15 @@ static const char *const seed_op_names[] = {
  * the device is the host and there is nothing to do), OFFLOAD_FAIL when it
  * could not start; then its callback has run once and the cause went to the
  * failure policy. */
+/* The OMPT kind of a seed operation: asynchronous, so a `_nowait` one. */
+static int seed_ompt_kind(int op) {
+  int kind = op == SEED_DATA_BEGIN    ? OMPT_TARGET_ENTER_DATA
+             : op == SEED_DATA_END    ? OMPT_TARGET_EXIT_DATA
+             : op == SEED_DATA_UPDATE ? OMPT_TARGET_UPDATE
+                                      : OMPT_TARGET;
+  return kind | OMPT_TARGET_NOWAIT_BIT;
+}
+
 static int32_t seed_dispatch(const struct seed_call *sc) {
   const char *what = seed_op_names[sc->op];
   tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
@@ -848,6 +857,8 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
   types = NULL;
   if (cb)
     async_set_callback(rec, cb, sc->param);
+  if (ompt_active)
+    ompt_target_begin(seed_ompt_kind(sc->op), dev->id);
   int rc;
   switch (sc->op) {
   case SEED_DATA_BEGIN: rc = maps_data_begin_async(dev, &a, rec); break;
@@ -865,6 +876,8 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
     rc = launch_region_async(dev, &req, rec);
   }
   }
+  if (ompt_active)
+    ompt_target_end();
   if (rc != 0)
     goto fail;
   __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);

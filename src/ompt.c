@@ -261,8 +261,8 @@ static int device_or_host(int device) {
   return device == OMPT_NO_DEVICE ? -1 : device < 0 ? host_device() : device;
 }
 
-/* A data operation outside any construct (the memory routines) has target
- * data of its own. */
+/* A data operation or kernel outside any construct (the memory routines)
+ * has target data of its own, never a finished construct's. */
 static ompt_data *op_target_data(ompt_data *scratch) {
   if (cur.in_construct)
     return &cur.target_data;
@@ -314,12 +314,15 @@ void ompt_op_end(struct ompt_op *op) {
 }
 
 void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
+  ompt_data scratch;
   *host_op_id = 0;
   if (on(cb.submit_emi))
-    cb.submit_emi(BEGIN, &cur.target_data, host_op_id, requested_teams);
+    cb.submit_emi(BEGIN, op_target_data(&scratch), host_op_id,
+                  requested_teams);
   else if (on(cb.submit)) {
     *host_op_id = new_id();
-    cb.submit(cur.target_id, *host_op_id, requested_teams);
+    cb.submit(cur.in_construct ? cur.target_id : 0, *host_op_id,
+              requested_teams);
   }
   cur.submit_t0 = 0;
   if (ompt_trace_on(cur.device, CB_SUBMIT)) {
@@ -333,8 +336,10 @@ void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id) {
   if (cur.submit_t0 && ompt_trace_on(cur.device, CB_SUBMIT))
     ompt_trace_kernel(cur.device, cur.target_id, *host_op_id,
                       requested_teams, cur.submit_t0, ompt_trace_now());
+  ompt_data scratch;
   if (on(cb.submit_emi))
-    cb.submit_emi(END, &cur.target_data, host_op_id, requested_teams);
+    cb.submit_emi(END, op_target_data(&scratch), host_op_id,
+                  requested_teams);
 }
 
 /* ---- devices -------------------------------------------------------------*/
