@@ -28,6 +28,7 @@
 #include "api.h"
 #include "device.h"
 #include "faults.h"
+#include "ompt.h"
 #include "mapping_ops.h"
 #include "memory_blocks.h"
 #include "report.h"
@@ -132,11 +133,13 @@ static void api_free(const char *routine, void *ptr, int device_num) {
 }
 
 EXPORT void *omp_target_alloc(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("omp_target_alloc", size, device_num,
                    TARGET_ALLOC_DEFAULT);
 }
 
 EXPORT void omp_target_free(void *device_ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("omp_target_free", device_ptr, device_num);
 }
 
@@ -245,6 +248,7 @@ int api_memcpy(const char *routine, void *dst, const void *src,
 EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length,
                              size_t dst_offset, size_t src_offset,
                              int dst_device, int src_device) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_memcpy("omp_target_memcpy", dst, src, length, dst_offset,
                     src_offset, dst_device, src_device);
 }
@@ -326,6 +330,7 @@ EXPORT int omp_target_memcpy_rect(void *dst, const void *src,
                                   const size_t *dst_dimensions,
                                   const size_t *src_dimensions,
                                   int dst_device, int src_device) {
+  ompt_set_codeptr(__builtin_return_address(0));
   if (!dst && !src)
     return INT_MAX; /* OpenMP: the number of dimensions supported */
   return api_memcpy_rect("omp_target_memcpy_rect", dst, src, element_size,
@@ -338,6 +343,7 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
                                     const void *device_ptr, size_t size,
                                     size_t device_offset, int device_num) {
   struct device *dev;
+  ompt_set_codeptr(__builtin_return_address(0));
   if (!host_ptr || !device_ptr || size == 0) {
     report_error("omp_target_associate_ptr: %s",
                  !host_ptr ? "host_ptr is NULL"
@@ -350,7 +356,13 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
     return EINVAL;
   uintptr_t hb = (uintptr_t)host_ptr, tb = (uintptr_t)device_ptr + device_offset;
   struct mapping_range other;
+  struct ompt_op op = {OMPT_OP_ASSOCIATE, (void *)hb, OMPT_HOST, (void *)tb,
+                       dev->id, size, 0, 0};
+  if (ompt_active)
+    ompt_op_begin(&op);
   int rc = mapping_associate(&dev->map, hb, size, tb, &other);
+  if (ompt_active)
+    ompt_op_end(&op);
   if (rc == ENOMEM) {
     report_error("omp_target_associate_ptr: out of host memory");
   } else if (rc == EEXIST) {
@@ -366,11 +378,19 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
 
 EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
   struct device *dev;
+  ompt_set_codeptr(__builtin_return_address(0));
   int where = api_device("omp_target_disassociate_ptr", device_num, &dev);
   if (where != 0)
     return EINVAL;
   struct mapping_range held;
-  switch (mapping_disassociate(&dev->map, (uintptr_t)host_ptr, &held)) {
+  struct ompt_op op = {OMPT_OP_DISASSOCIATE, (void *)host_ptr, OMPT_HOST, NULL,
+                       dev->id, 0, 0, 0};
+  if (ompt_active)
+    ompt_op_begin(&op);
+  int rc = mapping_disassociate(&dev->map, (uintptr_t)host_ptr, &held);
+  if (ompt_active)
+    ompt_op_end(&op);
+  switch (rc) {
   case 0:
     return 0;
   case ENOENT:
@@ -431,29 +451,36 @@ int api_memset(const char *routine, void *ptr, int value, size_t count,
 
 EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
                                int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_memset("omp_target_memset", ptr, value, count, device_num);
   return ptr;
 }
 
 /* libomp looks these up by name (clang-abi.md 8). */
 EXPORT void *llvm_omp_target_alloc_device(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("llvm_omp_target_alloc_device", size, device_num,
                    TARGET_ALLOC_DEVICE);
 }
 EXPORT void *llvm_omp_target_alloc_host(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("llvm_omp_target_alloc_host", size, device_num,
                    TARGET_ALLOC_HOST);
 }
 EXPORT void *llvm_omp_target_alloc_shared(size_t size, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return api_alloc("llvm_omp_target_alloc_shared", size, device_num,
                    TARGET_ALLOC_SHARED);
 }
 EXPORT void llvm_omp_target_free_device(void *ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("llvm_omp_target_free_device", ptr, device_num);
 }
 EXPORT void llvm_omp_target_free_host(void *ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("llvm_omp_target_free_host", ptr, device_num);
 }
 EXPORT void llvm_omp_target_free_shared(void *ptr, int device_num) {
+  ompt_set_codeptr(__builtin_return_address(0));
   api_free("llvm_omp_target_free_shared", ptr, device_num);
 }

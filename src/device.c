@@ -18,6 +18,7 @@
  */
 #include "device.h"
 #include "mapping_ops.h"
+#include "ompt.h"
 #include "profile.h"
 #include "array.h"
 #include "hostsyms.h"
@@ -295,6 +296,8 @@ static int device_initialise(struct device *dev) {
     return -1;
   }
   dev->state = DEVICE_READY;
+  if (ompt_active)
+    ompt_device_initialize(dev->id, dev->plugin->name);
   report_debug("device %d (plugin %s) initialised", dev->id,
                dev->plugin->name);
   return 0;
@@ -672,6 +675,9 @@ static int device_load_lib(struct device *dev, struct registered_lib *lib,
   loaded->lib = lib;
   loaded->image_index = chosen;
   loaded->table = table;
+  if (ompt_active)
+    loaded->ompt_module_id =
+        ompt_device_load(dev->id, img->payload, img->payload_size);
   loaded->next = dev->images;
   dev->images = loaded;
   /* From here the image is recorded, so unload and release undo it even if
@@ -916,6 +922,8 @@ void device_unload_lib(struct device *dev, struct registered_lib *lib) {
     report_error("device %d: unloading the image of the library registered "
                  "at %p failed (__tgt_rtl_unload_binary)",
                  dev->id, (const void *)lib->desc);
+  if (ompt_active)
+    ompt_device_unload(dev->id, loaded->ompt_module_id);
   *link = loaded->next;
   free(loaded);
 out_unlock:
@@ -932,6 +940,8 @@ void devices_unload_lib(struct registered_lib *lib) {
 /* The plugin's deinit_device for a ready device. Under dev->lock. */
 static void device_deinit(struct device *dev) {
   LOCK_ASSERT_HELD(&dev->lock);
+  if (dev->state == DEVICE_READY && ompt_active)
+    ompt_device_finalize(dev->id);
   if (dev->state == DEVICE_READY && dev->plugin->ops.deinit_device &&
       RTL_CALL(DEVICE_DEINIT_DEVICE, &dev->plugin->ops, deinit_device)(
           dev->rtl_id) != 0)

@@ -39,6 +39,7 @@ struct device_image {
   struct registered_lib *lib;
   int32_t image_index;
   __tgt_target_table *table;
+  uint64_t ompt_module_id; /* given by ompt_device_load */
   struct device_image *next;
 };
 

@@ -29,6 +29,7 @@
 #include "faults.h"
 #include "launch.h"
 #include "maps.h"
+#include "ompt.h"
 #include "plugins.h"
 #include "registry.h"
 #include "report.h"
@@ -50,6 +51,7 @@ static void report_requires_conflict(void) {
 EXPORT void __tgt_register_lib(__tgt_bin_desc *desc) {
   report_init();
   int rc = registry_add(desc);
+  ompt_connect();
   report_requires_conflict();
   if (rc != 0) {
     /* Constructs of this library will fail later with "no device code";
@@ -115,6 +117,10 @@ static void task_hooks_lookup(void) {
   /* SIMTARGET_NOWAIT=wait: every nowait construct waits in its task (to
    * compare, or to rule the protocol out when hunting a bug). */
   if (settings_get()->nowait_waits)
+    return;
+  /* An OMPT tool is attached: the construct's target-end event follows its
+   * last data operation only when the construct completes in its task. */
+  if (ompt_active)
     return;
   void *num = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
   void *team = dlsym(RTLD_DEFAULT, "__kmpc_omp_has_task_team");
@@ -312,6 +318,11 @@ static void say_started_at_exit(const ident_t *loc, const char *what,
 static const char *const data_op_trace_kinds[] = {
     [DATA_BEGIN] = "enter", [DATA_END] = "exit", [DATA_UPDATE] = "update"};
 
+/* The OMPT construct kinds (ompt_target_t). */
+static const int ompt_data_kinds[] = {[DATA_BEGIN] = OMPT_TARGET_ENTER_DATA,
+                                      [DATA_END] = OMPT_TARGET_EXIT_DATA,
+                                      [DATA_UPDATE] = OMPT_TARGET_UPDATE};
+
 static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
                            enum data_op op, int32_t num, void **base,
                            void **begin, int64_t *sizes, int64_t *types,
@@ -343,8 +354,15 @@ static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
-  if ((nowait ? data_op_nowait(loc, dev, op, &a)
-              : data_op_on_device(dev, op, &a, NULL)) == 0)
+  if (ompt_active)
+    ompt_target_begin(ompt_data_kinds[op] | (nowait ? OMPT_TARGET_NOWAIT_BIT
+                                                    : 0),
+                      dev->id);
+  int rc = nowait ? data_op_nowait(loc, dev, op, &a)
+                  : data_op_on_device(dev, op, &a, NULL);
+  if (ompt_active)
+    ompt_target_end();
+  if (rc == 0)
     goto done;
 fail:
   if (nowait && async_exit_started()) {
@@ -366,6 +384,7 @@ EXPORT void __tgt_target_data_begin_mapper(ident_t *loc, int64_t device_id,
                                            int64_t *arg_types,
                                            void **arg_names,
                                            void **arg_mappers) {
+  ompt_set_codeptr(__builtin_return_address(0));
   data_construct(__func__, loc, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
@@ -375,6 +394,7 @@ EXPORT void __tgt_target_data_end_mapper(ident_t *loc, int64_t device_id,
                                          void **args, int64_t *arg_sizes,
                                          int64_t *arg_types, void **arg_names,
                                          void **arg_mappers) {
+  ompt_set_codeptr(__builtin_return_address(0));
   data_construct(__func__, loc, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
@@ -385,6 +405,7 @@ EXPORT void __tgt_target_data_update_mapper(ident_t *loc, int64_t device_id,
                                             int64_t *arg_types,
                                             void **arg_names,
                                             void **arg_mappers) {
+  ompt_set_codeptr(__builtin_return_address(0));
   data_construct(__func__, loc, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, false);
 }
@@ -405,6 +426,7 @@ EXPORT void __tgt_target_data_begin_nowait_mapper(
     void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
     void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
+  ompt_set_codeptr(__builtin_return_address(0));
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(__func__, loc, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, true);
@@ -416,6 +438,7 @@ EXPORT void __tgt_target_data_end_nowait_mapper(
     void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
     void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
+  ompt_set_codeptr(__builtin_return_address(0));
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(__func__, loc, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, true);
@@ -427,6 +450,7 @@ EXPORT void __tgt_target_data_update_nowait_mapper(
     void **args, int64_t *arg_sizes, int64_t *arg_types, void **arg_names,
     void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
+  ompt_set_codeptr(__builtin_return_address(0));
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   data_construct(__func__, loc, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, arg_names, arg_mappers, true);
@@ -437,6 +461,7 @@ EXPORT void __tgt_target_data_update_nowait_mapper(
 EXPORT void __tgt_target_data_begin(int64_t device_id, int32_t arg_num,
                                     void **args_base, void **args,
                                     int64_t *arg_sizes, int64_t *arg_types) {
+  ompt_set_codeptr(__builtin_return_address(0));
   data_construct(__func__, NULL, device_id, DATA_BEGIN, arg_num, args_base, args,
                  arg_sizes, arg_types, NULL, NULL, false);
 }
@@ -444,6 +469,7 @@ EXPORT void __tgt_target_data_begin(int64_t device_id, int32_t arg_num,
 EXPORT void __tgt_target_data_end(int64_t device_id, int32_t arg_num,
                                   void **args_base, void **args,
                                   int64_t *arg_sizes, int64_t *arg_types) {
+  ompt_set_codeptr(__builtin_return_address(0));
   data_construct(__func__, NULL, device_id, DATA_END, arg_num, args_base, args,
                  arg_sizes, arg_types, NULL, NULL, false);
 }
@@ -451,6 +477,7 @@ EXPORT void __tgt_target_data_end(int64_t device_id, int32_t arg_num,
 EXPORT void __tgt_target_data_update(int64_t device_id, int32_t arg_num,
                                      void **args_base, void **args,
                                      int64_t *arg_sizes, int64_t *arg_types) {
+  ompt_set_codeptr(__builtin_return_address(0));
   data_construct(__func__, NULL, device_id, DATA_UPDATE, arg_num, args_base, args,
                  arg_sizes, arg_types, NULL, NULL, false);
 }
@@ -513,6 +540,20 @@ static int32_t target_construct(const char *entry, ident_t *loc,
   return OFFLOAD_FAIL;
 }
 
+/* A nowait region on one device: dispatched on a new record, then finished
+ * as finish_nowait says. 0 or -1 with the cause recorded. */
+static int target_nowait_run(ident_t *loc, struct device *dev,
+                             struct launch_request *req) {
+  struct async_record *rec = async_record_new(dev, "target nowait", loc);
+  if (!rec)
+    return -1;
+  if (launch_region_async(dev, req, rec) != 0) {
+    async_record_put(rec);
+    return -1;
+  }
+  return finish_nowait(rec);
+}
+
 /* target_construct's work: OFFLOAD_SUCCESS, TARGET_RAN_ON_HOST, or
  * OFFLOAD_FAIL with the cause recorded and *failed_dev set. */
 static int32_t target_construct_run(ident_t *loc, int64_t device_id,
@@ -533,19 +574,14 @@ static int32_t target_construct_run(ident_t *loc, int64_t device_id,
   case TARGET_FAILED: goto fail;
   case TARGET_ON_DEVICE: break;
   }
-  if (!nowait) {
-    if (launch_region(dev, req) == 0)
-      return OFFLOAD_SUCCESS;
-    goto fail;
-  }
-  struct async_record *rec = async_record_new(dev, what, loc);
-  if (!rec)
-    goto fail;
-  if (launch_region_async(dev, req, rec) != 0) {
-    async_record_put(rec);
-    goto fail;
-  }
-  if (finish_nowait(rec) == 0)
+  if (ompt_active)
+    ompt_target_begin(OMPT_TARGET | (nowait ? OMPT_TARGET_NOWAIT_BIT : 0),
+                      dev->id);
+  int rc = nowait ? target_nowait_run(loc, dev, req)
+                  : launch_region(dev, req);
+  if (ompt_active)
+    ompt_target_end();
+  if (rc == 0)
     return OFFLOAD_SUCCESS;
 fail:
   *failed_dev = dev;
@@ -574,6 +610,7 @@ static int32_t target_teams_common(const char *entry, ident_t *loc, int64_t devi
 EXPORT int32_t __tgt_target(int64_t device_id, void *host_ptr,
                             int32_t arg_num, void **args_base, void **args,
                             int64_t *arg_sizes, int64_t *arg_types) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return target_teams_common(__func__, NULL, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, NULL, NULL, -1, 0, false);
 }
@@ -583,6 +620,7 @@ EXPORT int32_t __tgt_target_teams(int64_t device_id, void *host_ptr,
                                   void **args, int64_t *arg_sizes,
                                   int64_t *arg_types, int32_t num_teams,
                                   int32_t thread_limit) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return target_teams_common(__func__, NULL, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, NULL, NULL,
                              num_teams, thread_limit, false);
@@ -593,6 +631,7 @@ EXPORT int32_t __tgt_target_mapper(ident_t *loc, int64_t device_id,
                                    void **args_base, void **args,
                                    int64_t *arg_sizes, int64_t *arg_types,
                                    void **arg_names, void **arg_mappers) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
                              arg_mappers, -1, 0, false);
@@ -603,6 +642,7 @@ EXPORT int32_t __tgt_target_nowait_mapper(
     void **args_base, void **args, int64_t *arg_sizes, int64_t *arg_types,
     void **arg_names, void **arg_mappers, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
+  ompt_set_codeptr(__builtin_return_address(0));
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
@@ -616,6 +656,7 @@ EXPORT int32_t __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
                                          int64_t *arg_types, void **arg_names,
                                          void **arg_mappers, int32_t num_teams,
                                          int32_t thread_limit) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
                              arg_mappers, num_teams, thread_limit, false);
@@ -627,6 +668,7 @@ EXPORT int32_t __tgt_target_teams_nowait_mapper(
     void **arg_names, void **arg_mappers, int32_t num_teams,
     int32_t thread_limit, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
+  ompt_set_codeptr(__builtin_return_address(0));
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   return target_teams_common(__func__, loc, device_id, host_ptr, arg_num, args_base,
                              args, arg_sizes, arg_types, arg_names,
@@ -692,6 +734,7 @@ EXPORT int32_t __tgt_target_kernel(ident_t *loc, int64_t device_id,
                                    int32_t num_teams, int32_t thread_limit,
                                    void *host_ptr,
                                    __tgt_kernel_arguments *kargs) {
+  ompt_set_codeptr(__builtin_return_address(0));
   return target_kernel(__func__, loc, device_id, num_teams, thread_limit, host_ptr,
                        kargs, false);
 }
@@ -701,6 +744,7 @@ EXPORT int32_t __tgt_target_kernel_nowait(
     ident_t *loc, int64_t device_id, int32_t num_teams, int32_t thread_limit,
     void *host_ptr, __tgt_kernel_arguments *args, int32_t dep_num,
     void *dep_list, int32_t noalias_dep_num, void *noalias_dep_list) {
+  ompt_set_codeptr(__builtin_return_address(0));
   (void)dep_num, (void)dep_list, (void)noalias_dep_num, (void)noalias_dep_list;
   int32_t rc = target_kernel(__func__, loc, device_id, num_teams, thread_limit, host_ptr,
                              args, true);
@@ -759,6 +803,15 @@ static const char *const seed_op_names[] = {
  * the device is the host and there is nothing to do), OFFLOAD_FAIL when it
  * could not start; then its callback has run once and the cause went to the
  * failure policy. */
+/* The OMPT kind of a seed operation: asynchronous, so a `_nowait` one. */
+static int seed_ompt_kind(int op) {
+  int kind = op == SEED_DATA_BEGIN    ? OMPT_TARGET_ENTER_DATA
+             : op == SEED_DATA_END    ? OMPT_TARGET_EXIT_DATA
+             : op == SEED_DATA_UPDATE ? OMPT_TARGET_UPDATE
+                                      : OMPT_TARGET;
+  return kind | OMPT_TARGET_NOWAIT_BIT;
+}
+
 static int32_t seed_dispatch(const struct seed_call *sc) {
   const char *what = seed_op_names[sc->op];
   tgt_callback_fct cb = __atomic_load_n(&seed_callback, __ATOMIC_ACQUIRE);
@@ -807,6 +860,8 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
   types = NULL;
   if (cb)
     async_set_callback(rec, cb, sc->param);
+  if (ompt_active)
+    ompt_target_begin(seed_ompt_kind(sc->op), dev->id);
   int rc;
   switch (sc->op) {
   case SEED_DATA_BEGIN: rc = maps_data_begin_async(dev, &a, rec); break;
@@ -824,6 +879,8 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
     rc = launch_region_async(dev, &req, rec);
   }
   }
+  if (ompt_active)
+    ompt_target_end();
   if (rc != 0)
     goto fail;
   __atomic_store_n(&dev->used, true, __ATOMIC_RELAXED);
@@ -856,6 +913,7 @@ EXPORT void __tgt_target_async_data_begin(
     int64_t *args_size, int32_t *args_maptype, int32_t num_dep_events,
     tgt_event_t *dep_events, tgt_event_t *completion_event,
     tgt_callback_param_t param) {
+  ompt_set_codeptr(__builtin_return_address(0));
   struct seed_call sc = {SEED_DATA_BEGIN, device_id, NULL, num_args,
                          args_base, args, args_size, args_maptype, 0, 0,
                          num_dep_events, dep_events, completion_event, param};
@@ -867,6 +925,7 @@ EXPORT void __tgt_target_async_data_end(
     int64_t *args_size, int32_t *args_maptype, int32_t num_dep_events,
     tgt_event_t *dep_events, tgt_event_t *completion_event,
     tgt_callback_param_t param) {
+  ompt_set_codeptr(__builtin_return_address(0));
   struct seed_call sc = {SEED_DATA_END, device_id, NULL, num_args,
                          args_base, args, args_size, args_maptype, 0, 0,
                          num_dep_events, dep_events, completion_event, param};
@@ -878,6 +937,7 @@ EXPORT void __tgt_target_async_data_update(
     int64_t *args_size, int32_t *args_maptype, int32_t num_dep_events,
     tgt_event_t *dep_events, tgt_event_t *completion_event,
     tgt_callback_param_t param) {
+  ompt_set_codeptr(__builtin_return_address(0));
   struct seed_call sc = {SEED_DATA_UPDATE, device_id, NULL, num_args,
                          args_base, args, args_size, args_maptype, 0, 0,
                          num_dep_events, dep_events, completion_event, param};
@@ -915,6 +975,7 @@ EXPORT int32_t __tgt_target_async(int32_t device_id, void *host_addr,
                                   tgt_event_t *dep_events,
                                   tgt_event_t *completion_event,
                                   tgt_callback_param_t param) {
+  ompt_set_codeptr(__builtin_return_address(0));
   struct seed_call sc = {SEED_TARGET, device_id, host_addr, num_args,
                          args_base, args, args_size, args_maptype, -1, 0,
                          num_dep_events, dep_events, completion_event, param};
@@ -927,6 +988,7 @@ EXPORT int32_t __tgt_target_async_teams(
     int32_t thread_limit, int32_t *args_maptype_again, int32_t num_dep_events,
     tgt_event_t *dep_events, tgt_event_t *completion_event,
     tgt_callback_param_t param) {
+  ompt_set_codeptr(__builtin_return_address(0));
   struct seed_call sc = {SEED_TARGET, device_id, host_addr, num_args,
                          args_base, args, args_size, args_maptype, num_teams,
                          thread_limit, num_dep_events, dep_events,

@@ -167,6 +167,9 @@ static void read_environment(void) {
       .profile = profile_copy,
       .keep_going = integer_setting("SIMTARGET_KEEP_GOING", 0, 1,
                                     "0 or 1", 0) == 1,
+      .omp_tool_named = env_value("OMP_TOOL_LIBRARIES") != NULL,
+      .omp_tool_disabled = env_value("OMP_TOOL") &&
+                           !strcasecmp(env_value("OMP_TOOL"), "disabled"),
   };
 }
 

@@ -38,6 +38,10 @@ struct settings {
   const char *trace;           /* SIMTARGET_TRACE: the JSON trace's file */
   const char *profile;         /* LIBOMPTARGET_PROFILE: the timeline's file */
   bool keep_going;             /* SIMTARGET_KEEP_GOING=1 (failure.c) */
+  /* libomp's OMP_TOOL / OMP_TOOL_LIBRARIES, read, not checked (libomp
+   * checks them): a tool may be named, and OMP_TOOL is not `disabled` */
+  bool omp_tool_named;
+  bool omp_tool_disabled;
 };
 
 /* The settings, read from the environment on the first call. */

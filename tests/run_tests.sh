@@ -86,6 +86,9 @@ run_suite programs tests/programs.sh
 run_suite traces tests/traces.sh
 # simtarget-maps (sanitized) on mutated traces: no crash, every error a line
 run_suite traces_fuzz tests/traces_fuzz.sh
+# OMPT for offload: the events a tool receives, checked, against expected
+# sequences and against LLVM 14's and 19's own runtimes (tests/ompt.sh)
+run_suite ompt tests/ompt.sh
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
