@@ -57,12 +57,16 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 # Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
 TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 
+# Runs a launch recorded by SIMTARGET_RECORD again (simdevice/plugin/record.c).
+REPLAY_TOOL := $(B)/bin/simtarget-replay
+REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
+
 # One command to compile an offload program for simtarget with any installed
 # clang 13-22 (build tree only: it uses build/toolchains).
 CLANG_TOOL := $(B)/bin/simtarget-clang
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL) $(CLANG_TOOL)
+  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL)
 
 .PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
@@ -143,6 +147,13 @@ $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
 $(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
+
+$(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(REPLAY_TOOL_SRC) -ldl
+
+# The recording names the simtarget version it was made with.
+$(B)/obj/simdevice/plugin/record.o: CPPFLAGS += -DSIMTARGET_VERSION='"$(PC_VERSION)"'
 
 $(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
 	@mkdir -p $(dir $@)
