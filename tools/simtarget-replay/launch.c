@@ -96,7 +96,7 @@ static unsigned char *read_file(const char *dir, const char *name,
 
 /* The environment the device was recorded with, and the wrapper. */
 static void set_environment(const struct manifest *m,
-                            const struct options *opt, const char *dir) {
+                            const struct options *opt) {
   char v[PATH_MAX + 64];
   snprintf(v, sizeof v, "%llu", (unsigned long long)m->device_memory);
   setenv("SIMDEVICE_MEMORY", v, 1);
@@ -107,20 +107,40 @@ static void set_environment(const struct manifest *m,
   unsetenv("SIMTARGET_RECORD");
   if (opt->valgrind)
     setenv("SIMDEVICE_WRAPPER", "valgrind -q --error-exitcode=99", 1);
-  if (opt->gdb) { /* stopped at the kernel's entry once its image loads */
-    (void)dir;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(v, sizeof v, "%s/simtarget-replay-%d.gdb", tmp, (int)getpid());
-    FILE *f = fopen(v, "we");
-    if (f != NULL) {
-      fprintf(f, "set breakpoint pending on\nbreak %s\nrun\n", m->kernel);
-      fclose(f);
-    }
-    char w[PATH_MAX + 100];
-    snprintf(w, sizeof w, "gdb -q -x %s --args", v);
-    setenv("SIMDEVICE_WRAPPER", w, 1);
+  if (opt->gdb) /* the command file: see gdb_wrapper */
     setenv("SIMDEVICE_TIMEOUT", "0", 1);
+}
+
+/* --gdb: the device process under gdb, stopped at the kernel's entry (the
+ * recorded address: the device process loads images at fixed addresses). */
+static int gdb_wrapper(const struct manifest *m, const char *dir) {
+  char script[PATH_MAX], w[PATH_MAX + 100], path[PATH_MAX + 300];
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(script, sizeof script, "%s/simtarget-replay-%d.gdb", tmp,
+           (int)getpid());
+  uint64_t entry = 0;
+  int image = 0;
+  for (int i = 0; i < m->image_count; i++)
+    for (uint64_t j = 0; j < m->images[i].count; j++)
+      if (m->images[i].entries[j].name != NULL &&
+          strcmp(m->images[i].entries[j].name, m->kernel) == 0) {
+        entry = (uint64_t)(uintptr_t)m->images[i].entries[j].addr;
+        image = i;
+      }
+  size_t size = 0;
+  unsigned char *elf = read_file(dir, m->images[image].file, &size);
+  if (!realpath(dir, path))
+    snprintf(path, sizeof path, "%s", dir);
+  int rc = elf == NULL || gdb_script(script, path, m->images[image].file, elf,
+                                     size, m->kernel, entry) != 0;
+  free(elf);
+  if (rc) {
+    fprintf(stderr, "simtarget-replay: cannot write %s\n", script);
+    return -1;
   }
+  snprintf(w, sizeof w, "gdb -q -x %s --args", script);
+  setenv("SIMDEVICE_WRAPPER", w, 1);
+  return 0;
 }
 
 /* Loads the images; `tables` gets each one's target table. */
@@ -313,7 +333,9 @@ int replay_launch(const char *dir, const struct options *opt) {
   static struct manifest m;
   if (manifest_read(dir, &m) != 0)
     return 2;
-  set_environment(&m, opt, dir);
+  set_environment(&m, opt);
+  if (opt->gdb && gdb_wrapper(&m, dir) != 0)
+    return 2;
   struct plugin p = {0};
   size_t size_before = 0, size_after = 0;
   unsigned char *before = read_file(dir, "before.bin", &size_before);

@@ -37,6 +37,10 @@ struct manifest {
 
 /* Reads DIR/manifest.txt: 0, or -1 said on stderr. */
 int manifest_read(const char *dir, struct manifest *m);
+/* Writes the gdb command file `path` (gdb.c): 0 or -1. */
+int gdb_script(const char *path, const char *dir, const char *image_file,
+               const unsigned char *elf, size_t size, const char *kernel,
+               uint64_t entry);
 /* 0 matched, 1 differed, 2 could not replay. */
 int replay_launch(const char *dir, const struct options *opt);
 #endif
