@@ -61,7 +61,7 @@ static __thread struct recording {
 } cur;
 
 static void read_env(void) {
-  const char *d = getenv("SIMTARGET_RECORD");
+  const char *d = secure_getenv("SIMTARGET_RECORD"); /* not setuid */
   if (d != NULL && d[0] != '\0')
     record_dir = d;
   const char *f = getenv("SIMTARGET_RECORD_FILTER");
