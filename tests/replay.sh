@@ -176,6 +176,14 @@ if [ -x "$bin" ]; then
   else
     fail "--times 3: $(cat "$OUT/replay.txt")"
   fi
+  SIMTARGET_RECORD=$rec "$bin" >/dev/null 2>&1
+  if [ -d "$rec/launch-1" ] && compgen -G "$rec/launch-1.[0-9]*" >/dev/null &&
+     "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     [ "$(grep -c ': identical (' "$OUT/replay.txt")" -eq 4 ]; then
+    ok "a second recording into the same folder keeps the first (launch-N.PID), all four replay"
+  else
+    fail "recording twice into one folder: $(ls "$rec") $(cat "$OUT/replay.txt")"
+  fi
 fi
 if "$REPLAY" "$OUT" >"$OUT/replay.txt" 2>&1; then
   fail "simtarget-replay accepts a folder that is no recording"

@@ -6,7 +6,8 @@
  * A launch is chosen by SIMTARGET_RECORD_FILTER: unset, every launch; `#N`,
  * the N-th launch of the program (1-based, on any device); otherwise a
  * kernel whose entry name contains the text. Each chosen launch becomes
- * DIR/launch-N/ with
+ * DIR/launch-N/ (launch-N.PID when launch-N exists: a forked child's, an
+ * earlier run's) with
  *   manifest.txt  what was recorded: format, simtarget version, program,
  *                 compiler (the image's .comment), the device's memory
  *                 layout, the images and their entries, the kernel, its
@@ -295,8 +296,16 @@ void record_before(struct sim_device *dev, const char *kernel,
   cur.number = number;
   cur.kernel = kernel;
   snprintf(cur.path, sizeof cur.path, "%s/launch-%lu", record_dir, number);
-  if ((mkdir(record_dir, 0777) != 0 && errno != EEXIST) ||
-      (mkdir(cur.path, 0777) != 0 && errno != EEXIST)) {
+  int made = mkdir(record_dir, 0777) == 0 || errno == EEXIST;
+  if (made && mkdir(cur.path, 0777) != 0 && errno == EEXIST) {
+    /* another process (a fork, an earlier run) has launch-N: keep it */
+    snprintf(cur.path, sizeof cur.path, "%s/launch-%lu.%d", record_dir,
+             number, (int)getpid());
+    made = mkdir(cur.path, 0777) == 0;
+  } else if (made) {
+    made = access(cur.path, W_OK) == 0;
+  }
+  if (!made) {
     drop(strerror(errno));
     return;
   }
