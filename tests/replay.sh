@@ -91,7 +91,7 @@ for src in "${progs[@]}"; do
     rc=$REPLAY_RC
     launches=$(find "$rec" -maxdepth 1 -name 'launch-*' | wc -l)
     if [ "$name" = fault ]; then
-      if [ $rc -eq 0 ] && grep -q "faulted as recorded: kernel .* wrote address 0x" "$OUT/replay.txt"; then
+      if [ "$rc" -eq 0 ] && grep -q "faulted as recorded: kernel .* wrote address 0x" "$OUT/replay.txt"; then
         ok "$label: faults on replay as recorded ($launches launch)"
         sed -i 's/^outcome fault kernel/outcome fault the kernel/' "$rec"/launch-*/manifest.txt
         if ! "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
@@ -106,7 +106,7 @@ for src in "${progs[@]}"; do
       continue
     fi
     identical=$(grep -c ": identical (" "$OUT/replay.txt")
-    if [ $rc -eq 0 ] && [ "$identical" -eq "$launches" ] && [ "$launches" -gt 0 ]; then
+    if [ "$rc" -eq 0 ] && [ "$identical" -eq "$launches" ] && [ "$launches" -gt 0 ]; then
       ok "$label: $launches launches recorded and replayed identical"
     else
       fail "$label: replay (exit $rc, $identical of $launches identical): $(head -5 "$OUT/replay.txt")"
