@@ -8,7 +8,8 @@
 # stderr says how much was recorded, every launch replays "identical" (the
 # faulting one "faulted as recorded" with the same message), and a byte
 # changed in after.bin is reported as a difference by block address.
-# Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times, and a
+# Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times,
+# --teams, --gdb, --valgrind, two recordings into one folder, and a
 # recording made under SIMDEVICE_GUARD=0 replays too.
 #
 # Usage: tests/replay.sh [--versions "14 19"] [PROGRAM ...]
@@ -183,6 +184,19 @@ if [ -x "$bin" ]; then
     ok "a second recording into the same folder keeps the first (launch-N.PID), all four replay"
   else
     fail "recording twice into one folder: $(ls "$rec") $(cat "$OUT/replay.txt")"
+  fi
+fi
+bin=$OUT/geometry-$n
+if [ -x "$bin" ]; then
+  rec=$OUT/rec-geometry
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec "$bin" >/dev/null 2>&1
+  if "$REPLAY" --teams 3 "$rec" >"$OUT/replay.txt" 2>&1; then
+    fail "--teams 3 on a kernel that stores its team count replays identical"
+  elif grep -q "differs: block at 0x[0-9a-f]* (4 bytes): 1 bytes differ" "$OUT/replay.txt"; then
+    ok "--teams 3 runs the kernel with 3 teams (its stored team count differs)"
+  else
+    fail "--teams 3: $(cat "$OUT/replay.txt")"
   fi
 fi
 if "$REPLAY" "$OUT" >"$OUT/replay.txt" 2>&1; then

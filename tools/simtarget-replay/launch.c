@@ -319,7 +319,8 @@ static int run_kernel(const struct plugin *p, const struct manifest *m,
       return -2;
     double t0 = seconds();
     rc = p->run(dev, (void *)(uintptr_t)entry, args, offsets, m->arg_num,
-                m->num_teams, m->thread_limit, 0);
+                opt->teams > 0 ? opt->teams : m->num_teams,
+                opt->threads > 0 ? opt->threads : m->thread_limit, 0);
     total += seconds() - t0;
   }
   *message = rc != 0 ? plugin_error(p, dev) : "";

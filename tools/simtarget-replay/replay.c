@@ -5,7 +5,8 @@
  * libomptarget.rtl.simdevice.so), and compares the device memory after it
  * with the recording.
  *
- *   simtarget-replay [--times N] [--gdb | --valgrind] [--quiet] DIR
+ *   simtarget-replay [--times N] [--teams N] [--threads N]
+ *                    [--gdb | --valgrind] [--quiet] DIR
  *
  * DIR is one launch (holding manifest.txt) or a SIMTARGET_RECORD folder:
  * then each launch-N in it is replayed in its own child process. Exit 0
@@ -29,8 +30,8 @@
 static struct options opt = {.times = 1};
 
 static int usage(void) {
-  fprintf(stderr, "usage: simtarget-replay [--times N] [--gdb | --valgrind] "
-                  "[--quiet] DIR\n");
+  fprintf(stderr, "usage: simtarget-replay [--times N] [--teams N] "
+                  "[--threads N] [--gdb | --valgrind] [--quiet] DIR\n");
   return 2;
 }
 
@@ -78,6 +79,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--times") == 0 && i + 1 < argc) {
       opt.times = atoi(argv[++i]);
       if (opt.times < 1)
+        return usage();
+    } else if ((strcmp(argv[i], "--teams") == 0 ||
+                strcmp(argv[i], "--threads") == 0) && i + 1 < argc) {
+      int *field = strcmp(argv[i], "--teams") == 0 ? &opt.teams : &opt.threads;
+      *field = atoi(argv[++i]);
+      if (*field < 1)
         return usage();
     } else if (strcmp(argv[i], "--gdb") == 0) {
       opt.gdb = 1;

@@ -8,6 +8,7 @@
 
 struct options {
   int times, gdb, valgrind, quiet;
+  int teams, threads; /* another geometry: > 0 replaces the recorded one */
 };
 
 struct rec_span { /* a block or a global */
