@@ -147,6 +147,21 @@ if [ -x "$bin" ]; then
   else
     fail "SIMTARGET_RECORD_FILTER=no_such_kernel: $(ls "$rec" 2>&1) $(cat "$rec.err")"
   fi
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec SIMTARGET_RECORD_FILTER=failed "$bin" >/dev/null 2>"$rec.err"
+  if [ -d "$rec" ] && [ -z "$(ls "$rec")" ] && [ ! -s "$rec.err" ]; then
+    ok "SIMTARGET_RECORD_FILTER=failed keeps nothing of launches that succeed"
+  else
+    fail "SIMTARGET_RECORD_FILTER=failed on a correct program: $(ls "$rec" 2>&1) $(cat "$rec.err")"
+  fi
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec SIMTARGET_RECORD_FILTER=failed "$OUT/fault-$n" >/dev/null 2>&1
+  if [ -f "$rec/launch-1/manifest.txt" ] && "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     grep -q "faulted as recorded" "$OUT/replay.txt"; then
+    ok "SIMTARGET_RECORD_FILTER=failed keeps the launch that faults"
+  else
+    fail "SIMTARGET_RECORD_FILTER=failed on a fault: $(ls "$rec" 2>&1) $(cat "$OUT/replay.txt")"
+  fi
   if record_and_replay "no guard pages" "$bin" "$rec" SIMDEVICE_GUARD=0 &&
      [ "$REPLAY_RC" -eq 0 ] && [ "$(grep -c ': identical (' "$OUT/replay.txt")" -eq 2 ]; then
     ok "a recording made with SIMDEVICE_GUARD=0 replays identical"

@@ -4,8 +4,9 @@
  * fresh device process, without the program.
  *
  * A launch is chosen by SIMTARGET_RECORD_FILTER: unset, every launch; `#N`,
- * the N-th launch of the program (1-based, on any device); otherwise a
- * kernel whose entry name contains the text. Each chosen launch becomes
+ * the N-th launch of the program (1-based, on any device); `failed`, every
+ * launch, kept only when it fails; otherwise a kernel whose entry name
+ * contains the text. Each chosen launch becomes
  * DIR/launch-N/ (launch-N.PID when launch-N exists: a forked child's, an
  * earlier run's) with
  *   manifest.txt  what was recorded: format, simtarget version, program,
@@ -59,6 +60,7 @@ static __thread struct recording {
   uint64_t bytes;
   unsigned long number;
   const char *kernel;
+  int images; /* image-I.so written */
 } cur;
 
 static void read_env(void) {
@@ -81,6 +83,8 @@ int record_wanted(const char *kernel) {
   unsigned long n = atomic_fetch_add(&launches, 1) + 1;
   cur.number = n;
   if (record_filter == NULL)
+    return 1;
+  if (strcmp(record_filter, "failed") == 0) /* decided in record_after */
     return 1;
   if (record_filter[0] == '#')
     return strtoul(record_filter + 1, NULL, 10) == n;
@@ -177,6 +181,7 @@ static int write_image(void *ctx, const void *elf, size_t size,
             (unsigned long long)(uintptr_t)entries[i].addr,
             entries[i].name && entries[i].name[0] ? entries[i].name : "-");
   w->index++;
+  cur.images = w->index;
   return 0;
 }
 
@@ -330,9 +335,30 @@ void record_before(struct sim_device *dev, const char *kernel,
   cur.active = 1;
 }
 
+/* SIMTARGET_RECORD_FILTER=failed and the launch succeeded: its files go. */
+static void forget_launch(void) {
+  static const char *const names[] = {"manifest.txt", "before.bin"};
+  char file[PATH_MAX + 32];
+  fclose(cur.manifest);
+  for (int i = 0; i < 2 + cur.images; i++) {
+    if (i < 2)
+      snprintf(file, sizeof file, "%s/%s", cur.path, names[i]);
+    else
+      snprintf(file, sizeof file, "%s/image-%d.so", cur.path, i - 2);
+    unlink(file);
+  }
+  rmdir(cur.path);
+  free(cur.spans);
+  memset(&cur, 0, sizeof cur);
+}
+
 void record_after(struct sim_device *dev, int rc) {
   if (!cur.active)
     return;
+  if (rc == 0 && strcmp(record_filter ? record_filter : "", "failed") == 0) {
+    forget_launch();
+    return;
+  }
   if (rc == 0) {
     if (write_memory(dev, "after.bin") != 0) {
       drop("writing the device memory after the launch failed");
