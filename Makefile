@@ -256,7 +256,7 @@ install: all
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
 	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(TIMELINE_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TIMELINE_TOOL) $(REPLAY_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 tools/simtarget-grade/judge.sh $(DESTDIR)$(PREFIX)/share/simtarget/
 	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
 
@@ -267,7 +267,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(CONFIG_TOOL)) simtarget-grade)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(REPLAY_TOOL) $(CONFIG_TOOL)) simtarget-grade)
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/simtarget/,judge.sh trace.schema.json)
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
 	-rmdir $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/share/simtarget \
