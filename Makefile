@@ -57,12 +57,16 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 # Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
 TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 
+# Runs a launch recorded by SIMTARGET_RECORD again (simdevice/plugin/record.c).
+REPLAY_TOOL := $(B)/bin/simtarget-replay
+REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
+
 # One command to compile an offload program for simtarget with any installed
 # clang 13-22 (build tree only: it uses build/toolchains).
 CLANG_TOOL := $(B)/bin/simtarget-clang
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL) $(CLANG_TOOL)
+  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL)
 
 .PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
@@ -160,6 +164,13 @@ $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
 $(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
+
+$(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(REPLAY_TOOL_SRC) -ldl
+
+# The recording names the simtarget version it was made with.
+$(B)/obj/simdevice/plugin/record.o: CPPFLAGS += -DSIMTARGET_VERSION='"$(PC_VERSION)"'
 
 $(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
 	@mkdir -p $(dir $@)
@@ -262,7 +273,7 @@ install: all
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
 	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(TIMELINE_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TIMELINE_TOOL) $(REPLAY_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 tools/simtarget-grade/judge.sh $(DESTDIR)$(PREFIX)/share/simtarget/
 	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
 
@@ -273,7 +284,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(CONFIG_TOOL)) simtarget-grade)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(REPLAY_TOOL) $(CONFIG_TOOL)) simtarget-grade)
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/simtarget/,judge.sh trace.schema.json)
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
 	-rmdir $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/share/simtarget \

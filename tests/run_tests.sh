@@ -100,6 +100,8 @@ run_suite grade tests/grade.sh
 # 900 binaries, hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff
 run_suite faults tests/faults.sh
+# SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
+run_suite replay tests/replay.sh
 run_suite coverage coverage/coverage.sh
 
 if [ ${#failures[@]} -gt 0 ]; then

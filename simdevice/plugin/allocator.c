@@ -764,3 +764,104 @@ int allocator_find_live(struct device_allocator *a, uint64_t offset,
   pthread_mutex_unlock(&a->lock);
   return live ? 0 : -1;
 }
+
+/* ---- recording and replay (record.c) ---- */
+
+int allocator_each_live(struct device_allocator *a,
+                        int (*fn)(void *ctx, uint64_t offset, uint64_t size),
+                        void *ctx) {
+  pthread_mutex_lock(&a->lock);
+  int rc = 0;
+  for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
+    if (!b->is_free && !b->quarantined)
+      rc = fn(ctx, b->user_offset, b->user_size);
+  pthread_mutex_unlock(&a->lock);
+  return rc;
+}
+
+/* A free block [start, start + units) cut out of `f`, which holds it: the
+ * pieces before and after stay free. Returns the cut block (not in a bin),
+ * or NULL without host memory. Caller holds the lock. */
+static struct alloc_block *carve(struct device_allocator *a,
+                                 struct alloc_block *f, uint64_t start,
+                                 uint64_t units) {
+  struct alloc_block *b = calloc(1, sizeof *b);
+  struct alloc_block *post = f->start + f->units > start + units
+                                 ? calloc(1, sizeof *post)
+                                 : b;
+  if (b == NULL || post == NULL) {
+    if (post != b)
+      free(post);
+    free(b);
+    return NULL;
+  }
+  bin_remove(a, f);
+  if (post != b) {
+    *post = *f;
+    post->start = start + units;
+    post->units = f->start + f->units - post->start;
+  }
+  b->start = start;
+  b->units = units;
+  b->prev = f;
+  b->next = post != b ? post : f->next;
+  if (post != b)
+    post->prev = b;
+  if (b->next != NULL)
+    b->next->prev = b;
+  f->next = b;
+  f->units = start - f->start;
+  if (post != b)
+    bin_insert(a, post);
+  if (f->units > 0) {
+    bin_insert(a, f);
+  } else { /* nothing before: f goes */
+    b->prev = f->prev;
+    if (f->prev != NULL)
+      f->prev->next = b;
+    else
+      a->first = b;
+    free(f);
+  }
+  return b;
+}
+
+int allocator_alloc_at(struct device_allocator *a, uint64_t offset,
+                       uint64_t size) {
+  uint64_t payload = size == 0 ? 8 : (size + 7) & ~7ull;
+  uint64_t need = (payload + a->unit - 1) / a->unit + (a->guard ? 1 : 0);
+  uint64_t end = a->guard ? offset + payload : offset;
+  uint64_t start = end / a->unit - (a->guard ? need - 1 : 0);
+  pthread_mutex_lock(&a->lock);
+  struct alloc_block *f = a->first;
+  while (f != NULL && (f->start + f->units) <= start)
+    f = f->next;
+  struct alloc_block *b = NULL;
+  if (end % a->unit == 0 && size <= a->capacity && f != NULL && f->is_free &&
+      f->start <= start && f->start + f->units >= start + need)
+    b = carve(a, f, start, need);
+  if (b == NULL || b->start * a->unit + (a->guard ? (need - 1) * a->unit -
+                                                        payload
+                                                  : 0) != offset) {
+    pthread_mutex_unlock(&a->lock);
+    plugin_error("simdevice: cannot allocate %llu bytes at device address "
+                 "0x%llx: that range is not free (or not aligned as the "
+                 "allocator places blocks with SIMDEVICE_GUARD=%d)",
+                 (unsigned long long)size,
+                 (unsigned long long)(a->base + offset), a->guard);
+    return -1;
+  }
+  b->user_offset = offset;
+  b->user_size = size;
+  if (table_put(a, b) != 0 ||
+      (a->guard && queue_protection(a, b->start * a->unit,
+                                    (need - 1) * a->unit, 1) != 0)) {
+    pthread_mutex_unlock(&a->lock); /* the block stays lost: replay only */
+    plugin_error("simdevice: no host memory to track a device allocation");
+    return -1;
+  }
+  live_insert(a, b);
+  a->bytes_used += b->units * a->unit;
+  pthread_mutex_unlock(&a->lock);
+  return 0;
+}

@@ -51,3 +51,5 @@ void plugin_error_take(__tgt_rtl_error *out) {
   *out = last_error;
   memset(&last_error, 0, sizeof last_error);
 }
+
+void plugin_error_peek(__tgt_rtl_error *out) { *out = last_error; }

@@ -294,3 +294,14 @@ int images_global_contains(struct sim_device *dev, uint64_t addr,
     }
   return 0;
 }
+
+int images_each(struct sim_device *dev,
+                int (*fn)(void *ctx, const void *elf, size_t size,
+                          const __tgt_offload_entry *entries, uint64_t count),
+                void *ctx) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
+  int rc = 0;
+  for (struct plugin_image *img = dev->images; img && rc == 0; img = img->next)
+    rc = fn(ctx, img->elf, img->elf_size, img->entries, img->count);
+  return rc;
+}

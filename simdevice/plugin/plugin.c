@@ -711,6 +711,10 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                  id, tgt_entry_ptr);
     goto out_leave;
   }
+  int recording = record_wanted(k->name); /* SIMTARGET_RECORD: record.c */
+  if (recording)
+    record_before(dev, k->name, tgt_args, tgt_offsets, arg_num, num_teams,
+                  thread_limit);
   struct simdev_slot *s = &dev->ctl->slot;
   for (int32_t i = 0; i < arg_num; i++)
     s->args[i] = (uint64_t)((char *)tgt_args[i] + tgt_offsets[i]);
@@ -726,9 +730,24 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
             PLUGIN_TAG, id, k->name, arg_num, num_teams, thread_limit);
   output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
+  if (recording)
+    record_after(dev, rc);
 out_leave:
   leave_device(dev);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+/* simtarget-replay's own entry (not libomptarget's): an allocation at a
+ * recorded device address. OFFLOAD_SUCCESS, or OFFLOAD_FAIL with the cause
+ * in get_last_error. */
+int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size);
+int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size) {
+  struct sim_device *dev = ready_device(id, "simdevice_alloc_at");
+  if (dev == NULL || size < 0)
+    return OFFLOAD_FAIL;
+  return record_alloc_at(dev, (uint64_t)(uintptr_t)addr, (uint64_t)size) == 0
+             ? OFFLOAD_SUCCESS
+             : OFFLOAD_FAIL;
 }
 
 int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,

@@ -125,6 +125,8 @@ HIDDEN void plugin_error_fault(uint64_t addr, int kind, int device_lost,
                                const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 HIDDEN void plugin_error_take(__tgt_rtl_error *out);
+/* This thread's last error, kept (record.c). */
+HIDDEN void plugin_error_peek(__tgt_rtl_error *out);
 
 /* ------------------------------------------------------------- allocator.c
  * First fit over size-class bins, with coalescing of address neighbours;
@@ -194,6 +196,17 @@ HIDDEN int allocator_requeue_live(struct device_allocator *a);
  * guard page). */
 HIDDEN int allocator_find_live(struct device_allocator *a, uint64_t offset,
                                uint64_t *begin_out, uint64_t *size_out);
+/* Calls fn(ctx, user offset, size) for every live allocation in address
+ * order, stopping at the first nonzero return, which it returns. */
+HIDDEN int allocator_each_live(struct device_allocator *a,
+                               int (*fn)(void *ctx, uint64_t offset,
+                                         uint64_t size),
+                               void *ctx);
+/* An allocation of `size` bytes at user offset `offset` exactly, as
+ * allocator_alloc would have placed it (simtarget-replay re-creates a
+ * recorded device's blocks): 0, or -1 when that range is not free. */
+HIDDEN int allocator_alloc_at(struct device_allocator *a, uint64_t offset,
+                              uint64_t size);
 /* Words about a device-memory offset, for fault messages. */
 HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
                                char *buf, size_t len);
@@ -398,6 +411,13 @@ HIDDEN int images_replay(struct sim_device *dev);
 HIDDEN void images_forget_all(struct sim_device *dev);
 HIDDEN const struct kernel_ref *images_find_kernel(struct sim_device *dev,
                                                    uint64_t addr);
+/* Calls fn for each loaded image in load order: its ELF and its entries
+ * (addr: the device address); stops at fn's first nonzero return. */
+HIDDEN int images_each(struct sim_device *dev,
+                       int (*fn)(void *ctx, const void *elf, size_t size,
+                                 const __tgt_offload_entry *entries,
+                                 uint64_t count),
+                       void *ctx);
 /* 1 when [addr, addr+size) lies inside a declare-target global. */
 HIDDEN int images_global_contains(struct sim_device *dev, uint64_t addr,
                                   uint64_t size);
@@ -449,5 +469,24 @@ HIDDEN int32_t usm_copy(void *dst, const void *src, int64_t size);
 HIDDEN int32_t usm_run(int32_t id, void *entry, void **tgt_args,
                        ptrdiff_t *tgt_offsets, int32_t arg_num,
                        int32_t num_teams, int32_t thread_limit, uint32_t info);
+
+/* --------------------------------------------------------------- record.c
+ * SIMTARGET_RECORD=DIR (simdevice/README.md): record_wanted (it counts the
+ * launch) is the one check a launch pays when it is off. Under channel_lock, before the
+ * kernel's slot is filled: record_before writes the launch's images,
+ * arguments, geometry and device memory; record_after (rc: the RUN's) the
+ * memory after it or its fault. record_alloc_at: simtarget-replay's
+ * allocation at a recorded address (__tgt_rtl_simdevice_alloc_at). */
+HIDDEN int record_wanted(const char *kernel);
+/* 1 when SIMTARGET_RECORD is set: queues.c then runs an asynchronous launch
+ * synchronously, after what was queued before it, so it is recorded. */
+HIDDEN int record_on(void);
+HIDDEN void record_before(struct sim_device *dev, const char *kernel,
+                          void **tgt_args, ptrdiff_t *tgt_offsets,
+                          int32_t arg_num, int32_t num_teams,
+                          int32_t thread_limit);
+HIDDEN void record_after(struct sim_device *dev, int rc);
+HIDDEN int record_alloc_at(struct sim_device *dev, uint64_t addr,
+                           uint64_t size);
 
 #endif

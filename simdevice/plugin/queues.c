@@ -509,6 +509,16 @@ int32_t __tgt_rtl_run_target_team_region_async(
   struct sim_queue *q = queue_of(id, info, "run_target_team_region_async");
   if (q == NULL)
     return OFFLOAD_FAIL;
+  if (record_on()) { /* SIMTARGET_RECORD: in order, synchronously */
+    queue_advance(q, 1);
+    if (q->failed) {
+      queue_report(q);
+      return OFFLOAD_FAIL;
+    }
+    return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
+                                            tgt_offsets, arg_num, num_teams,
+                                            thread_limit, loop_tripcount);
+  }
   struct queue_op *op = calloc(1, sizeof *op);
   uint64_t *args = calloc((size_t)arg_num + 1, sizeof *args);
   if (op == NULL || args == NULL) {

@@ -76,6 +76,41 @@ static void test_alloc_submit_retrieve(void **state) {
   assert_non_null(strstr(last_error(0).message, want + 2));
 }
 
+/* simtarget-replay's entry: a block at a given address, placed as
+ * data_alloc would place it there; taken or misplaced addresses refused. */
+int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size);
+static void test_alloc_at_places_a_block_where_asked(void **state) {
+  (void)state;
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  char *x = __tgt_rtl_data_alloc(0, 100, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(x);
+  char *at = x + 64 * page; /* the same place in its page, far above */
+  assert_int_equal(__tgt_rtl_simdevice_alloc_at(0, at, 100), OFFLOAD_SUCCESS);
+  char in[100], out[100] = {0};
+  for (int i = 0; i < 100; i++)
+    in[i] = (char)(i * 3);
+  assert_int_equal(__tgt_rtl_data_submit(0, at, in, 100), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, out, at, 100), OFFLOAD_SUCCESS);
+  assert_memory_equal(in, out, 100);
+  /* Taken (a live block, at its start or inside), or not where the
+   * allocator puts a block of that size. */
+  assert_int_equal(__tgt_rtl_simdevice_alloc_at(0, x, 100), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "not free"));
+  assert_int_equal(__tgt_rtl_simdevice_alloc_at(0, at, 100), OFFLOAD_FAIL);
+  assert_int_equal(__tgt_rtl_simdevice_alloc_at(0, at + 8 * page + 8, 100),
+                   OFFLOAD_FAIL);
+  /* Outside device memory. */
+  assert_int_equal(__tgt_rtl_simdevice_alloc_at(0, in, 100), OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "outside its memory"));
+  /* Later allocations go around it; both free as usual. */
+  char *y = __tgt_rtl_data_alloc(0, 200 * page, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(y);
+  assert_true(y + 200 * page <= at || y >= at + 100);
+  assert_int_equal(__tgt_rtl_data_delete(0, y), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, at), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, x), OFFLOAD_SUCCESS);
+}
+
 static void test_device_pointer_is_not_host_memory(void **state) {
   (void)state;
   /* The host holds the device range PROT_NONE: mincore-free check. */
@@ -525,6 +560,7 @@ int main(void) {
       cmocka_unit_test(test_handshake),
       cmocka_unit_test(test_table_follows_host_entries),
       cmocka_unit_test(test_alloc_submit_retrieve),
+      cmocka_unit_test(test_alloc_at_places_a_block_where_asked),
       cmocka_unit_test(test_device_pointer_is_not_host_memory),
       cmocka_unit_test(test_launch_axpy),
       cmocka_unit_test(test_eight_arguments_reach_the_kernel),

@@ -1,0 +1,225 @@
+#!/bin/bash
+# tests/replay.sh - SIMTARGET_RECORD and build/bin/simtarget-replay (issue
+# 35). Each program of tests/replay/ (a C kernel, a C++ kernel with a
+# class, declare-target globals, nowait kernels, a kernel that faults) is
+# compiled -O2 with every usable clang (build/toolchains/env.sh, or
+# --versions), run with SIMTARGET_RECORD, and its recording replayed: the
+# program's output and exit status are those of a run without recording,
+# stderr says how much was recorded, every launch replays "identical" (the
+# faulting one "faulted as recorded" with the same message), and a byte
+# changed in after.bin is reported as a difference by block address.
+# Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times,
+# --teams, --gdb, --valgrind, two recordings into one folder, and a
+# recording made under SIMDEVICE_GUARD=0 replays too.
+#
+# Usage: tests/replay.sh [--versions "14 19"] [PROGRAM ...]
+# Prints one line per test and "N passed, N failed, N skipped".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+REPLAY=$ROOT/build/bin/simtarget-replay
+OUT=$ROOT/build/replay-tests
+versions="" progs=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --versions) versions=$2; shift ;;
+    *) progs+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")") ;;
+  esac
+  shift
+done
+[ ${#progs[@]} -gt 0 ] || progs=("$ROOT"/tests/replay/*.c "$ROOT"/tests/replay/*.cpp)
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+skip() { skipped=$((skipped + 1)); echo "skip  $*"; }
+
+TC_ENV=$ROOT/build/toolchains/env.sh
+if [ ! -f "$TC_ENV" ] || [ ! -x "$REPLAY" ]; then
+  skip "no build/toolchains/env.sh or build/bin/simtarget-replay (make all, tests/toolchains.sh)"
+  echo "$passed passed, $failed failed, $skipped skipped"
+  exit 0
+fi
+# shellcheck source=/dev/null
+. "$TC_ENV"
+[ -n "$versions" ] || versions=$TOOLCHAINS_USABLE
+mkdir -p "$OUT"
+
+compile() { # version, source, binary
+  local n=$1 src=$2 bin=$3 cc flags extra=""
+  eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
+  case $src in *.cpp) extra=-lstdc++ ;; esac
+  [ "$bin" -nt "$src" ] && return 0
+  # shellcheck disable=SC2086
+  "$cc" $flags -O2 "$src" -o "$bin" -L"$ROOT/build/lib" -lomptarget \
+    -Wl,-rpath,"$ROOT/build/lib" -Wl,-rpath,"$(eval echo "\$TC_RTDIR_$n")" $extra
+}
+
+# Runs `bin` without and with recording into `rec`; compares what the
+# program shows (1, counted as a failure, when it differs), then replays
+# the recording: its exit status in REPLAY_RC, its output in
+# $OUT/replay.txt.
+record_and_replay() { # label, bin, rec, env...
+  local label=$1 bin=$2 rec=$3
+  shift 3
+  rm -rf "$rec"
+  local plain rc_plain got rc_got
+  plain=$(env "$@" "$bin" 2>/dev/null | cat); rc_plain=${PIPESTATUS[0]}
+  got=$(env "$@" SIMTARGET_RECORD="$rec" "$bin" 2>"$rec.err" | cat)
+  rc_got=${PIPESTATUS[0]}
+  if [ "$plain" != "$got" ] || [ "$rc_plain" != "$rc_got" ]; then
+    fail "$label: recording changes what the program shows ($rc_plain: $plain / $rc_got: $got)"
+    return 1
+  fi
+  if ! grep -q "^simtarget: recorded launch [0-9]* of kernel .* ([0-9]* bytes)" "$rec.err"; then
+    fail "$label: stderr does not say what was recorded: $(head -3 "$rec.err")"
+    return 1
+  fi
+  "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1
+  REPLAY_RC=$?
+  return 0
+}
+
+for src in "${progs[@]}"; do
+  name=$(basename "${src%.*}")
+  for n in $versions; do
+    bin=$OUT/$name-$n
+    label="$name clang-$n"
+    if ! compile "$n" "$src" "$bin" >"$OUT/$name-$n.cc.log" 2>&1; then
+      fail "$label: does not compile: $(head -3 "$OUT/$name-$n.cc.log")"
+      continue
+    fi
+    rec=$OUT/rec-$name-$n
+    record_and_replay "$label" "$bin" "$rec" || continue
+    rc=$REPLAY_RC
+    launches=$(find "$rec" -maxdepth 1 -name 'launch-*' | wc -l)
+    if [ "$name" = fault ]; then
+      if [ "$rc" -eq 0 ] && grep -q "faulted as recorded: kernel .* wrote address 0x" "$OUT/replay.txt"; then
+        ok "$label: faults on replay as recorded ($launches launch)"
+        sed -i 's/^outcome fault kernel/outcome fault the kernel/' "$rec"/launch-*/manifest.txt
+        if ! "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+           grep -q "differs: the replay failed with another message" "$OUT/replay.txt"; then
+          ok "$label: a fault with another message than recorded is a difference"
+        else
+          fail "$label: a changed fault message: $(cat "$OUT/replay.txt")"
+        fi
+      else
+        fail "$label: replay (exit $rc): $(cat "$OUT/replay.txt")"
+      fi
+      continue
+    fi
+    identical=$(grep -c ": identical (" "$OUT/replay.txt")
+    if [ "$rc" -eq 0 ] && [ "$identical" -eq "$launches" ] && [ "$launches" -gt 0 ]; then
+      ok "$label: $launches launches recorded and replayed identical"
+    else
+      fail "$label: replay (exit $rc, $identical of $launches identical): $(head -5 "$OUT/replay.txt")"
+      continue
+    fi
+    # A changed byte of the recorded result is named by its block.
+    last=$(find "$rec" -maxdepth 1 -name 'launch-*' | sort -V | tail -1)
+    block=$(awk '$1 == "block" && $3 > 0 {print $2; exit}' "$last/manifest.txt")
+    printf '\x5a' | dd of="$last/after.bin" bs=1 seek=0 conv=notrunc 2>/dev/null
+    if "$REPLAY" "$last" >"$OUT/replay.txt" 2>&1; then
+      fail "$label: a changed after.bin still replays as identical"
+    elif grep -q "differs: block at $block" "$OUT/replay.txt" ||
+         grep -q "differs: global" "$OUT/replay.txt"; then
+      ok "$label: a changed byte is reported: $(head -1 "$OUT/replay.txt" | sed 's|.*differs|differs|')"
+    else
+      fail "$label: a changed after.bin: $(cat "$OUT/replay.txt")"
+    fi
+  done
+done
+
+# ---- once, with the first version: filters, --times, no guard pages
+n=${versions%% *}
+bin=$OUT/nowait-$n
+if [ -x "$bin" ]; then
+  rec=$OUT/rec-filter
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec SIMTARGET_RECORD_FILTER='#2' "$bin" >/dev/null 2>&1
+  if [ -d "$rec/launch-2" ] && [ ! -d "$rec/launch-1" ] && "$REPLAY" "$rec" >/dev/null 2>&1; then
+    ok "SIMTARGET_RECORD_FILTER=#2 records the second launch only"
+  else
+    fail "SIMTARGET_RECORD_FILTER=#2: $(ls "$rec" 2>&1)"
+  fi
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec SIMTARGET_RECORD_FILTER=no_such_kernel "$bin" >/dev/null 2>"$rec.err"
+  if [ ! -e "$rec" ] && [ ! -s "$rec.err" ]; then
+    ok "SIMTARGET_RECORD_FILTER with a name no kernel has records nothing and says nothing"
+  else
+    fail "SIMTARGET_RECORD_FILTER=no_such_kernel: $(ls "$rec" 2>&1) $(cat "$rec.err")"
+  fi
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec SIMTARGET_RECORD_FILTER=failed "$bin" >/dev/null 2>"$rec.err"
+  if [ -d "$rec" ] && [ -z "$(ls "$rec")" ] && [ ! -s "$rec.err" ]; then
+    ok "SIMTARGET_RECORD_FILTER=failed keeps nothing of launches that succeed"
+  else
+    fail "SIMTARGET_RECORD_FILTER=failed on a correct program: $(ls "$rec" 2>&1) $(cat "$rec.err")"
+  fi
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec SIMTARGET_RECORD_FILTER=failed "$OUT/fault-$n" >/dev/null 2>&1
+  if [ -f "$rec/launch-1/manifest.txt" ] && "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     grep -q "faulted as recorded" "$OUT/replay.txt"; then
+    ok "SIMTARGET_RECORD_FILTER=failed keeps the launch that faults"
+  else
+    fail "SIMTARGET_RECORD_FILTER=failed on a fault: $(ls "$rec" 2>&1) $(cat "$OUT/replay.txt")"
+  fi
+  if record_and_replay "no guard pages" "$bin" "$rec" SIMDEVICE_GUARD=0 &&
+     [ "$REPLAY_RC" -eq 0 ] && [ "$(grep -c ': identical (' "$OUT/replay.txt")" -eq 2 ]; then
+    ok "a recording made with SIMDEVICE_GUARD=0 replays identical"
+  else
+    fail "SIMDEVICE_GUARD=0: $(cat "$OUT/replay.txt")"
+  fi
+  if ! command -v gdb >/dev/null; then
+    skip "--gdb: no gdb"
+  elif out=$(printf 'bt 1\ncontinue\n' | timeout 120 "$REPLAY" --gdb "$rec/launch-1" 2>&1) &&
+       grep -q "hit Temporary breakpoint .* in __omp_offloading_" <<<"$out" &&
+       grep -q ": identical (" <<<"$out"; then
+    ok "--gdb stops at the kernel's entry with its symbol, then replays identical"
+  else
+    fail "--gdb: $(tail -5 <<<"$out")"
+  fi
+  if ! command -v valgrind >/dev/null; then
+    skip "--valgrind: no valgrind"
+  elif "$REPLAY" --valgrind "$rec/launch-1" >"$OUT/replay.txt" 2>&1 &&
+       grep -q ": identical (" "$OUT/replay.txt"; then
+    ok "--valgrind replays identical under Valgrind"
+  else
+    fail "--valgrind: $(cat "$OUT/replay.txt")"
+  fi
+  if "$REPLAY" --times 3 "$rec/launch-1" >"$OUT/replay.txt" 2>&1 &&
+     grep -q ": 3 runs, [0-9.]* s per run" "$OUT/replay.txt" &&
+     grep -q ": identical (" "$OUT/replay.txt"; then
+    ok "--times 3 runs the kernel 3 times from the recorded memory, identical"
+  else
+    fail "--times 3: $(cat "$OUT/replay.txt")"
+  fi
+  SIMTARGET_RECORD=$rec "$bin" >/dev/null 2>&1
+  if [ -d "$rec/launch-1" ] && compgen -G "$rec/launch-1.[0-9]*" >/dev/null &&
+     "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     [ "$(grep -c ': identical (' "$OUT/replay.txt")" -eq 4 ]; then
+    ok "a second recording into the same folder keeps the first (launch-N.PID), all four replay"
+  else
+    fail "recording twice into one folder: $(ls "$rec") $(cat "$OUT/replay.txt")"
+  fi
+fi
+bin=$OUT/geometry-$n
+if [ -x "$bin" ]; then
+  rec=$OUT/rec-geometry
+  rm -rf "$rec"
+  SIMTARGET_RECORD=$rec "$bin" >/dev/null 2>&1
+  if "$REPLAY" --teams 3 "$rec" >"$OUT/replay.txt" 2>&1; then
+    fail "--teams 3 on a kernel that stores its team count replays identical"
+  elif grep -q "differs: block at 0x[0-9a-f]* (4 bytes): 1 bytes differ" "$OUT/replay.txt"; then
+    ok "--teams 3 runs the kernel with 3 teams (its stored team count differs)"
+  else
+    fail "--teams 3: $(cat "$OUT/replay.txt")"
+  fi
+fi
+if "$REPLAY" "$OUT" >"$OUT/replay.txt" 2>&1; then
+  fail "simtarget-replay accepts a folder that is no recording"
+elif grep -q "simtarget-replay: .* holds neither manifest.txt nor launch-N" "$OUT/replay.txt"; then
+  ok "simtarget-replay refuses a folder that is no recording"
+else
+  fail "simtarget-replay on a folder that is no recording: $(cat "$OUT/replay.txt")"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

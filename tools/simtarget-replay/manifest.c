@@ -1,0 +1,108 @@
+/* manifest.c - reads a recording's manifest.txt (simdevice/plugin/record.c
+ * writes it: one `key value...` line each). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static int add_span(struct manifest *m, const char *name, uint64_t addr,
+                    uint64_t size) {
+  struct rec_span *s = realloc(m->spans, (m->span_count + 1) * sizeof *s);
+  if (s == NULL)
+    return -1;
+  m->spans = s;
+  s[m->span_count++] = (struct rec_span){
+      name ? strdup(name) : NULL, addr, size, m->bytes};
+  m->bytes += size;
+  return 0;
+}
+
+static int add_entry(struct manifest *m, const char *line) {
+  struct rec_image *im = &m->images[m->image_count - 1];
+  int flags;
+  unsigned long long size, addr;
+  char name[1024];
+  if (m->image_count == 0 || im->filled == im->count ||
+      sscanf(line, "entry %d %llu %llx %1023s", &flags, &size, &addr, name) != 4)
+    return -1;
+  __tgt_offload_entry *e = &im->entries[im->filled++];
+  e->addr = (void *)(uintptr_t)addr; /* the recorded device address */
+  e->name = strcmp(name, "-") == 0 ? NULL : strdup(name);
+  e->size = size;
+  e->flags = flags;
+  return 0;
+}
+
+static int add_image(struct manifest *m, const char *line) {
+  char file[256];
+  unsigned long long count;
+  int index;
+  if (m->image_count == 16 ||
+      sscanf(line, "image %d %255s %llu", &index, file, &count) != 3)
+    return -1;
+  struct rec_image *im = &m->images[m->image_count++];
+  im->file = strdup(file);
+  im->count = count;
+  im->entries = calloc(count ? count : 1, sizeof *im->entries);
+  return im->file && im->entries ? 0 : -1;
+}
+
+static int parse_line(struct manifest *m, char *line) {
+  unsigned long long a, b;
+  char name[1024];
+  line[strcspn(line, "\n")] = '\0';
+  if (sscanf(line, "device %d", &m->device) == 1 ||
+      sscanf(line, "guard %d", &m->guard) == 1 ||
+      sscanf(line, "num_teams %d", &m->num_teams) == 1 ||
+      sscanf(line, "thread_limit %d", &m->thread_limit) == 1 ||
+      sscanf(line, "kernel %1023s", m->kernel) == 1)
+    return 0;
+  if (sscanf(line, "device_base %llx", &a) == 1)
+    return m->device_base = a, 0;
+  if (sscanf(line, "device_memory %llu", &a) == 1)
+    return m->device_memory = a, 0;
+  if (sscanf(line, "args %d", &m->arg_num) == 1)
+    return m->arg_num < 0 || m->arg_num > 256 ? -1 : 0;
+  if (sscanf(line, "arg %llx", &a) == 1)
+    return m->args_filled < m->arg_num ? (m->args[m->args_filled++] = a, 0)
+                                       : -1;
+  if (strncmp(line, "compiler ", 9) == 0)
+    return snprintf(m->compiler, sizeof m->compiler, "%.200s", line + 9), 0;
+  if (strncmp(line, "image ", 6) == 0)
+    return add_image(m, line);
+  if (strncmp(line, "entry ", 6) == 0)
+    return add_entry(m, line);
+  if (sscanf(line, "block %llx %llu", &a, &b) == 2)
+    return add_span(m, NULL, a, b);
+  if (sscanf(line, "global %1023s %llx %llu", name, &a, &b) == 3)
+    return add_span(m, name, a, b);
+  if (strncmp(line, "outcome fault ", 14) == 0) {
+    m->faulted = 1;
+    return snprintf(m->message, sizeof m->message, "%.1000s", line + 14), 0;
+  }
+  return 0; /* program, version, ...: words for people */
+}
+
+int manifest_read(const char *dir, struct manifest *m) {
+  char path[4200], line[4200];
+  snprintf(path, sizeof path, "%s/manifest.txt", dir);
+  memset(m, 0, sizeof *m);
+  FILE *f = fopen(path, "re");
+  if (f == NULL) {
+    perror(path);
+    return -1;
+  }
+  int rc = 0, n = 0;
+  while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+    n++;
+    rc = parse_line(m, line);
+  }
+  fclose(f);
+  if (rc != 0 || m->kernel[0] == '\0' || m->image_count == 0) {
+    fprintf(stderr, "simtarget-replay: %s: not a recording (%s line %d)\n",
+            path, rc ? "bad" : "no kernel or image by", n);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,47 @@
+/* simtarget-replay's parts: the manifest (manifest.c), one launch (launch.c). */
+#ifndef SIMTARGET_REPLAY_H
+#define SIMTARGET_REPLAY_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "omptarget.h"
+
+struct options {
+  int times, gdb, valgrind, quiet;
+  int teams, threads; /* another geometry: > 0 replaces the recorded one */
+};
+
+struct rec_span { /* a block or a global */
+  char *name;     /* NULL for a block */
+  uint64_t addr, size;
+  uint64_t file_offset; /* in before.bin / after.bin */
+};
+
+struct rec_image {
+  char *file;
+  __tgt_offload_entry *entries;
+  uint64_t count, filled;
+};
+
+struct manifest {
+  int args_filled;
+  int device, guard, num_teams, thread_limit, arg_num, faulted;
+  uint64_t device_base, device_memory;
+  char kernel[1024], message[1024], compiler[256];
+  uint64_t args[256];
+  struct rec_image images[16];
+  int image_count;
+  struct rec_span *spans;
+  size_t span_count;
+  uint64_t bytes; /* of before.bin */
+};
+
+/* Reads DIR/manifest.txt: 0, or -1 said on stderr. */
+int manifest_read(const char *dir, struct manifest *m);
+/* Writes the gdb command file `path` (gdb.c): 0 or -1. */
+int gdb_script(const char *path, const char *dir, const char *image_file,
+               const unsigned char *elf, size_t size, const char *kernel,
+               uint64_t entry);
+/* 0 matched, 1 differed, 2 could not replay. */
+int replay_launch(const char *dir, const struct options *opt);
+#endif
