@@ -474,7 +474,7 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   m->push_num_teams = m->push_thread_limit = 0;
   lr.league.nteams = rt_pick_num_teams(nt);
   lr.league.thread_limit = rt_pick_thread_limit(tl);
-  int32_t runners = rt_pick_runners(lr.league.nteams);
+  int32_t runners = rt_pick_runners(lr.league.nteams, tl);
   lr.league.default_threads = rt_pick_default_threads(tl, runners);
   lr.microtask = (void *)microtask;
   lr.argc = argc;

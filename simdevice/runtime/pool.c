@@ -1,10 +1,11 @@
 /*
  * pool.c - the worker threads that run teams and parallel-region threads.
  *
- * Workers are created on demand, at most rt_caps()->max_workers (2 x CPUs
- * - 1) in all, and never exit until the library is unloaded, so a steady
- * state of launches creates no threads and no launch, however many teams
- * and threads it asks for, makes more than twice the CPUs in threads. A
+ * Workers are created on demand, at most rt_caps()->max_workers
+ * (max(2 x CPUs, 16) - 1) in all, and never exit until the library is
+ * unloaded, so a steady state of launches creates no threads and no launch,
+ * however many teams and threads it asks for, makes more threads than that
+ * budget. A
  * forker gets the workers that are idle now and never waits for a busy one
  * (a team waiting for a worker another team holds could deadlock). A forking
  * thread first reserves the workers it needs (rt_pool_acquire) so it knows

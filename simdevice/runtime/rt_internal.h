@@ -50,7 +50,7 @@ struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
   int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
   int32_t ncpus;         /* CPUs the process may use (sched_getaffinity), >= 1 */
-  int32_t max_workers;   /* most pool threads: 2 * ncpus - 1 (pool.c) */
+  int32_t max_workers;   /* most pool threads: max(2 * ncpus, 16) - 1 (pool.c) */
   int64_t spin_ns;       /* SIMDEVICE_SPIN_US: how long a waiter spins (wait.c) */
 };
 HIDDEN const struct rt_caps *rt_caps(void);
@@ -61,7 +61,7 @@ HIDDEN int32_t rt_device_num(void);
 HIDDEN int32_t rt_pick_num_teams(int32_t requested);
 HIDDEN int32_t rt_pick_thread_limit(int32_t requested);
 /* Threads that run a league of nteams teams at once (the rest run in turn). */
-HIDDEN int32_t rt_pick_runners(int32_t nteams);
+HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit);
 /* Threads of a parallel region without num_threads, for a thread_limit
  * request (<= 0: not given) when `runners` teams run at once. */
 HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners);

@@ -18,14 +18,19 @@
  *   CPUs                   the CPUs the process may run on (sched_getaffinity)
  *   default num_teams      the CPUs, clamped to the cap
  *   thread limit           thread_limit if given, else the cap
+ *   thread budget          max(2 x CPUs, 16) threads in a launch
  *   league runners         min(num_teams, CPUs) threads run a league's teams,
- *                          each team in turn on one of them
+ *                          each team in turn on one of them; with a
+ *                          thread_limit L within the budget, at most
+ *                          budget / L of them
  *   default threads of a parallel region without num_threads:
- *                          max(1, CPUs / runners), at most the thread limit
- *                          (the league fills the CPUs once: no oversubscription)
- *   pool workers           at most 2 x CPUs - 1, so a launch (its server
- *                          thread and the workers) never has more than twice
- *                          the CPUs in threads, whatever num_teams and
+ *                          a thread_limit within the budget, as LLVM's
+ *                          runtime gives it; else max(1, CPUs / runners), at
+ *                          most the thread limit (the league fills the CPUs
+ *                          once: no oversubscription)
+ *   pool workers           at most the budget - 1, so a launch (its server
+ *                          thread and the workers) never has more threads
+ *                          than the budget, whatever num_teams and
  *                          thread_limit say (a GPU-sized league of 256 teams
  *                          of 1024 threads once made thousands of threads)
  * Parallel regions get the workers the pool has free, never waiting for one:
@@ -56,6 +61,10 @@
 #define CAP_LIMIT 1024
 #define DEFAULT_MAX_TEAMS CAP_LIMIT
 #define DEFAULT_MAX_THREADS 64
+/* The most threads a launch may have in all, on few CPUs: an explicit
+ * thread_limit or num_threads up to this is honoured as LLVM's runtime
+ * honours it (a lesson's thread_limit(8) gets 8 threads on 2 CPUs). */
+#define MIN_THREAD_BUDGET 16
 #define DEFAULT_SPIN_US 200 /* why this long: wait.c */
 
 static struct rt_caps caps;
@@ -100,7 +109,7 @@ static void caps_init(void)
 {
   long n = usable_cpus();
   caps.ncpus = n < 1 ? 1 : (n > CAP_LIMIT ? CAP_LIMIT : (int32_t)n);
-  caps.max_workers = 2 * caps.ncpus - 1;
+  caps.max_workers = (2 * caps.ncpus > MIN_THREAD_BUDGET ? 2 * caps.ncpus : MIN_THREAD_BUDGET) - 1;
   caps.max_teams = env_int("SIMDEVICE_MAX_TEAMS", DEFAULT_MAX_TEAMS, 1, CAP_LIMIT);
   caps.max_threads = env_int("SIMDEVICE_MAX_THREADS", DEFAULT_MAX_THREADS, 1, CAP_LIMIT);
   caps.spin_ns = (int64_t)env_int("SIMDEVICE_SPIN_US", DEFAULT_SPIN_US, 0, 1000000) * 1000;
@@ -134,17 +143,33 @@ HIDDEN int32_t rt_pick_thread_limit(int32_t requested)
   return requested <= 0 ? c->max_threads : clamp(requested, 1, c->max_threads);
 }
 
-HIDDEN int32_t rt_pick_runners(int32_t nteams)
+/* Whether a team width `requested` by a thread_limit clause is honoured:
+ * given, and within the launch's thread budget. */
+static int width_honoured(int32_t requested)
+{
+  const struct rt_caps *c = rt_caps();
+  return requested > 0 && rt_pick_thread_limit(requested) <= c->max_workers + 1;
+}
+
+HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit)
 {
   int32_t n = rt_caps()->ncpus;
+  if (width_honoured(requested_limit)) {
+    /* fewer teams at once, each as wide as asked, all within the budget */
+    int32_t fit = (rt_caps()->max_workers + 1) / rt_pick_thread_limit(requested_limit);
+    if (fit < n)
+      n = fit < 1 ? 1 : fit;
+  }
   return nteams < n ? (nteams < 1 ? 1 : nteams) : n;
 }
 
 HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
 {
   const struct rt_caps *c = rt_caps();
-  int32_t fill = c->ncpus / (runners > 0 ? runners : 1);
   int32_t limit = rt_pick_thread_limit(requested);
+  if (width_honoured(requested))
+    return limit;
+  int32_t fill = c->ncpus / (runners > 0 ? runners : 1);
   return clamp(fill, 1, limit);
 }
 

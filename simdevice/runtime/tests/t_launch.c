@@ -102,9 +102,13 @@ static void kernel_tasks(void)
   }
 }
 
+/* As t_teams.c's: an explicit limit within max(2 x CPUs, 16) threads is
+ * the width, else the CPUs shared by the teams at once. */
 static int team_width(int nteams, int limit)
 {
   int procs = omp_get_num_procs();
+  if (limit <= (2 * procs > 16 ? 2 * procs : 16))
+    return limit;
   int w = procs / (nteams < procs ? nteams : procs);
   w = w < 1 ? 1 : w;
   return w < limit ? w : limit;

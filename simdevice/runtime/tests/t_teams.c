@@ -34,11 +34,21 @@ static int at_once(int nteams)
   return nteams < procs ? nteams : procs;
 }
 
+/* The most threads a launch has: max(2 x CPUs, 16). */
+static int budget(void)
+{
+  int b = 2 * omp_get_num_procs();
+  return b > 16 ? b : 16;
+}
+
 /* Threads of a parallel region without num_threads in a team of a league
- * of nteams teams with thread_limit(limit): the CPUs shared by the teams
- * that run at once, at least 1, at most the limit. */
+ * of nteams teams with thread_limit(limit): the limit where it is within
+ * the budget (fewer teams run at once then), else the CPUs shared by the
+ * teams that run at once, at least 1, at most the limit. */
 static int team_width(int nteams, int limit)
 {
+  if (limit <= budget())
+    return limit;
   int w = omp_get_num_procs() / at_once(nteams);
   w = w < 1 ? 1 : w;
   return w < limit ? w : limit;
@@ -190,8 +200,8 @@ int main(void)
   CHECK(wrong_runs == 0, "%d of 2000 short leagues did not run each team once", wrong_runs);
 
   /* GPU-sized leagues: 1..256 teams of thread_limit(1024) (capped) run in
-   * turn on at most 2 x CPUs threads: the main thread and the pool's at
-   * most 2 x CPUs - 1 workers. Each team number once, each team's parallel
+   * turn on at most budget() threads: the main thread and the pool's at
+   * most budget() - 1 workers. Each team number once, each team's parallel
    * region as wide as team_width says, its threads all at its barrier at
    * once, every iteration once. */
   int most_threads = 0, bad_leagues = 0;
@@ -235,7 +245,7 @@ int main(void)
   }
   CHECK(bad_leagues == 0, "%d GPU-sized leagues ran a team or an iteration not exactly once or "
         "reported the wrong team count or width", bad_leagues);
-  CHECK(most_threads > 0 && most_threads <= 2 * omp_get_num_procs(),
+  CHECK(most_threads > 0 && most_threads <= budget(),
         "GPU-sized leagues: the process had %d threads with %d CPUs", most_threads,
         omp_get_num_procs());
 
