@@ -39,27 +39,27 @@ struct construct {
   int device;
   int lane;
   uint64_t t0;
-  char where[160]; /* program+0xOFFSET of codeptr_ra */
+  char where[160]; /* program+0xOFFSET of codeptr_ra (raw text) */
   char func[160];  /* its function, when the program exports it */
+  char where_json[320], func_json[320]; /* both escaped for JSON */
 };
 
 static int host_device; /* omp_get_initial_device() */
 static __thread uint64_t op_t0, submit_t0;
 
-/* "program+0x1234" and the function of a code address. */
-static void locate(const void *ra, char *where, size_t len, char *func,
-                   size_t func_len) {
+/* "program+0x1234" and the function of construct c's code address. */
+static void locate(const void *ra, struct construct *c) {
   Dl_info info;
-  where[0] = func[0] = '\0';
-  if (!ra || !dladdr(ra, &info) || !info.dli_fname)
-    return;
-  const char *base = strrchr(info.dli_fname, '/');
-  char raw[300];
-  snprintf(raw, sizeof raw, "%s+0x%lx",
-           base ? base + 1 : info.dli_fname,
-           (unsigned long)((const char *)ra - (const char *)info.dli_fbase));
-  tl_json_string(where, len, raw);
-  tl_json_string(func, func_len, info.dli_sname ? info.dli_sname : "");
+  if (ra && dladdr(ra, &info) && info.dli_fname) {
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(c->where, sizeof c->where, "%s+0x%lx",
+             base ? base + 1 : info.dli_fname,
+             (unsigned long)((const char *)ra - (const char *)info.dli_fbase));
+    snprintf(c->func, sizeof c->func, "%s",
+             info.dli_sname ? info.dli_sname : "");
+  }
+  tl_json_string(c->where_json, sizeof c->where_json, c->where);
+  tl_json_string(c->func_json, sizeof c->func_json, c->func);
 }
 
 static const char *construct_title(int kind) {
@@ -84,7 +84,7 @@ static void construct_begin(int kind, int device, ompt_data_t *target,
   c->kind = kind;
   c->device = device;
   c->lane = kind & OMPT_TARGET_NOWAIT_BIT ? tl_lane_take(device) : -1;
-  locate(ra, c->where, sizeof c->where, c->func, sizeof c->func);
+  locate(ra, c);
   c->t0 = tl_now();
 }
 
@@ -94,18 +94,18 @@ static void construct_end(ompt_data_t *target) {
     return;
   uint64_t t1 = tl_now();
   bool nowait = c->kind & OMPT_TARGET_NOWAIT_BIT;
-  char name[400], args[600];
+  char name[400], args[900];
   snprintf(name, sizeof name, "%s%s%s%s", construct_title(c->kind),
            nowait ? " nowait" : "", c->where[0] ? " @ " : "", c->where);
   snprintf(args, sizeof args,
            "\"construct\":\"%s\",\"loc\":\"%s\",\"func\":\"%s\","
            "\"device\":%d,\"nowait\":%s,\"source\":\"ompt\"",
-           construct_title(c->kind), c->where, c->func, c->device,
+           construct_title(c->kind), c->where_json, c->func_json, c->device,
            nowait ? "true" : "false");
   tl_complete(TL_HOST_PID, tl_tid(), name, "construct", c->t0, t1, args);
   if (c->lane >= 0 && c->device >= 0 && c->device < TL_MAX_DEVICES) {
     snprintf(args, sizeof args, "\"loc\":\"%s\",\"status\":\"done\"",
-             c->where);
+             c->where_json);
     tl_complete(TL_DEVICE_PID(c->device), TL_LANE_TID(c->lane), name,
                 "nowait", c->t0, t1, args);
     tl_lane_give(c->device, c->lane);
@@ -215,13 +215,14 @@ static void on_submit_emi(int endpoint, ompt_data_t *target,
     return; /* a kernel outside a construct the tool saw: no device */
   long track = track_of(target, c->device, TL_KERNELS);
   bool queued = track != TL_KERNELS;
-  char name[300], args[500];
+  char name[300], args[900];
   snprintf(name, sizeof name, "%skernel of target @ %s", queued ? "queue " : "",
            c->where[0] ? c->where : "?");
   snprintf(args, sizeof args,
            "\"kernel\":\"\",\"loc\":\"%s\",\"func\":\"%s\","
            "\"requested_teams\":%u,\"queued\":%s,\"host_tid\":%ld",
-           c->where, c->func, requested_teams, queued ? "true" : "false",
+           c->where_json, c->func_json, requested_teams,
+           queued ? "true" : "false",
            tl_tid());
   tl_complete(TL_DEVICE_PID(c->device), track, name, "kernel", submit_t0,
               tl_now(), args);

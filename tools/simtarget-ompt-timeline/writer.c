@@ -65,11 +65,11 @@ bool tl_open(const char *path) {
 static void put_locked(const char *event) {
   if (fd < 0 || getpid() != owner)
     return;
-  char buf[1400];
+  char buf[1900];
   int n = snprintf(buf, sizeof buf, "%s%s\n]\n", written ? ",\n" : "\n",
                    event);
   if (n < 0 || (size_t)n >= sizeof buf)
-    return; /* cannot happen: events are formatted into 1200 bytes */
+    return; /* cannot happen: events are formatted into 1800 bytes */
   if (pwrite(fd, buf, (size_t)n, end) != n) {
     fprintf(stderr, "simtarget-ompt-timeline: writing the timeline failed "
                     "(%s); it keeps its first %" PRIu64 " events\n",
@@ -99,18 +99,17 @@ static void meta_locked(int pid, long tid, const char *what, const char *key,
   put_locked(buf);
 }
 
-/* Names track (pid, tid) (tid < 0: the process) once; true when new. */
-static bool name_locked(int pid, long tid, const char *name, int sort) {
+/* Names track (pid, tid) (tid < 0: the process) once. */
+static void name_locked(int pid, long tid, const char *name, int sort) {
   for (size_t i = 0; i < num_named; i++)
     if (named[i].pid == pid && named[i].tid == tid)
-      return false;
+      return;
   if (num_named < sizeof named / sizeof named[0])
     named[num_named++] = (typeof(named[0])){pid, tid};
   if (tid < 0)
     meta_locked(pid, 0, "process", "sort_index", name, sort);
   else
     meta_locked(pid, tid, "thread", "sort_index", name, sort);
-  return true;
 }
 
 static bool seen_locked(int pid, long tid) {
@@ -164,7 +163,7 @@ void tl_json_string(char *buf, size_t len, const char *s) {
 }
 
 static void event(int pid, long tid, const char *head, const char *args) {
-  char buf[1200];
+  char buf[1800];
   int n = snprintf(buf, sizeof buf, "%s,\"pid\":%d,\"tid\":%ld,"
                    "\"args\":{%s}}", head, pid, tid, args ? args : "");
   if (n < 0 || (size_t)n >= sizeof buf)
@@ -177,7 +176,7 @@ static void event(int pid, long tid, const char *head, const char *args) {
 
 void tl_complete(int pid, long tid, const char *name, const char *cat,
                  uint64_t t0, uint64_t t1, const char *args) {
-  char esc[300], head[500];
+  char esc[600], head[800];
   tl_json_string(esc, sizeof esc, name);
   uint64_t dur = t1 > t0 ? t1 - t0 : 0;
   snprintf(head, sizeof head,
@@ -190,7 +189,7 @@ void tl_complete(int pid, long tid, const char *name, const char *cat,
 
 void tl_instant(int pid, long tid, const char *name, const char *cat,
                 uint64_t t, const char *args) {
-  char esc[300], head[500];
+  char esc[600], head[800];
   tl_json_string(esc, sizeof esc, name);
   snprintf(head, sizeof head,
            "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\","
