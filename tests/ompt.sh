@@ -21,7 +21,9 @@
 #     constructs, allocations, frees, copies and kernels in the same order
 #     per host thread and device (tests/ompt/compare_timelines.py), the
 #     comparison sees one copy left out of the OMPT timeline, and
-#     tools/simtarget-timeline draws it; with LLVM's own runtime the tool's
+#     tools/simtarget-timeline draws it; "trace" programs once more with
+#     the tool drawing copies and kernels from the device-tracing records
+#     (SIMTARGET_OMPT_TIMELINE_TRACE=1); with LLVM's own runtime the tool's
 #     timeline is drawn too.
 # Without it (libomp 14): no tool receives a target event, on simtarget as
 # on LLVM 14's own runtime, which has no OMPT for offload (the timeline
@@ -35,7 +37,7 @@ VERSIONS="14 19"
 if [ "${1:-}" = "--versions" ]; then VERSIONS=$2; shift 2; fi
 PROGRAMS=${*:-$(ls tests/ompt/programs/*.c)}
 ENVSH=build/toolchains/env.sh
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 traced=""
 if [ ! -f "$ENVSH" ] || [ ! -e build/lib/libomptarget.so ]; then
   echo "skip: no $ENVSH or build/lib (make all; tests/toolchains.sh)"
   echo "0 passed, 0 failed, 1 skipped"; exit 0
@@ -83,11 +85,12 @@ timeline() {
   if [ ! -e "$TIMELINE_TOOL" ]; then
     skip=$((skip + 1)); echo "skip  $name clang $v: no $TIMELINE_TOOL (make all)"; return
   fi
-  tl=$bin.$who.timeline.json prof=$bin.$who.profile.json
+  tl=$bin.$who$traced.timeline.json prof=$bin.$who$traced.profile.json
   if [ "$who" = sim ]; then lib=$PWD/build/lib:$hostlib; else lib=$rtdir; fi
   rm -f "$tl" "$prof"
   set -- "$@" LD_LIBRARY_PATH="$lib" OMP_TOOL_LIBRARIES="$TIMELINE_TOOL" \
     SIMTARGET_OMPT_TIMELINE="$tl"
+  [ -n "$traced" ] && set -- "$@" SIMTARGET_OMPT_TIMELINE_TRACE=1
   [ "$who" = sim ] && set -- "$@" LIBOMPTARGET_PROFILE="$prof"
   if ! env "$@" timeout 120 "$bin" > "$tl.out" 2> "$tl.err" ||
       ! grep -q '^PASS' "$tl.out"; then
@@ -123,7 +126,15 @@ json.dump(ev, open(sys.argv[2], "w"))' "$tl" "$tl.cut.json"
   if [ $? -ne 1 ]; then
     bad "$name clang $v: the comparison misses a copy left out"; return
   fi
-  ok "$name clang $v: OMPT timeline drawn, as the profile: $(cat "$tl.cmp")"
+  if [ -n "$traced" ]; then
+    # from the records, flushed later: the first construct comes first
+    c=$(grep -n -m1 '"cat":"construct"' "$tl" | cut -d: -f1)
+    a=$(grep -n -m1 '"cat":"alloc"' "$tl" | cut -d: -f1)
+    if [ -z "$c" ] || [ -z "$a" ] || [ "$c" -gt "$a" ]; then
+      bad "$name clang $v: device tracing: the events are not the records'"; return
+    fi
+    ok "$name clang $v: OMPT timeline from the trace records, as the profile: $(cat "$tl.cmp")"
+  else ok "$name clang $v: OMPT timeline drawn, as the profile: $(cat "$tl.cmp")"; fi
 }
 
 one_program() { # SOURCE
@@ -163,6 +174,11 @@ one_program() { # SOURCE
     else bad "$name clang $v: device tracing"; fi
   fi
   timeline "$name" "$bin" sim $envs
+  if grep -q 'ompt: .*trace' "$src"; then
+    traced=.trace
+    timeline "$name" "$bin" sim $envs
+    traced=""
+  fi
   grep -q 'simtarget-only' "$src" && return
   if [ ! -e "$rtdir/libomptarget.so" ]; then
     skip=$((skip + 1)); echo "skip  $name clang $v: no LLVM runtime"; return

@@ -58,4 +58,56 @@ enum {
   OMPT_OP_ASYNC = 16,
 };
 
+/* Device tracing (section 4.6): the record of a data operation or kernel,
+ * as omp-tools.h lays ompt_record_ompt_t out (only the members read). */
+typedef void ompt_device_t;
+typedef void ompt_buffer_t;
+typedef uint64_t ompt_buffer_cursor_t;
+enum { OMPT_CB_TARGET_DATA_OP = 9, OMPT_CB_TARGET_SUBMIT = 10 };
+typedef struct {
+  int type; /* ompt_callbacks_t */
+  uint64_t time;
+  uint64_t thread_id;
+  uint64_t target_id;
+  union {
+    struct {
+      ompt_id_t host_op_id;
+      int optype;
+      void *src_addr;
+      int src_device_num;
+      void *dest_addr;
+      int dest_device_num;
+      size_t bytes;
+      uint64_t end_time;
+      const void *codeptr_ra;
+    } target_data_op;
+    struct {
+      ompt_id_t host_op_id;
+      unsigned int requested_num_teams;
+      unsigned int granted_num_teams;
+      uint64_t end_time;
+    } target_kernel;
+  } record;
+} ompt_record_ompt_t;
+typedef void (*ompt_callback_buffer_request_t)(int device_num,
+                                               ompt_buffer_t **buffer,
+                                               size_t *bytes);
+typedef void (*ompt_callback_buffer_complete_t)(int device_num,
+                                                ompt_buffer_t *buffer,
+                                                size_t bytes,
+                                                ompt_buffer_cursor_t begin,
+                                                int buffer_owned);
+typedef int (*ompt_set_trace_ompt_t)(ompt_device_t *device,
+                                     unsigned int enable, unsigned int etype);
+typedef int (*ompt_start_trace_t)(ompt_device_t *device,
+                                  ompt_callback_buffer_request_t request,
+                                  ompt_callback_buffer_complete_t complete);
+typedef int (*ompt_advance_buffer_cursor_t)(ompt_device_t *device,
+                                            ompt_buffer_t *buffer,
+                                            size_t size,
+                                            ompt_buffer_cursor_t current,
+                                            ompt_buffer_cursor_t *next);
+typedef ompt_record_ompt_t *(*ompt_get_record_ompt_t)(
+    ompt_buffer_t *buffer, ompt_buffer_cursor_t current);
+
 #endif

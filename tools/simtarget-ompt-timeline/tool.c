@@ -25,7 +25,9 @@
  * handed back by each event); an operation's start time is thread-local
  * (a thread's data operations do not nest); the file has its lock.
  */
+#include "events.h"
 #include "ompt_decls.h"
+#include "trace.h"
 #include "writer.h"
 
 #include <dlfcn.h>
@@ -134,106 +136,107 @@ static long track_of(const ompt_data_t *target, int device, long track) {
   return track;
 }
 
-static void memory_event(int op, int device, void *dev_ptr, size_t bytes,
-                         uint64_t t1) {
-  char name[100], args[300];
-  const char *cat = op == OMPT_OP_ALLOC ? "alloc" : "free";
-  if (op == OMPT_OP_ALLOC)
-    snprintf(name, sizeof name, "alloc %zu B", bytes);
-  else
-    snprintf(name, sizeof name, "free");
-  snprintf(args, sizeof args,
-           "\"bytes\":%zu,\"device_ptr\":\"%p\",\"host_tid\":%ld", bytes,
-           dev_ptr, tl_tid());
-  tl_complete(TL_DEVICE_PID(device), TL_MEMORY, name, cat, op_t0, t1, args);
+static uint64_t next_op_id = 1;
+
+/* The device of a data operation: its side that is not the host. */
+static int op_device(int src_device, int dst_device) {
+  bool src_is_device = src_device >= 0 && src_device != host_device;
+  return src_is_device ? src_device : dst_device;
 }
 
-static void copy_event(const ompt_data_t *target, bool to_device,
-                       int device, void *host_ptr, size_t bytes,
-                       uint64_t t1) {
-  long track = track_of(target, device, TL_COPIES);
-  bool queued = track != TL_COPIES;
-  char name[200], args[400];
-  snprintf(name, sizeof name, "%s%s %p %zu B", queued ? "queue " : "",
-           to_device ? "to device" : "from device", host_ptr, bytes);
+static void associate_event(int op, int device, void *host_ptr,
+                            void *dev_ptr, size_t bytes) {
+  char args[200];
+  const char *what = op == OMPT_OP_ASSOCIATE ? "associate" : "disassociate";
   snprintf(args, sizeof args,
-           "\"direction\":\"%s\",\"bytes\":%zu,\"var\":\"\","
-           "\"host_ptr\":\"%p\",\"queued\":%s,\"host_tid\":%ld",
-           to_device ? "to_device" : "from_device", bytes, host_ptr,
-           queued ? "true" : "false", tl_tid());
-  tl_complete(TL_DEVICE_PID(device), track, name, "copy", op_t0, t1, args);
+           "\"host_ptr\":\"%p\",\"device_ptr\":\"%p\",\"bytes\":%zu",
+           host_ptr, dev_ptr, bytes);
+  tl_instant(TL_DEVICE_PID(device), TL_MEMORY, what, what, tl_now(), args);
 }
 
 static void on_data_op_emi(int endpoint, ompt_data_t *target_task,
                            ompt_data_t *target, ompt_id_t *host_op_id,
                            int optype, void *src, int src_device, void *dst,
                            int dst_device, size_t bytes, const void *ra) {
-  (void)target_task, (void)host_op_id, (void)ra;
+  (void)target_task, (void)ra;
+  int op = optype & ~OMPT_OP_ASYNC;
+  int device = op_device(src_device, dst_device);
+  if (device < 0 || device >= TL_MAX_DEVICES)
+    return; /* the host's own operations: no device track */
+  bool drawn = op >= OMPT_OP_ALLOC && op <= OMPT_OP_DELETE;
+  bool copy = op == OMPT_OP_TO_DEVICE || op == OMPT_OP_FROM_DEVICE;
+  long track = copy ? track_of(target, device, TL_COPIES) : TL_MEMORY;
+  bool queued = copy && track != TL_COPIES;
   if (endpoint == OMPT_BEGIN) {
+    *host_op_id = __atomic_fetch_add(&next_op_id, 1, __ATOMIC_RELAXED);
+    if (drawn && trace_on(device))
+      trace_expect(*host_op_id, device, track, queued, NULL, NULL);
     op_t0 = tl_now();
     return;
   }
   uint64_t t1 = tl_now();
-  int op = optype & ~OMPT_OP_ASYNC;
-  bool src_is_device = src_device >= 0 && src_device != host_device;
-  int device = src_is_device ? src_device : dst_device;
-  if (device < 0 || device >= TL_MAX_DEVICES)
-    return; /* the host's own operations: no device track */
-  switch (op) {
-  case OMPT_OP_ALLOC: memory_event(op, device, dst, bytes, t1); break;
-  case OMPT_OP_DELETE: memory_event(op, device, src, 0, t1); break;
-  case OMPT_OP_TO_DEVICE:
-    copy_event(target, true, device, src, bytes, t1);
-    break;
-  case OMPT_OP_FROM_DEVICE:
-    copy_event(target, false, device, dst, bytes, t1);
-    break;
-  case OMPT_OP_ASSOCIATE:
-  case OMPT_OP_DISASSOCIATE: {
-    char args[200];
-    snprintf(args, sizeof args, "\"host_ptr\":\"%p\",\"device_ptr\":\"%p\","
-             "\"bytes\":%zu", src, dst, bytes);
-    tl_instant(TL_DEVICE_PID(device), TL_MEMORY,
-               op == OMPT_OP_ASSOCIATE ? "associate" : "disassociate",
-               op == OMPT_OP_ASSOCIATE ? "associate" : "disassociate", t1,
-               args);
-    break;
-  }
-  default: break;
-  }
+  if (drawn && trace_on(device))
+    return; /* drawn from its trace record */
+  if (op == OMPT_OP_ALLOC || op == OMPT_OP_DELETE)
+    ev_memory(op == OMPT_OP_ALLOC, device, op == OMPT_OP_ALLOC ? dst : src,
+              op == OMPT_OP_ALLOC ? bytes : 0, op_t0, t1, tl_tid());
+  else if (copy)
+    ev_copy(op == OMPT_OP_TO_DEVICE, device, track, queued,
+            op == OMPT_OP_TO_DEVICE ? src : dst, bytes, op_t0, t1, tl_tid());
+  else if (op == OMPT_OP_ASSOCIATE || op == OMPT_OP_DISASSOCIATE)
+    associate_event(op, device, src, dst, bytes);
+}
+
+/* The name and args of a kernel of construct c on `track`. */
+static void kernel_text(const struct construct *c, long track,
+                        unsigned requested_teams, char *name, size_t len,
+                        char *args, size_t args_len) {
+  bool queued = track != TL_KERNELS;
+  snprintf(name, len, "%skernel of target @ %s", queued ? "queue " : "",
+           c->where[0] ? c->where : "?");
+  snprintf(args, args_len,
+           "\"kernel\":\"\",\"loc\":\"%s\",\"func\":\"%s\","
+           "\"requested_teams\":%u,\"queued\":%s,\"host_tid\":%ld",
+           c->where_json, c->func_json, requested_teams,
+           queued ? "true" : "false", tl_tid());
 }
 
 static void on_submit_emi(int endpoint, ompt_data_t *target,
                           ompt_id_t *host_op_id, unsigned requested_teams) {
-  (void)host_op_id;
-  if (endpoint == OMPT_BEGIN) {
-    submit_t0 = tl_now();
-    return;
-  }
   const struct construct *c = target ? target->ptr : NULL;
   if (!c || c->device < 0 || c->device >= TL_MAX_DEVICES)
     return; /* a kernel outside a construct the tool saw: no device */
   long track = track_of(target, c->device, TL_KERNELS);
-  bool queued = track != TL_KERNELS;
   char name[300], args[900];
-  snprintf(name, sizeof name, "%skernel of target @ %s", queued ? "queue " : "",
-           c->where[0] ? c->where : "?");
-  snprintf(args, sizeof args,
-           "\"kernel\":\"\",\"loc\":\"%s\",\"func\":\"%s\","
-           "\"requested_teams\":%u,\"queued\":%s,\"host_tid\":%ld",
-           c->where_json, c->func_json, requested_teams,
-           queued ? "true" : "false",
-           tl_tid());
+  if (endpoint == OMPT_BEGIN) {
+    *host_op_id = __atomic_fetch_add(&next_op_id, 1, __ATOMIC_RELAXED);
+    if (trace_on(c->device)) {
+      kernel_text(c, track, requested_teams, name, sizeof name, args,
+                  sizeof args);
+      trace_expect(*host_op_id, c->device, track, track != TL_KERNELS, name,
+                   args);
+    }
+    submit_t0 = tl_now();
+    return;
+  }
+  if (trace_on(c->device))
+    return; /* drawn from its trace record */
+  kernel_text(c, track, requested_teams, name, sizeof name, args,
+              sizeof args);
   tl_complete(TL_DEVICE_PID(c->device), track, name, "kernel", submit_t0,
               tl_now(), args);
 }
 
 /* libomp (19 and later) connects an offload runtime only for a tool that
  * registered device_initialize. */
-static void on_device_initialize(int device, const char *type, void *dev,
+static void on_device_initialize(int device, const char *type,
+                                 ompt_device_t *dev,
                                  ompt_function_lookup_t lookup,
                                  const char *doc) {
-  (void)device, (void)type, (void)dev, (void)lookup, (void)doc;
+  (void)type, (void)doc;
+  const char *trace = getenv("SIMTARGET_OMPT_TIMELINE_TRACE");
+  if (trace && *trace && strcmp(trace, "0") && lookup)
+    trace_start(device, dev, lookup);
 }
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device,
