@@ -20,6 +20,8 @@
  *   target_submit_emi  a "kernel" event on the kernels track or the lane.
  * What OMPT does not give, the events lack: variable names of copies (the
  * host address is given instead), kernel names, a construct's status.
+ * With SIMTARGET_OMPT_TIMELINE_TRACE=1 copies, allocations, frees and
+ * kernels take the times of their device-tracing records (trace.c).
  *
  * Thread safety: a construct's state lives in its target_data (the tool's,
  * handed back by each event); an operation's start time is thread-local
