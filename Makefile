@@ -57,6 +57,11 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 # Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
 TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 
+# An OMPT tool (OMP_TOOL_LIBRARIES) that writes the same timeline from the
+# OMPT target events (README "OMPT").
+OMPT_TIMELINE := $(B)/lib/libsimtarget-ompt-timeline.so
+OMPT_TIMELINE_SRC := $(wildcard tools/simtarget-ompt-timeline/*.c)
+
 # Runs a launch recorded by SIMTARGET_RECORD again (simdevice/plugin/record.c).
 REPLAY_TOOL := $(B)/bin/simtarget-replay
 REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
@@ -66,7 +71,7 @@ REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
 CLANG_TOOL := $(B)/bin/simtarget-clang
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL)
+  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE)
 
 .PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
@@ -172,6 +177,11 @@ $(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h
 # The recording names the simtarget version it was made with.
 $(B)/obj/simdevice/plugin/record.o: CPPFLAGS += -DSIMTARGET_VERSION='"$(PC_VERSION)"'
 
+$(OMPT_TIMELINE): $(OMPT_TIMELINE_SRC) $(wildcard tools/simtarget-ompt-timeline/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -D_GNU_SOURCE -shared -fPIC -Wl,--no-undefined -o $@ \
+	  $(OMPT_TIMELINE_SRC) -ldl -lpthread
+
 $(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
@@ -267,7 +277,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PC_VERSION)|' tools/simtarget.pc.in \
 	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
-	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(OMPT_TIMELINE) $(DESTDIR)$(PREFIX)/lib/
 	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
 	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
@@ -280,7 +290,7 @@ install: all
 # Removes what install and install-ppc64le put under PREFIX, and the
 # folders they made when empty.
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(notdir $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(PPC_PLUGIN)) $(SONAMES))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(notdir $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(PPC_PLUGIN) $(OMPT_TIMELINE)) $(SONAMES))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)

@@ -366,8 +366,9 @@ void profile_memory(int32_t device, bool alloc, int64_t bytes,
     snprintf(title, sizeof title, "alloc %" PRId64 " B", bytes);
   else
     snprintf(title, sizeof title, "free");
-  snprintf(args, sizeof args, "\"bytes\":%" PRId64 ",\"device_ptr\":\"%p\"",
-           bytes, tgt);
+  snprintf(args, sizeof args,
+           "\"bytes\":%" PRId64 ",\"device_ptr\":\"%p\",\"host_tid\":%ld",
+           bytes, tgt, host_tid());
   complete_event(DEVICE_PID(device), TRACK_MEMORY, title,
                  alloc ? "alloc" : "free", t0, args);
 }

@@ -15,8 +15,19 @@
 #     same way with LLVM;
 #   - "trace" programs run again with device tracing on (OMPT_RECORD_TRACE):
 #     each operation has its trace record (events.py trace-check).
+#   - timeline: the program runs again with the OMPT timeline tool
+#     (build/lib/libsimtarget-ompt-timeline.so, tools/simtarget-ompt-timeline)
+#     and LIBOMPTARGET_PROFILE both on; the two timelines hold the same
+#     constructs, allocations, frees, copies and kernels in the same order
+#     per host thread and device (tests/ompt/compare_timelines.py), the
+#     comparison sees one copy left out of the OMPT timeline, and
+#     tools/simtarget-timeline draws it; "trace" programs once more with
+#     the tool drawing copies and kernels from the device-tracing records
+#     (SIMTARGET_OMPT_TIMELINE_TRACE=1); with LLVM's own runtime the tool's
+#     timeline is drawn too.
 # Without it (libomp 14): no tool receives a target event, on simtarget as
-# on LLVM 14's own runtime, which has no OMPT for offload.
+# on LLVM 14's own runtime, which has no OMPT for offload (the timeline
+# tool's file stays an empty array).
 #
 # Usage: tests/ompt.sh [--versions "14 19"] [PROGRAM.c ...]
 # Prints "N passed, N failed, N skipped" last.
@@ -26,7 +37,7 @@ VERSIONS="14 19"
 if [ "${1:-}" = "--versions" ]; then VERSIONS=$2; shift 2; fi
 PROGRAMS=${*:-$(ls tests/ompt/programs/*.c)}
 ENVSH=build/toolchains/env.sh
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 traced=""
 if [ ! -f "$ENVSH" ] || [ ! -e build/lib/libomptarget.so ]; then
   echo "skip: no $ENVSH or build/lib (make all; tests/toolchains.sh)"
   echo "0 passed, 0 failed, 1 skipped"; exit 0
@@ -64,6 +75,68 @@ differential() {
   else bad "$1 clang $v ($2): events differ from LLVM $v's:"; head -20 "$d"; fi
 }
 
+# timeline NAME BIN WHO ENV...: the OMPT timeline tool and the profile on
+# one run (WHO sim), or the tool alone on LLVM's runtime (WHO llvm).
+TIMELINE_TOOL=$PWD/build/lib/libsimtarget-ompt-timeline.so
+COMPARE="python3 tests/ompt/compare_timelines.py"
+DRAW=tools/simtarget-timeline/simtarget-timeline
+timeline() {
+  name=$1 bin=$2 who=$3; shift 3
+  if [ ! -e "$TIMELINE_TOOL" ]; then
+    skip=$((skip + 1)); echo "skip  $name clang $v: no $TIMELINE_TOOL (make all)"; return
+  fi
+  tl=$bin.$who$traced.timeline.json prof=$bin.$who$traced.profile.json
+  if [ "$who" = sim ]; then lib=$PWD/build/lib:$hostlib; else lib=$rtdir; fi
+  rm -f "$tl" "$prof"
+  set -- "$@" LD_LIBRARY_PATH="$lib" OMP_TOOL_LIBRARIES="$TIMELINE_TOOL" \
+    SIMTARGET_OMPT_TIMELINE="$tl"
+  [ -n "$traced" ] && set -- "$@" SIMTARGET_OMPT_TIMELINE_TRACE=1
+  [ "$who" = sim ] && set -- "$@" LIBOMPTARGET_PROFILE="$prof"
+  if ! env "$@" timeout 120 "$bin" > "$tl.out" 2> "$tl.err" ||
+      ! grep -q '^PASS' "$tl.out"; then
+    bad "$name clang $v: the program failed with the timeline tool ($who)"
+    head -5 "$tl.err"; return
+  fi
+  if [ -z "$connect" ]; then
+    [ -f "$tl" ] || echo '[]' > "$tl" # libomp never started: no tool either
+    if [ "$(tr -d ' \n' < "$tl")" = "[]" ]; then
+      ok "$name clang $v: no handshake: the OMPT timeline is empty"
+    else bad "$name clang $v: OMPT timeline events without the handshake"; fi
+    return
+  fi
+  if ! python3 tests/timeline/check_profile.py "$tl" > "$tl.check" ||
+      ! "$DRAW" "$tl" -o "$tl.svg" 2> "$tl.svg.err" ||
+      ! grep -q 'data-kind="construct"' "$tl.svg"; then
+    bad "$name clang $v: the OMPT timeline ($who) is not drawn:"
+    cat "$tl.check" "$tl.svg.err" | head -5; return
+  fi
+  if [ "$who" = llvm ]; then
+    ok "$name clang $v: OMPT timeline on LLVM $v's runtime drawn"; return
+  fi
+  if ! $COMPARE "$prof" "$tl" > "$tl.cmp"; then
+    bad "$name clang $v: the OMPT timeline and the profile differ:"
+    head -10 "$tl.cmp"; return
+  fi
+  # the comparison must see a difference: one copy left out
+  python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))
+ev.remove(next(e for e in ev if e.get("cat") == "copy"))
+json.dump(ev, open(sys.argv[2], "w"))' "$tl" "$tl.cut.json"
+  $COMPARE "$prof" "$tl.cut.json" > /dev/null
+  if [ $? -ne 1 ]; then
+    bad "$name clang $v: the comparison misses a copy left out"; return
+  fi
+  if [ -n "$traced" ]; then
+    # from the records, flushed later: the first construct comes first
+    c=$(grep -n -m1 '"cat":"construct"' "$tl" | cut -d: -f1)
+    a=$(grep -n -m1 '"cat":"alloc"' "$tl" | cut -d: -f1)
+    if [ -z "$c" ] || [ -z "$a" ] || [ "$c" -gt "$a" ]; then
+      bad "$name clang $v: device tracing: the events are not the records'"; return
+    fi
+    ok "$name clang $v: OMPT timeline from the trace records, as the profile: $(cat "$tl.cmp")"
+  else ok "$name clang $v: OMPT timeline drawn, as the profile: $(cat "$tl.cmp")"; fi
+}
+
 one_program() { # SOURCE
   src=$1 name=$(basename "$1" .c)
   envs=$(sed -n 's/^.*env: \(.*\)$/\1/p' "$src" | head -1)
@@ -86,6 +159,7 @@ one_program() { # SOURCE
         bad "$name clang $v: LLVM $v raised target events: compare them"
       else ok "$name clang $v: no events on LLVM $v's runtime either"; fi
     fi
+    timeline "$name" "$bin" sim $envs
     return
   fi
   if ! $EVENTS check "$bin.sim"; then bad "$name clang $v: structure"; return; fi
@@ -99,6 +173,12 @@ one_program() { # SOURCE
       ok "$name clang $v: device tracing"
     else bad "$name clang $v: device tracing"; fi
   fi
+  timeline "$name" "$bin" sim $envs
+  if grep -q 'ompt: .*trace' "$src"; then
+    traced=.trace
+    timeline "$name" "$bin" sim $envs
+    traced=""
+  fi
   grep -q 'simtarget-only' "$src" && return
   if [ ! -e "$rtdir/libomptarget.so" ]; then
     skip=$((skip + 1)); echo "skip  $name clang $v: no LLVM runtime"; return
@@ -109,6 +189,7 @@ one_program() { # SOURCE
   view $mode "$bin.sim" --llvm-diff > "$bin.sim.view"
   view $mode "$bin.llvm" --llvm-diff > "$bin.llvm.view"
   differential "$name" emi "$bin.sim" "$bin.llvm"
+  timeline "$name" "$bin" llvm $envs
   grep -q 'nonemi' "$src" || return
   run sim "$bin" "$bin.nsim" $envs OMPT_RECORD_NONEMI=1 &&
     run llvm "$bin" "$bin.nllvm" $envs OMPT_RECORD_NONEMI=1 ||
