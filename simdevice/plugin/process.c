@@ -100,8 +100,9 @@ static void compute_paths(void) {
   if (set->server != NULL) {
     snprintf(server_path, sizeof server_path, "%s", set->server);
   } else {
+    /* Any function of the plugin names its file: this file's own. */
     Dl_info info;
-    if (dladdr((void *)__tgt_rtl_init_device, &info) == 0 ||
+    if (dladdr((void *)process_launch, &info) == 0 ||
         info.dli_fname == NULL) {
       snprintf(paths_error, sizeof paths_error,
                "simdevice: cannot find the plugin's own file (dladdr)");
