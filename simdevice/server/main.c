@@ -57,10 +57,6 @@ static int queue_threads; /* queue slots [0, queue_threads) have a thread */
  * reply) waits for them; with a core of its own it never sees them. */
 #define YIELD_EVERY 64
 
-void server_futex_wake(_Atomic uint32_t *word) {
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected,
                        const struct timespec *timeout) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, timeout, NULL, 0);
