@@ -34,6 +34,7 @@
 #include "array.h"
 #include "faults.h"
 #include "lock_check.h"
+#include "mapping_memory.h"
 #include "profile.h"
 #include "trace.h"
 
@@ -237,8 +238,8 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
                  void **args, ptrdiff_t *offsets, int32_t num_args,
                  int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
   if (!ops_of(r)->run_target_team_region_async)
-    return device_launch(r->dev, kernel, args, offsets, num_args, num_teams,
-                         thread_limit, tripcount);
+    return device_run_kernel(r->dev, kernel, args, offsets, num_args,
+                             num_teams, thread_limit, tripcount);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
   unsigned teams = ompt_requested_teams(num_teams);

@@ -163,9 +163,10 @@ HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
 /* The cause of a failed copy (report_error_set, plus the plugin's own). */
 HIDDEN void device_copy_failed(struct device *dev, enum device_copy kind,
                                void *hst_ptr, void *tgt_ptr, int64_t size);
-HIDDEN int device_launch(struct device *dev, const struct device_entry *kernel,
-                         void **args, ptrdiff_t *offsets, int32_t num_args,
-                         int32_t num_teams, int32_t thread_limit,
-                         uint64_t tripcount);
+HIDDEN int device_run_kernel(struct device *dev,
+                             const struct device_entry *kernel, void **args,
+                             ptrdiff_t *offsets, int32_t num_args,
+                             int32_t num_teams, int32_t thread_limit,
+                             uint64_t tripcount);
 
 #endif

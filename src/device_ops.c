@@ -198,9 +198,10 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
   return device_retrieve_named(dev, hst_ptr, tgt_ptr, size, NULL);
 }
 
-int device_launch(struct device *dev, const struct device_entry *kernel,
-                  void **args, ptrdiff_t *offsets, int32_t num_args,
-                  int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
+int device_run_kernel(struct device *dev, const struct device_entry *kernel,
+                      void **args, ptrdiff_t *offsets, int32_t num_args,
+                      int32_t num_teams, int32_t thread_limit,
+                      uint64_t tripcount) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
   unsigned teams = ompt_requested_teams(num_teams);

@@ -26,7 +26,8 @@
   X(4, DEVOPS_SUBMIT, data_submit, "src/device_ops.c device_submit_named")     \
   X(5, DEVOPS_RETRIEVE, data_retrieve,                                         \
     "src/device_ops.c device_retrieve_named")                                  \
-  X(6, DEVOPS_LAUNCH, run_target_team_region, "src/device_ops.c device_launch")\
+  X(6, DEVOPS_LAUNCH, run_target_team_region,                                  \
+    "src/device_ops.c device_run_kernel")                                      \
   /* src/device.c: lifecycle and images */                                    \
   /* 7: retired (device.c's cause now comes through site 1) */              \
   X(8, DEVICE_INIT_REQUIRES, init_requires, "src/device.c device_initialise")  \

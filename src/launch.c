@@ -411,9 +411,9 @@ static void note_launch(const struct launch *l) {
 static int run_kernel(struct launch *l) {
   const struct launch_request *req = l->req;
   if (!l->rec) {
-    if (device_launch(l->dev, &l->kernel, l->params, l->offsets, l->n,
-                      req->num_teams, req->thread_limit,
-                      req->tripcount) == 0)
+    if (device_run_kernel(l->dev, &l->kernel, l->params, l->offsets, l->n,
+                          req->num_teams, req->thread_limit,
+                          req->tripcount) == 0)
       return 0;
     host_objects_explain_fault(l->dev, req->host_ptr, &req->args);
     return -1;

@@ -12,7 +12,7 @@
  * is pinned (mapping_pin). Removing a pinned entry takes it out of the
  * table at once but frees it only at its last mapping_unpin. The table
  * functions never call the device; mapping_entry_remove and
- * mapping_entry_unpin (src/mapping_memory.c) wrap remove and unpin and also
+ * mapping_entry_unpin (mapping_memory.h) wrap remove and unpin and also
  * free the entry's device memory when the entry goes.
  */
 #ifndef SIMTARGET_MAPPING_H
@@ -158,15 +158,5 @@ HIDDEN void mapping_dump(struct mapping_table *t, FILE *out, const char *title);
  * (failure.c prints it; the first kept since report_error_clear wins,
  * report.h). Best effort: nothing is kept out of memory. */
 HIDDEN void mapping_keep_for_report(struct mapping_table *t, int device_id);
-
-/* ---- entries with their device memory (src/mapping_memory.c) ----------
- * For maps.c and async.c, with dev->map.lock held. Each returns 0, or -1
- * when freeing the device memory failed (cause recorded). */
-/* Take `e` out of dev's table and free its device memory (when owned): now,
- * or, while in-flight constructs still pin it, at the last unpin. */
-HIDDEN int mapping_entry_remove(struct device *dev, struct mapping_entry *e);
-/* One in-flight construct is done with `e`; the last unpin of a removed
- * entry frees its device memory (when owned). */
-HIDDEN int mapping_entry_unpin(struct device *dev, struct mapping_entry *e);
 
 #endif

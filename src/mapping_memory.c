@@ -1,6 +1,6 @@
 /*
  * mapping_memory.c - removing and unpinning mapping entries together with
- * their device memory (mapping.h): the one place that knows a removed entry
+ * their device memory (mapping_memory.h): the one place that knows a removed entry
  * frees its device memory now, or at its last unpin while in-flight
  * constructs still use it. maps.c (synchronous removals, rollback) and
  * async.c (removals and unpins at a record's completion) both call it.
@@ -10,7 +10,8 @@
  * Locking: the caller holds dev->map.lock (checked); the entry is read
  * before the table frees it.
  */
-#include "device.h"
+#include "mapping_memory.h"
+
 #include "lock_check.h"
 
 /* The device memory to free once the table has let go of `e`: NULL when

@@ -34,6 +34,7 @@
 #include "array.h"
 #include "async.h"
 #include "lock_check.h"
+#include "mapping_memory.h"
 #include "memory_blocks.h"
 #include "trace.h"
 

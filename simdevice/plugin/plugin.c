@@ -109,7 +109,7 @@ struct sim_device *device_get(int32_t id) {
 
 /* Device memory, the control area and the launch of the first process (not
  * waited for). 0, or -1 with the error set and nothing left behind. */
-static int device_launch(struct sim_device *dev) {
+static int device_bring_up(struct sim_device *dev) {
   const struct plugin_settings *set = plugin_settings();
   /* The allocator rounds the size; the range is placed after that. */
   if (allocator_init(&dev->alloc, 0, set->memory, set->guard) != 0)
@@ -211,7 +211,7 @@ int device_setup(struct sim_device *dev) {
   }
   if (dev->launched && dev->early)
     drop_stale_early_start(dev);
-  if (!dev->launched && device_launch(dev) != 0)
+  if (!dev->launched && device_bring_up(dev) != 0)
     return -1;
   if (process_await(dev) != 0) {
     /* The process is gone (process_await); its memory goes too. */
@@ -241,7 +241,7 @@ static void device_start_early(void) {
   if (!atomic_load(&dev->initialized) && !dev->launched && !dev->inherited &&
       dev->launch_error[0] == '\0') {
     inherit_capture(&dev->early_state);
-    dev->early = device_launch(dev) == 0;
+    dev->early = device_bring_up(dev) == 0;
     if (!dev->early) {
       __tgt_rtl_error err;
       plugin_error_take(&err);

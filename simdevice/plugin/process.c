@@ -100,8 +100,9 @@ static void compute_paths(void) {
   if (set->server != NULL) {
     snprintf(server_path, sizeof server_path, "%s", set->server);
   } else {
+    /* Any function of the plugin names its file: this file's own. */
     Dl_info info;
-    if (dladdr((void *)__tgt_rtl_init_device, &info) == 0 ||
+    if (dladdr((void *)process_launch, &info) == 0 ||
         info.dli_fname == NULL) {
       snprintf(paths_error, sizeof paths_error,
                "simdevice: cannot find the plugin's own file (dladdr)");
@@ -520,8 +521,10 @@ static int adopts_orphans(void) {
          (prctl(PR_GET_CHILD_SUBREAPER, &subreaper) == 0 && subreaper);
 }
 
-int process_launch(struct sim_device *dev) {
-  LOCK_ASSERT_HELD(&dev->channel_lock);
+/* 0 when device dev can start, or -1 after saying why not: the paths of
+ * its programs are unknown, or the program closed or replaced a descriptor
+ * the device process needs. */
+static int launch_possible(struct sim_device *dev) {
   pthread_once(&paths_once, compute_paths);
   if (paths_error[0] != '\0') {
     plugin_error("%s", paths_error);
@@ -535,6 +538,11 @@ int process_launch(struct sim_device *dev) {
                  fd_still_ours(&dev->mem_id) ? dev->ctl_fd : dev->mem_fd);
     return -1;
   }
+  return 0;
+}
+
+/* The control area as a new device process must find it. */
+static void control_prepare(struct sim_device *dev) {
   struct simdev_control *ctl = dev->ctl;
   /* A restart clears what the last process left. A first start finds a
    * new memfd, zero already: clearing it would fault in its ~250 pages
@@ -553,11 +561,13 @@ int process_launch(struct sim_device *dev) {
   ctl->bounce_size = SIMDEV_BOUNCE_SIZE;
 
   ctl->host_pid = (int32_t)getpid();
+}
 
-  /* The device process: [wrapper words...] [launcher words...] server.
-   * Its supervisor: simdevice-server --supervise. */
+/* The device process's command line in argv (MAX_WRAPPER_WORDS + 16
+ * entries): [wrapper words...] [launcher words...] server. Returns the
+ * executable the device process runs. */
+static const char *device_command(char **argv) {
   const char *const *launcher = launcher_words();
-  char *argv[MAX_WRAPPER_WORDS + 16];
   int argc = 0;
   for (int i = 0; i < wrapper_words; i++)
     argv[argc++] = wrapper_argv[i];
@@ -565,11 +575,82 @@ int process_launch(struct sim_device *dev) {
     argv[argc++] = (char *)launcher[i];
   argv[argc++] = server_path;
   argv[argc] = NULL;
-  char *supervisor_argv[] = {supervisor_path, "--supervise", NULL};
-  const char *device_exe = wrapper_words > 0   ? wrapper_exe
-                           : launcher[0] != NULL ? launcher[0]
-                                                 : server_path;
+  return wrapper_words > 0     ? wrapper_exe
+         : launcher[0] != NULL ? launcher[0]
+                               : server_path;
+}
 
+/* Starts the starter of device dev's process (its supervisor: simdevice-
+ * server --supervise) with every signal blocked, handing it alive_fd (the
+ * device's end of the pipe telling it the host lives) and supervisor_fd.
+ * Its pid, or -1 with *spawn_errno set; *shared: it shared this process's
+ * memory (start_sharing_memory), so it has exec'd or exited already. */
+static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
+                           int supervisor_fd, int *shared, int *spawn_errno) {
+  char *argv[MAX_WRAPPER_WORDS + 16];
+  const char *device_exe = device_command(argv);
+  char *supervisor_argv[] = {supervisor_path, "--supervise", NULL};
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  volatile int supervisor_failed = 0;
+  struct starter_args args = {
+      .ctl = dev->ctl, .ctl_fd = dev->ctl_fd, .mem_fd = dev->mem_fd,
+      .alive_fd = alive_fd, .supervisor_fd = supervisor_fd,
+      .device_exe = device_exe, .device_argv = argv,
+      .supervisor_argv = supervisor_argv, .mask = &old,
+      .supervisor_failed = &supervisor_failed};
+  /* A program that is PID 1 or a child subreaper would adopt an orphaned
+   * supervisor, which, exec'd, its wait() would see: there the starter is
+   * the supervisor, a forked copy of the host that never execs (so its
+   * exit signal stays 0) and is reaped here. That costs the fork's copy of
+   * the host's page tables, in such programs only. */
+  args.keep_supervisor = adopts_orphans();
+  pid_t starter = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1)
+                  : args.keep_supervisor ? (errno = EINVAL, -1)
+                                         : start_sharing_memory(&args);
+  *shared = starter > 0;
+  if (starter < 0 && errno == EINVAL) {
+    /* Like fork(), but exit signal 0 and no fork handlers (top of file).
+     * qemu user mode refuses any exit signal but SIGCHLD (EINVAL): there
+     * the program sees one SIGCHLD per device start. */
+    starter = (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+    if (starter < 0 && errno == EINVAL)
+      starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
+                               NULL, 0ul);
+    if (starter == 0) {
+      args.shares_host_memory = args.fail_supervisor_exec = 0;
+      start_supervisor(&args);
+    }
+  }
+  /* (A starter sharing memory may have written this thread's errno.) */
+  *spawn_errno = starter < 0 ? errno : 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return starter;
+}
+
+/* Device dev's new process has started: keep the host's ends of its pipes
+ * and forget the state of the last one. */
+static void process_adopt(struct sim_device *dev, int alive_fd,
+                          int supervisor_fd) {
+  dev->host_alive_fd = alive_fd;
+  fd_remember(&dev->alive_id, alive_fd);
+  fd_close_if_ours(&dev->supervisor_fd, &dev->supervisor_fd_id);
+  dev->supervisor_fd = supervisor_fd;
+  fd_remember(&dev->supervisor_fd_id, supervisor_fd);
+  dev->kill_reason[0] = '\0';
+  dev->stop_reported = 0;
+  dev->pid = 0;
+  dev->reaped = 0;
+  dev->dead = 0;
+  dev->queue_threads = 0; /* a new process starts its own on first use */
+}
+
+int process_launch(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
+  if (launch_possible(dev) != 0)
+    return -1;
+  control_prepare(dev);
   int alive[2];
   if (pipe2(alive, O_CLOEXEC) != 0) {
     plugin_error("simdevice: cannot start device %d: no pipe: %s", dev->id,
@@ -585,42 +666,9 @@ int process_launch(struct sim_device *dev) {
                  strerror(errno));
     return -1;
   }
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  volatile int supervisor_failed = 0;
-  struct starter_args args = {
-      .ctl = ctl, .ctl_fd = dev->ctl_fd, .mem_fd = dev->mem_fd,
-      .alive_fd = alive[0], .supervisor_fd = supervisor[1],
-      .device_exe = device_exe, .device_argv = argv,
-      .supervisor_argv = supervisor_argv, .mask = &old,
-      .supervisor_failed = &supervisor_failed};
-  /* A program that is PID 1 or a child subreaper would adopt an orphaned
-   * supervisor, which, exec'd, its wait() would see: there the starter is
-   * the supervisor, a forked copy of the host that never execs (so its
-   * exit signal stays 0) and is reaped here. That costs the fork's copy of
-   * the host's page tables, in such programs only. */
-  args.keep_supervisor = adopts_orphans();
-  pid_t starter = SIM_FAULT(SPAWN) ? (errno = EAGAIN, -1)
-                  : args.keep_supervisor ? (errno = EINVAL, -1)
-                                         : start_sharing_memory(&args);
-  int shared = starter > 0;
-  if (starter < 0 && errno == EINVAL) {
-    /* Like fork(), but exit signal 0 and no fork handlers (top of file).
-     * qemu user mode refuses any exit signal but SIGCHLD (EINVAL): there
-     * the program sees one SIGCHLD per device start. */
-    starter = (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
-    if (starter < 0 && errno == EINVAL)
-      starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
-                               NULL, 0ul);
-    if (starter == 0) {
-      args.shares_host_memory = args.fail_supervisor_exec = 0;
-      start_supervisor(&args);
-    }
-  }
-  /* (A starter sharing memory may have written this thread's errno.) */
-  int spawn_errno = starter < 0 ? errno : 0;
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int shared, spawn_errno;
+  pid_t starter =
+      starter_spawn(dev, alive[0], supervisor[1], &shared, &spawn_errno);
   close(alive[0]);
   close(supervisor[1]);
   if (starter < 0)
@@ -641,17 +689,7 @@ int process_launch(struct sim_device *dev) {
     close(supervisor[0]);
     return -1;
   }
-  dev->host_alive_fd = alive[1];
-  fd_remember(&dev->alive_id, alive[1]);
-  fd_close_if_ours(&dev->supervisor_fd, &dev->supervisor_fd_id);
-  dev->supervisor_fd = supervisor[0];
-  fd_remember(&dev->supervisor_fd_id, supervisor[0]);
-  dev->kill_reason[0] = '\0';
-  dev->stop_reported = 0;
-  dev->pid = 0;
-  dev->reaped = 0;
-  dev->dead = 0;
-  dev->queue_threads = 0; /* a new process starts its own on first use */
+  process_adopt(dev, alive[1], supervisor[0]);
   return 0;
 }
 

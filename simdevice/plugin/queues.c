@@ -286,6 +286,115 @@ static void pop_head(struct sim_queue *q) {
   free(op);
 }
 
+/* What one step of queue_advance left: go on with the queue's head, or
+ * return (work still pending), or the queue failed, or its kernel's device
+ * process died (the slot never answers; a restarted process starts it
+ * IDLE). */
+enum queue_step { STEP_AGAIN, STEP_PENDING, STEP_FAILED, STEP_DEAD };
+
+/* The copy at the head of q, done through the plugin's entry points. */
+static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
+  int32_t rc = op->kind == OP_SUBMIT
+                   ? __tgt_rtl_data_submit(q->device_id, op->tgt, op->host,
+                                           op->size)
+                   : __tgt_rtl_data_retrieve(q->device_id, op->host, op->tgt,
+                                             op->size);
+  if (rc != OFFLOAD_SUCCESS)
+    return STEP_FAILED;
+  pop_head(q);
+  return STEP_AGAIN;
+}
+
+/* The kernel of q's slot has answered: its reply taken, the slot free. */
+static enum queue_step run_finish(struct sim_queue *q, struct queue_op *op,
+                                  struct sim_device *dev) {
+  run_hint_record(q->device_id, op->kernel, dev->ctl->queues[q->slot].a[4]);
+  int rc = channel_queue_take_reply(dev, q->slot);
+  slot_release(q->device_id, q->slot);
+  q->slot = -1;
+  if (rc != 0)
+    return STEP_FAILED;
+  pop_head(q);
+  return STEP_AGAIN;
+}
+
+/* Without blocking: the kernel of q's slot still runs. Waits a little for
+ * it, or, every QUERY_ALIVE_CHECK_NS, checks that its device lives. */
+static enum queue_step run_poll(struct sim_queue *q, struct sim_device *dev) {
+  int64_t t = now_ns();
+  if (!q->device_stopped &&
+      t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS) {
+    /* Wait for a short kernel or a long-running one, not for a young one
+     * of unknown or long run time (the top of this file); the server wakes
+     * a sleeping host when the kernel ends. */
+    int64_t age_us = (t - q->posted_ns) / 1000;
+    if (!q->short_kernel && age_us < QUERY_WAIT_US)
+      return STEP_PENDING;
+    channel_queue_sleep(dev, q->slot,
+                        q->short_kernel && age_us < QUERY_WAIT_US
+                            ? QUERY_WAIT_US - age_us
+                            : QUERY_WAIT_US);
+    if (channel_queue_state(dev, q->slot) == SIMDEV_SLOT_REQUEST)
+      return STEP_PENDING;
+    return STEP_AGAIN;
+  }
+  q->last_alive_check_ns = t;
+  int alive = channel_queue_check_alive(dev, q->epoch, q->kernel_name,
+                                        t - q->posted_ns, 0);
+  q->device_stopped = alive > 0;
+  if (alive > 0) {
+    /* Stopped: libomp polls again at once; do not make it spin. */
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
+    nanosleep(&pause, NULL);
+  }
+  return alive >= 0 ? STEP_PENDING : STEP_DEAD;
+}
+
+/* Blocking: waits a step for the kernel of q's slot, checking that its
+ * device lives. */
+static enum queue_step run_wait(struct sim_queue *q, struct sim_device *dev) {
+  channel_queue_sleep(dev, q->slot, WAIT_STEP_MS * 1000L);
+  if (channel_queue_state(dev, q->slot) != SIMDEV_SLOT_REQUEST ||
+      channel_queue_check_alive(dev, q->epoch, q->kernel_name,
+                                now_ns() - q->posted_ns, 1) >= 0)
+    return STEP_AGAIN;
+  return STEP_DEAD;
+}
+
+/* The kernel at the head of q: posted to a queue slot when it has none
+ * yet, then finished, waited for (`block`) or polled. */
+static enum queue_step advance_run(struct sim_queue *q, struct queue_op *op,
+                                   int block) {
+  if (q->slot < 0) {
+    int posted = post_run(q, op);
+    if (posted < 0)
+      return STEP_FAILED;
+    if (posted > 0) { /* every slot busy */
+      if (!block)
+        return STEP_PENDING;
+      struct timespec t = {.tv_sec = 0, .tv_nsec = 1000000L};
+      nanosleep(&t, NULL);
+      return STEP_AGAIN;
+    }
+  }
+  struct sim_device *dev = device_get(q->device_id);
+  if (dev == NULL)
+    return STEP_FAILED;
+  uint32_t st = channel_queue_state(dev, q->slot);
+  if (st == SIMDEV_SLOT_DONE && atomic_load(&dev->death_epoch) == q->epoch)
+    return run_finish(q, op, dev);
+  if (st == SIMDEV_SLOT_REQUEST && atomic_load(&dev->death_epoch) == q->epoch)
+    return block ? run_wait(q, dev) : run_poll(q, dev);
+  /* The process died (and may have restarted, clearing the slot). */
+  channel_queue_check_alive(dev, q->epoch, q->kernel_name,
+                            now_ns() - q->posted_ns, 1);
+  if (atomic_load(&dev->death_epoch) == q->epoch)
+    plugin_error("simdevice: device %d: queue slot %d is in state %u "
+                 "while kernel `%s` runs",
+                 q->device_id, q->slot, (unsigned)st, q->kernel_name);
+  return STEP_DEAD;
+}
+
 /*
  * Runs the queue as far as it goes. With `block`, until it is empty (or
  * failed); without, until the head is a kernel still running (or waiting
@@ -295,100 +404,17 @@ static void pop_head(struct sim_queue *q) {
 static int queue_advance(struct sim_queue *q, int block) {
   while (q->head && !q->failed) {
     struct queue_op *op = q->head;
-    if (op->kind != OP_RUN) {
-      int32_t rc = op->kind == OP_SUBMIT
-                       ? __tgt_rtl_data_submit(q->device_id, op->tgt, op->host,
-                                               op->size)
-                       : __tgt_rtl_data_retrieve(q->device_id, op->host,
-                                                 op->tgt, op->size);
-      if (rc != OFFLOAD_SUCCESS) {
-        queue_fail(q);
-        break;
-      }
-      pop_head(q);
+    enum queue_step step = op->kind != OP_RUN ? advance_copy(q, op)
+                                              : advance_run(q, op, block);
+    if (step == STEP_AGAIN)
       continue;
-    }
-    if (q->slot < 0) {
-      int posted = post_run(q, op);
-      if (posted < 0) {
-        queue_fail(q);
-        break;
-      }
-      if (posted > 0) { /* every slot busy */
-        if (!block)
-          return 0;
-        struct timespec t = {.tv_sec = 0, .tv_nsec = 1000000L};
-        nanosleep(&t, NULL);
-        continue;
-      }
-    }
-    struct sim_device *dev = device_get(q->device_id);
-    if (dev == NULL) {
-      queue_fail(q);
-      break;
-    }
-    uint32_t st = channel_queue_state(dev, q->slot);
-    if (st == SIMDEV_SLOT_DONE && atomic_load(&dev->death_epoch) == q->epoch) {
-      run_hint_record(q->device_id, op->kernel, dev->ctl->queues[q->slot].a[4]);
-      int rc = channel_queue_take_reply(dev, q->slot);
+    if (step == STEP_PENDING)
+      return 0;
+    if (step == STEP_DEAD) {
+      /* The slot never answers; a restarted process starts it IDLE. */
       slot_release(q->device_id, q->slot);
       q->slot = -1;
-      if (rc != 0) {
-        queue_fail(q);
-        break;
-      }
-      pop_head(q);
-      continue;
     }
-    if (st == SIMDEV_SLOT_REQUEST && atomic_load(&dev->death_epoch) == q->epoch) {
-      if (!block) {
-        int64_t t = now_ns();
-        if (!q->device_stopped &&
-            t - q->last_alive_check_ns < QUERY_ALIVE_CHECK_NS) {
-          /* Wait for a short kernel or a long-running one, not for a young
-           * one of unknown or long run time (the top of this file); the
-           * server wakes a sleeping host when the kernel ends. */
-          int64_t age_us = (t - q->posted_ns) / 1000;
-          if (!q->short_kernel && age_us < QUERY_WAIT_US)
-            return 0;
-          channel_queue_sleep(dev, q->slot,
-                              q->short_kernel && age_us < QUERY_WAIT_US
-                                  ? QUERY_WAIT_US - age_us
-                                  : QUERY_WAIT_US);
-          if (channel_queue_state(dev, q->slot) == SIMDEV_SLOT_REQUEST)
-            return 0;
-          continue;
-        }
-        q->last_alive_check_ns = t;
-        int alive = channel_queue_check_alive(dev, q->epoch, q->kernel_name,
-                                              t - q->posted_ns, 0);
-        q->device_stopped = alive > 0;
-        if (alive > 0) {
-          /* Stopped: libomp polls again at once; do not make it spin. */
-          struct timespec pause = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
-          nanosleep(&pause, NULL);
-        }
-        if (alive >= 0)
-          return 0;
-      } else {
-        channel_queue_sleep(dev, q->slot, WAIT_STEP_MS * 1000L);
-        if (channel_queue_state(dev, q->slot) != SIMDEV_SLOT_REQUEST ||
-            channel_queue_check_alive(dev, q->epoch, q->kernel_name,
-                                      now_ns() - q->posted_ns, 1) >= 0)
-          continue;
-      }
-    } else {
-      /* The process died (and may have restarted, clearing the slot). */
-      channel_queue_check_alive(dev, q->epoch, q->kernel_name,
-                                now_ns() - q->posted_ns, 1);
-      if (atomic_load(&dev->death_epoch) == q->epoch)
-        plugin_error("simdevice: device %d: queue slot %d is in state %u "
-                     "while kernel `%s` runs",
-                     q->device_id, q->slot, (unsigned)st, q->kernel_name);
-    }
-    /* Dead: the slot never answers; a restarted process starts it IDLE. */
-    slot_release(q->device_id, q->slot);
-    q->slot = -1;
     queue_fail(q);
     break;
   }

@@ -243,10 +243,11 @@ HIDDEN void rt_task_discard(void *task);
  * thread, as `if(0)` does. */
 HIDDEN void rt_task_run_undeferred(ident_t *loc, int32_t gtid, void *task);
 
-/* Task reductions (taskred.c): combine the group's private copies into the
- * original variables and free them; called by the thread ending the group,
- * after the group's tasks have completed. */
-HIDDEN void rt_taskred_finish(struct rt_taskgroup *g);
+/* Tasks (task.c): wait, running queued tasks, until *counter (a 64-bit
+ * one with is64; guarded by the team lock) reaches zero, or until the
+ * current task's children have completed (a taskgroup's end, taskred.c). */
+HIDDEN void rt_task_wait_until_zero(struct rt_team *team, const void *counter, int is64);
+HIDDEN void rt_task_wait_children(struct rt_member *m);
 
 /* Thread pool (pool.c). */
 struct rt_worker;

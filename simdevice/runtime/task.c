@@ -1,6 +1,7 @@
 /*
  * task.c - explicit tasks: allocation, deferred execution by the team's
- * threads, taskwait, taskgroup, taskyield, if(0) tasks and dependences.
+ * threads, taskwait, taskyield, if(0) tasks and dependences (the taskgroup
+ * entry points are taskred.c's, with the reductions a group's end finishes).
  *
  * A deferred task goes on its team's FIFO queue; team threads run queued
  * tasks while they wait in a barrier, a taskwait or a taskgroup end, and
@@ -177,7 +178,7 @@ HIDDEN void rt_task_run_one_locked(struct rt_team *team)
 
 /* Waits, running queued tasks, until *counter (guarded by the team lock)
  * reaches zero. */
-static void wait_until_zero(struct rt_team *team, const void *counter, int is64)
+HIDDEN void rt_task_wait_until_zero(struct rt_team *team, const void *counter, int is64)
 {
   pthread_mutex_lock(&team->lock);
   for (;;) {
@@ -192,9 +193,9 @@ static void wait_until_zero(struct rt_team *team, const void *counter, int is64)
   pthread_mutex_unlock(&team->lock);
 }
 
-static void wait_children(struct rt_member *m)
+HIDDEN void rt_task_wait_children(struct rt_member *m)
 {
-  wait_until_zero(m->team, &m->task->children, 0);
+  rt_task_wait_until_zero(m->team, &m->task->children, 0);
 }
 
 static int32_t task_submit(ident_t *loc, void *new_task)
@@ -246,7 +247,7 @@ EXPORT int32_t __kmpc_omp_task_with_deps(ident_t *loc, UNUSED int32_t gtid, void
                                          UNUSED int32_t ndeps_noalias,
                                          UNUSED void *noalias_dep_list)
 {
-  wait_children(rt_current());
+  rt_task_wait_children(rt_current());
   return task_submit(loc, new_task);
 }
 
@@ -255,7 +256,7 @@ EXPORT void __kmpc_omp_wait_deps(UNUSED ident_t *loc, UNUSED int32_t gtid, UNUSE
                                  UNUSED void *dep_list, UNUSED int32_t ndeps_noalias,
                                  UNUSED void *noalias_dep_list)
 {
-  wait_children(rt_current());
+  rt_task_wait_children(rt_current());
 }
 
 /* task if(0): the compiler runs the body inline between these two. */
@@ -298,7 +299,7 @@ EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, UNUSED int32_t gtid, void
 
 EXPORT int32_t __kmpc_omp_taskwait(UNUSED ident_t *loc, UNUSED int32_t gtid)
 {
-  wait_children(rt_current());
+  rt_task_wait_children(rt_current());
   return 0;
 }
 
@@ -310,35 +311,6 @@ EXPORT int32_t __kmpc_omp_taskyield(UNUSED ident_t *loc, UNUSED int32_t gtid, UN
     rt_task_run_one_locked(team);
   pthread_mutex_unlock(&team->lock);
   return 0;
-}
-
-EXPORT void __kmpc_taskgroup(ident_t *loc, UNUSED int32_t gtid)
-{
-  struct rt_member *m = rt_current();
-  struct rt_taskgroup *g = calloc(1, sizeof(*g));
-  if (!g) {
-    char where[256];
-    rt_error("taskgroup at %s: out of memory; its end waits for all child tasks instead",
-             rt_loc(loc, where, sizeof(where)));
-    return;
-  }
-  g->outer = m->task->tg_top;
-  m->task->tg_top = g;
-}
-
-EXPORT void __kmpc_end_taskgroup(UNUSED ident_t *loc, UNUSED int32_t gtid)
-{
-  struct rt_member *m = rt_current();
-  struct rt_taskgroup *g = m->task->tg_top;
-  if (!g) {
-    wait_children(m);
-    return;
-  }
-  wait_until_zero(m->team, &g->count, 1);
-  m->task->tg_top = g->outer;
-  if (g->reduction)
-    rt_taskred_finish(g);
-  free(g);
 }
 
 EXPORT int omp_in_final(void) { return rt_current()->task->is_final; }
@@ -359,7 +331,7 @@ EXPORT void __kmpc_omp_taskwait_deps_51(UNUSED ident_t *loc, UNUSED int32_t gtid
                                         UNUSED void *noalias_dep_list,
                                         UNUSED int32_t has_no_wait)
 {
-  wait_children(rt_current());
+  rt_task_wait_children(rt_current());
 }
 
 EXPORT int omp_in_explicit_task(void) { return rt_current()->task->is_explicit; }

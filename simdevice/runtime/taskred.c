@@ -1,7 +1,8 @@
 /*
- * taskred.c - task reductions: `taskgroup task_reduction(...)` with
- * `in_reduction` tasks, `taskloop reduction(...)`, and `parallel` /
- * worksharing reductions with the `task` modifier.
+ * taskred.c - taskgroups (their entry points) and task reductions:
+ * `taskgroup task_reduction(...)` with `in_reduction` tasks, `taskloop
+ * reduction(...)`, and `parallel` / worksharing reductions with the `task`
+ * modifier.
  *
  * A reduction belongs to a taskgroup. Each of the team's threads gets its own
  * private copy of every item (initialised by the compiler's init routine,
@@ -281,7 +282,10 @@ static void combine(struct rt_taskred *r)
   }
 }
 
-HIDDEN void rt_taskred_finish(struct rt_taskgroup *g)
+/* Combines the group's private copies into the original variables and
+ * frees them; called by the thread ending the group, after the group's
+ * tasks have completed. */
+static void taskred_finish(struct rt_taskgroup *g)
 {
   struct rt_taskred *r = g->reduction;
   g->reduction = NULL;
@@ -304,4 +308,35 @@ HIDDEN void rt_taskred_finish(struct rt_taskgroup *g)
     atomic_store(&team->task_reduction[slot], NULL);
   }
   free(r);
+}
+
+/* taskgroup: here, next to the task reductions that belong to a group;
+ * the group counts its tasks (task.c). */
+EXPORT void __kmpc_taskgroup(ident_t *loc, UNUSED int32_t gtid)
+{
+  struct rt_member *m = rt_current();
+  struct rt_taskgroup *g = calloc(1, sizeof(*g));
+  if (!g) {
+    char where[256];
+    rt_error("taskgroup at %s: out of memory; its end waits for all child tasks instead",
+             rt_loc(loc, where, sizeof(where)));
+    return;
+  }
+  g->outer = m->task->tg_top;
+  m->task->tg_top = g;
+}
+
+EXPORT void __kmpc_end_taskgroup(UNUSED ident_t *loc, UNUSED int32_t gtid)
+{
+  struct rt_member *m = rt_current();
+  struct rt_taskgroup *g = m->task->tg_top;
+  if (!g) {
+    rt_task_wait_children(m);
+    return;
+  }
+  rt_task_wait_until_zero(m->team, &g->count, 1);
+  m->task->tg_top = g->outer;
+  if (g->reduction)
+    taskred_finish(g);
+  free(g);
 }

@@ -57,10 +57,6 @@ static int queue_threads; /* queue slots [0, queue_threads) have a thread */
  * reply) waits for them; with a core of its own it never sees them. */
 #define YIELD_EVERY 64
 
-void server_futex_wake(_Atomic uint32_t *word) {
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected,
                        const struct timespec *timeout) {
   syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, timeout, NULL, 0);
@@ -216,24 +212,90 @@ static int start_queue_threads(uint64_t want, char *message, size_t size) {
   return 0;
 }
 
-/* Serves one command; returns 1 when the server should exit. A queue slot
- * serves RUN only: the other commands share the bounce area and the image
- * table, which belong to the main slot's thread. */
-static int serve(struct simdev_slot *s, int queue_slot) {
-  int rc = 0, leave = 0;
-  cpu_place_publish(&s->server_cpu, cpu_place_here());
-  s->message[0] = '\0';
-  protections_apply(s, queue_slot);
-  if (queue_slot && s->command != SIMDEV_CMD_RUN) {
-    snprintf(s->message, sizeof s->message,
-             "command %u on a queue slot (queue slots run kernels only)",
-             s->command);
-    s->status = SIMDEV_STATUS_FAIL;
-    atomic_store(&s->state, SIMDEV_SLOT_DONE);
-    if (atomic_load(&s->host_sleeping))
-      server_futex_wake(&s->state);
-    return 0;
+/* The reply to the command of slot s: its status, then DONE, waking a
+ * host that sleeps on the slot. */
+static void slot_reply(struct simdev_slot *s, int rc) {
+  s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
+  atomic_store(&s->state, SIMDEV_SLOT_DONE);
+  if (atomic_load(&s->host_sleeping))
+    server_futex_wake(&s->state);
+}
+
+/* LOAD: the image staged last, with s->a[0] entry names (s->a[1] bytes)
+ * in the bounce area, which gets their addresses back. */
+static int serve_load(struct simdev_slot *s) {
+  uint64_t count = s->a[0], names_len = s->a[1], id = 0;
+  if (names_len > ctl->bounce_size || count > ctl->bounce_size / 8) {
+    snprintf(s->message, sizeof s->message, "entry names do not fit");
+    return -1;
   }
+  /* Names are read from a private copy because results overwrite bounce. */
+  int rc;
+  char *names = malloc(names_len ? names_len : 1);
+  uint64_t *addrs = calloc(count ? count : 1, sizeof *addrs);
+  if (names == NULL || addrs == NULL) {
+    snprintf(s->message, sizeof s->message, "no memory for entry names");
+    rc = -1;
+  } else {
+    memcpy(names, bounce, names_len);
+    rc = images_load(names, count, names_len, addrs, &id, s->message,
+                     sizeof s->message);
+    if (rc == 0) {
+      memcpy(bounce, addrs, count * sizeof *addrs);
+      s->a[0] = id;
+    }
+  }
+  free(names);
+  free(addrs);
+  return rc;
+}
+
+/* RUN: the kernel of slot s, timed on a queue slot. */
+static int serve_run(struct simdev_slot *s, int queue_slot) {
+  /* Only a queue slot's host reads the run time (its hint of how long to
+   * spin); on the main slot the two clock reads (vDSO, ~20 ns each) would
+   * lie between the request and the reply of every synchronous launch. */
+  if (!queue_slot)
+    return run_kernel(s);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = run_kernel(s);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  s->a[4] = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+                       (t1.tv_nsec - t0.tv_nsec));
+  return rc;
+}
+
+/* READ and WRITE: s->a[1] bytes between s->a[0] and the bounce area. */
+static int serve_copy(struct simdev_slot *s) {
+  if (s->a[1] > ctl->bounce_size) {
+    snprintf(s->message, sizeof s->message, "copy of %llu bytes",
+             (unsigned long long)s->a[1]);
+    return -1;
+  }
+  if (s->command == SIMDEV_CMD_READ)
+    memcpy(bounce, (const void *)s->a[0], s->a[1]);
+  else
+    memcpy((void *)s->a[0], bounce, s->a[1]);
+  return 0;
+}
+
+/* FPTR_MAP: a chunk of s->a[0] rows of the function table, in the bounce
+ * area. */
+static int serve_fptr_map(struct simdev_slot *s) {
+  if (s->a[0] > ctl->bounce_size / sizeof(struct simdev_fptr_row)) {
+    snprintf(s->message, sizeof s->message, "function table chunk of %llu rows",
+             (unsigned long long)s->a[0]);
+    return -1;
+  }
+  return indirect_store((const struct simdev_fptr_row *)bounce, s->a[0],
+                        s->a[1], s->a[2], s->message, sizeof s->message);
+}
+
+/* Does the command of slot s: 0, or -1 with s->message set; *leave set for
+ * EXIT. */
+static int serve_command(struct simdev_slot *s, int queue_slot, int *leave) {
+  int rc = 0;
   switch (s->command) {
   case SIMDEV_CMD_NOP:
     break;
@@ -247,94 +309,59 @@ static int serve(struct simdev_slot *s, int queue_slot) {
     rc = images_stage(bounce, s->a[0], s->a[1] != 0, s->message,
                       sizeof s->message);
     break;
-  case SIMDEV_CMD_LOAD: {
-    uint64_t count = s->a[0], names_len = s->a[1], id = 0;
-    if (names_len > ctl->bounce_size || count > ctl->bounce_size / 8) {
-      snprintf(s->message, sizeof s->message, "entry names do not fit");
-      rc = -1;
-      break;
-    }
-    /* Names are read from a private copy because results overwrite bounce. */
-    char *names = malloc(names_len ? names_len : 1);
-    uint64_t *addrs = calloc(count ? count : 1, sizeof *addrs);
-    if (names == NULL || addrs == NULL) {
-      snprintf(s->message, sizeof s->message, "no memory for entry names");
-      rc = -1;
-    } else {
-      memcpy(names, bounce, names_len);
-      rc = images_load(names, count, names_len, addrs, &id, s->message,
-                       sizeof s->message);
-      if (rc == 0) {
-        memcpy(bounce, addrs, count * sizeof *addrs);
-        s->a[0] = id;
-      }
-    }
-    free(names);
-    free(addrs);
+  case SIMDEV_CMD_LOAD:
+    rc = serve_load(s);
     break;
-  }
   case SIMDEV_CMD_UNLOAD:
     rc = images_unload(s->a[0], s->message, sizeof s->message);
     break;
-  case SIMDEV_CMD_RUN: {
-    /* Only a queue slot's host reads the run time (its hint of how long to
-     * spin); on the main slot the two clock reads (vDSO, ~20 ns each) would
-     * lie between the request and the reply of every synchronous launch. */
-    if (!queue_slot) {
-      rc = run_kernel(s);
-      break;
-    }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = run_kernel(s);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    s->a[4] = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
-                         (t1.tv_nsec - t0.tv_nsec));
+  case SIMDEV_CMD_RUN:
+    rc = serve_run(s, queue_slot);
     break;
-  }
   case SIMDEV_CMD_READ:
   case SIMDEV_CMD_WRITE:
-    if (s->a[1] > ctl->bounce_size) {
-      snprintf(s->message, sizeof s->message, "copy of %llu bytes",
-               (unsigned long long)s->a[1]);
-      rc = -1;
-    } else if (s->command == SIMDEV_CMD_READ) {
-      memcpy(bounce, (const void *)s->a[0], s->a[1]);
-    } else {
-      memcpy((void *)s->a[0], bounce, s->a[1]);
-    }
+    rc = serve_copy(s);
     break;
   case SIMDEV_CMD_EXIT:
-    leave = 1;
+    *leave = 1;
     break;
   case SIMDEV_CMD_START_QUEUES:
     rc = start_queue_threads(s->a[0], s->message, sizeof s->message);
     s->a[0] = (uint64_t)queue_threads;
     break;
   case SIMDEV_CMD_FPTR_MAP:
-    if (s->a[0] > ctl->bounce_size / sizeof(struct simdev_fptr_row)) {
-      snprintf(s->message, sizeof s->message, "function table chunk of %llu rows",
-               (unsigned long long)s->a[0]);
-      rc = -1;
-      break;
-    }
-    rc = indirect_store((const struct simdev_fptr_row *)bounce, s->a[0], s->a[1],
-                        s->a[2], s->message, sizeof s->message);
+    rc = serve_fptr_map(s);
     break;
   default:
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
   }
+  return rc;
+}
+
+/* Serves one command; returns 1 when the server should exit. A queue slot
+ * serves RUN only: the other commands share the bounce area and the image
+ * table, which belong to the main slot's thread. */
+static int serve(struct simdev_slot *s, int queue_slot) {
+  int leave = 0;
+  cpu_place_publish(&s->server_cpu, cpu_place_here());
+  s->message[0] = '\0';
+  protections_apply(s, queue_slot);
+  if (queue_slot && s->command != SIMDEV_CMD_RUN) {
+    snprintf(s->message, sizeof s->message,
+             "command %u on a queue slot (queue slots run kernels only)",
+             s->command);
+    slot_reply(s, -1);
+    return 0;
+  }
+  int rc = serve_command(s, queue_slot, &leave);
   /* Read before the reply: after it the host owns the slot again and may
    * be writing its next command already. */
   const uint32_t command = s->command;
   if (command == SIMDEV_CMD_RUN || command == SIMDEV_CMD_LOAD ||
       command == SIMDEV_CMD_UNLOAD)
     output_flush(); /* device code ran: its output is written by now */
-  s->status = rc == 0 ? SIMDEV_STATUS_OK : SIMDEV_STATUS_FAIL;
-  atomic_store(&s->state, SIMDEV_SLOT_DONE);
-  if (atomic_load(&s->host_sleeping))
-    server_futex_wake(&s->state);
+  slot_reply(s, rc);
   /* After the reply, while the host is busy with it: the kernel no longer
    * runs (a compare-and-swap, so not before the reply; a fault in between,
    * in output_flush, names the kernel whose output it was flushing), and

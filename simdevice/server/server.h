@@ -15,10 +15,14 @@
 #ifndef SIMDEVICE_SERVER_H
 #define SIMDEVICE_SERVER_H
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "../protocol.h"
 
@@ -135,7 +139,12 @@ HIDDEN void output_flush(void);
 HIDDEN void protections_init(struct simdev_control *ctl, int memory_fd);
 HIDDEN void protections_apply(struct simdev_slot *s, int queue_slot);
 
-/* futex helpers on shared (not process-private) words. */
-HIDDEN void server_futex_wake(_Atomic uint32_t *word);
+/* Wakes every thread (of any process) waiting on the futex `word`, a
+ * shared (not process-private) word: a reply's slot state, the server's
+ * ready word. Here, not in main.c, because the fault handler (faults.c,
+ * below main.c) wakes the host too; async-signal-safe. */
+static inline void server_futex_wake(_Atomic uint32_t *word) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
 
 #endif
