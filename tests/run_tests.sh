@@ -82,7 +82,8 @@ run_suite layers tests/layers.sh
 run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
-run_suite programs tests/programs.sh
+# a cold build compiles about 1,200 binaries
+SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh
 run_suite traces tests/traces.sh
 # simtarget-maps (sanitized) on mutated traces: no crash, every error a line
 run_suite traces_fuzz tests/traces_fuzz.sh
