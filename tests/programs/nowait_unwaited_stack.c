@@ -5,12 +5,14 @@
  * simtarget-only
  * cflags: -g
  * repeat: 3
- * expect-stderr: nowait_unwaited_stack.c.*(started after the program began to exit|still running)
  * expect-stderr-not: fatal error|host version runs
  * expect: nothing of the region runs on the host after main returned (its
  * host version would write into main's ended stack frame: the program died
  * of SIGSEGV and lost its output); the program's output and exit status
- * 0 are kept, and stderr says what was left. */
+ * 0 are kept. Whether the region ran before the exit depends on libomp's
+ * hidden helper thread (clang 13+): when it did not, stderr says what was
+ * left ("started after the program began to exit" or "still running");
+ * either outcome is correct, so the message is not required here. */
 #include <stdio.h>
 #include <string.h>
 
