@@ -44,6 +44,9 @@ count "traces.sh (log: $COV.traces.log)" $?
 # LIBOMPTARGET_PROFILE: the profile writer runs only under it.
 TIMELINE_LIBDIR=$ROOT/$COV/lib tests/timeline.sh --versions 19 >"$COV.timeline.log" 2>&1
 count "timeline.sh (log: $COV.timeline.log)" $?
+# OMPT: its events are raised only with a tool attached.
+OMPT_LIBDIR=$ROOT/$COV/lib tests/ompt.sh --versions 19 >"$COV.ompt.log" 2>&1
+count "ompt.sh (log: $COV.ompt.log)" $?
 SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
 count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $?

@@ -30,6 +30,8 @@
 # tool's file stays an empty array).
 #
 # Usage: tests/ompt.sh [--versions "14 19"] [PROGRAM.c ...]
+# Env: OMPT_LIBDIR  the simtarget library folder (default build/lib; the
+#      coverage run points it at its instrumented build)
 # Prints "N passed, N failed, N skipped" last.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -37,6 +39,7 @@ VERSIONS="14 19"
 if [ "${1:-}" = "--versions" ]; then VERSIONS=$2; shift 2; fi
 PROGRAMS=${*:-$(ls tests/ompt/programs/*.c)}
 ENVSH=build/toolchains/env.sh
+SIMLIB=${OMPT_LIBDIR:-$PWD/build/lib}
 pass=0 fail=0 skip=0 traced=""
 if [ ! -f "$ENVSH" ] || [ ! -e build/lib/libomptarget.so ]; then
   echo "skip: no $ENVSH or build/lib (make all; tests/toolchains.sh)"
@@ -51,7 +54,7 @@ bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
 # 0 when it printed PASS.
 run() {
   who=$1 bin=$2 rec=$3; shift 3
-  if [ "$who" = sim ]; then lib=$PWD/build/lib:$hostlib; else lib=$rtdir; fi
+  if [ "$who" = sim ]; then lib=$SIMLIB:$hostlib; else lib=$rtdir; fi
   rm -f "$rec"
   env "$@" LD_LIBRARY_PATH="$lib" OMP_TOOL_LIBRARIES="$tool" \
     OMPT_RECORD="$rec" timeout 120 "$bin" > "$rec.out" 2> "$rec.err"
@@ -86,7 +89,7 @@ timeline() {
     skip=$((skip + 1)); echo "skip  $name clang $v: no $TIMELINE_TOOL (make all)"; return
   fi
   tl=$bin.$who$traced.timeline.json prof=$bin.$who$traced.profile.json
-  if [ "$who" = sim ]; then lib=$PWD/build/lib:$hostlib; else lib=$rtdir; fi
+  if [ "$who" = sim ]; then lib=$SIMLIB:$hostlib; else lib=$rtdir; fi
   rm -f "$tl" "$prof"
   set -- "$@" LD_LIBRARY_PATH="$lib" OMP_TOOL_LIBRARIES="$TIMELINE_TOOL" \
     SIMTARGET_OMPT_TIMELINE="$tl"
