@@ -1,6 +1,6 @@
 // A `target nowait` region that main does not wait for: libomp runs its task
 // only as the program exits, after clang's exit code has unregistered the
-// device code. simtarget says so and skips the region (nowait_unwaited_stack.c),
+// device code. simtarget says so and skips the region (nowait_unwaited_exit.c),
 // where it used to end the program with a fatal error (no device code). LLVM's own
 // runtime fails it too (clang 16: "does not have a matching target pointer",
 // abort; clang 19: signal 11).
