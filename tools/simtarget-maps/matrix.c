@@ -182,7 +182,7 @@ static void rule_hits(const struct trace *t, char *out, size_t len) {
       counts[i]++;
   }
   for (int i = 0; i < n; i++)
-    snprintf(out + strlen(out), len - strlen(out), "%s%s x%d", i ? ", " : "",
+    snprintf(out + strlen(out), len - strlen(out), "%s%.39s x%d", i ? ", " : "",
              names[i], counts[i]);
   if (!n)
     snprintf(out, len, "none");
