@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "plugin_internal.h"
 
@@ -334,27 +333,31 @@ static uint64_t data_bytes(const struct device_allocator *a,
 }
 
 /* Gives the memory of [offset, offset + length) back to the system (its
- * whole pages, by MADV_REMOVE on the host's shared view: the memfd's pages
- * go from both processes at once; through the view, never a descriptor
- * number, which user code may have closed and reused), so freed
+ * whole pages; the memfd's pages go from both processes at once), so freed
  * device memory is not resident until exit; it reads as zeros if used
- * again. A kernel without hole punching for the memfd keeps it resident:
- * not tried again. Caller holds the lock: the range cannot be handed out
- * meanwhile. */
+ * again. Only while the descriptor is still the memfd: a program that closed
+ * it and opened a file of its own under the number must not have that file
+ * punched. (Not madvise(MADV_REMOVE) on the host's view: qemu-user accepts
+ * it and does nothing.) A kernel without hole punching for the memfd keeps
+ * it resident: not tried again. Caller holds the lock: the range cannot be
+ * handed out meanwhile. */
 static void give_back_memory(struct device_allocator *a, uint64_t offset,
                              uint64_t length) {
   uint64_t page = PAGE_BYTES;
   uint64_t begin = (offset + page - 1) / page * page;
   uint64_t end = (offset + length) / page * page;
-  if (!a->backing_view || end <= begin)
+  if (a->backing.fd < 0 || end <= begin)
     return;
-  if (madvise(a->backing_view + begin, end - begin, MADV_REMOVE) != 0)
-    a->backing_view = NULL;
+  if (!fd_still_ours(&a->backing) ||
+      fallocate(a->backing.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                (off_t)begin, (off_t)(end - begin)) != 0)
+    a->backing.fd = -1;
 }
 
 int allocator_init(struct device_allocator *a, uint64_t base,
                    uint64_t capacity, int guard) {
   memset(a, 0, sizeof *a);
+  a->backing.fd = -1;
   a->base = base;
   a->guard = guard;
   a->unit = guard ? PAGE_BYTES : 64;
@@ -394,6 +397,7 @@ void allocator_destroy(struct device_allocator *a) {
   free(a->pending.items);
   pthread_mutex_destroy(&a->lock);
   memset(a, 0, sizeof *a);
+  a->backing.fd = -1;
 }
 
 /* Takes `b` out of the quarantine (neither free nor used then). */

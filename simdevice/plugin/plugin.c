@@ -128,6 +128,7 @@ static int device_bring_up(struct sim_device *dev) {
     goto out_close_mem;
   }
   fd_remember(&dev->mem_id, dev->mem_fd);
+  fd_remember(&dev->alloc.backing, dev->mem_fd); /* no other thread yet */
   dev->ctl_fd = memfd_create("simdevice-control", MFD_CLOEXEC);
   if (dev->ctl_fd < 0 || ftruncate(dev->ctl_fd, (off_t)SIMDEV_CONTROL_BYTES) != 0) {
     plugin_error("simdevice: device %d: cannot create its control area: %s",
@@ -156,7 +157,6 @@ static int device_bring_up(struct sim_device *dev) {
     goto out_unmap_ctl;
   }
   dev->host_view = view;
-  dev->alloc.backing_view = view; /* not shared with any thread yet */
   if (process_launch(dev) != 0)
     goto out_unmap_view;
   dev->launched = 1;

@@ -141,6 +141,15 @@ struct prot_queue {
   struct simdev_prot_change *items; /* pending: items[head .. head + count) */
   size_t head, count, cap;
 };
+/* A descriptor as the plugin opened it (inherit.c). */
+struct fd_id {
+  int fd;
+  uint64_t dev, ino;
+};
+HIDDEN void fd_remember(struct fd_id *id, int fd);
+HIDDEN int fd_still_ours(const struct fd_id *id);
+HIDDEN void fd_close_if_ours(int *fd, const struct fd_id *id);
+
 struct device_allocator {
   pthread_mutex_t lock;
   uint64_t base;     /* device address of offset 0, for messages */
@@ -163,10 +172,11 @@ struct device_allocator {
   /* the oldest quarantined block that may still hold memory: every older
    * one has given its memory back (NULL: all have) */
   struct alloc_block *quarantine_unpunched;
-  /* the host's shared view of the memfd behind the range: freed memory is
-   * given back to the system through it (MADV_REMOVE); NULL: none, or the
-   * kernel refused */
-  char *backing_view;
+  /* the memfd behind the range: freed memory is given back to the system
+   * through it (FALLOC_FL_PUNCH_HOLE), while the descriptor number is still
+   * that file (user code may close it and open its own under the number);
+   * fd -1: none, or the kernel refused */
+  struct fd_id backing;
   /* the quarantined blocks that mirrored a host object, by its address:
    * a new mapping of the same object takes its block back (NULL until the
    * first such free; without it, blocks are just not taken back) */
@@ -233,15 +243,6 @@ struct kernel_ref {
   uint64_t addr;    /* device address */
   const char *name; /* host entry name (owned by its plugin_image) */
 };
-
-/* A descriptor as the plugin opened it (inherit.c). */
-struct fd_id {
-  int fd;
-  uint64_t dev, ino;
-};
-HIDDEN void fd_remember(struct fd_id *id, int fd);
-HIDDEN int fd_still_ours(const struct fd_id *id);
-HIDDEN void fd_close_if_ours(int *fd, const struct fd_id *id);
 
 /* What a device process inherits from the program (inherit.c). */
 #define INHERIT_MAX_GROUPS 64

@@ -7,7 +7,8 @@
  * env: SIMDEVICE_QEMU=/nonexistent/qemu-ppc64le LIBOMPTARGET_INFO=0x10
  * expect-stderr-not: simdevice-ppc64le
  * expect: a correct run, and no line naming the ppc64le plugin on stderr.
- * simtarget-only */
+ * simtarget-only
+ * ppc64le-skip: it takes the ppc64le device's tools away (SIMDEVICE_QEMU), so there is no ppc64le device to run on */
 #include "check.h"
 
 #define N 64
