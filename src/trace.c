@@ -245,11 +245,17 @@ static void put_base_ref(FILE *f, uintptr_t base, uintptr_t begin) {
   pthread_mutex_lock(&trace_lock);
   struct trace_object *o = base ? object_at(base) : NULL;
   /* a section's base just before its begin (a for a[5:10]) is told
-   * relative to the section's object; any other base is its own object */
-  if (!o && base && base <= begin && begin - base < ((uintptr_t)1 << 20))
+   * relative to the section's object; any other base is its own object,
+   * also one of another class that only lies near (a global pointer's
+   * storage before a heap block: how near depends on ASLR) */
+  if (!o && base && base <= begin && begin - base < ((uintptr_t)1 << 20)) {
     o = object_at(begin);
-  else if (!o && base)
+    char cls[sizeof o->cls];
+    if (o && (classify(base, cls, sizeof cls), strcmp(cls, o->cls) != 0))
+      o = object_for(base, 1);
+  } else if (!o && base) {
     o = object_for(base, 1);
+  }
   put_ref_in(f, base, o, false);
   pthread_mutex_unlock(&trace_lock);
 }
