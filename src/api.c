@@ -358,11 +358,9 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
   struct mapping_range other;
   struct ompt_op op = {OMPT_OP_ASSOCIATE, (void *)hb, OMPT_HOST, (void *)tb,
                        dev->id, size, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   int rc = mapping_associate(&dev->map, hb, size, tb, &other);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (rc == ENOMEM) {
     report_error("omp_target_associate_ptr: out of host memory");
   } else if (rc == EEXIST) {
@@ -385,11 +383,9 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
   struct mapping_range held;
   struct ompt_op op = {OMPT_OP_DISASSOCIATE, (void *)host_ptr, OMPT_HOST, NULL,
                        dev->id, 0, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   int rc = mapping_disassociate(&dev->map, (uintptr_t)host_ptr, &held);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   switch (rc) {
   case 0:
     return 0;

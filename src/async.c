@@ -185,14 +185,12 @@ static int submit_shown(struct async_record *r, void *tgt, void *hst,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_TO_DEVICE, hst, OMPT_HOST, tgt, r->dev->id,
                        (size_t)size, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_SUBMIT, ops_of(r), data_submit_async)(
       r->dev->rtl_id, tgt, hst, size, &r->info);
   pthread_mutex_unlock(&r->lock);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (PROFILE_ON())
     profile_copy(r->dev->id, r->profile_lane, true, size, name, t0);
   return copy_queued(r, rc, QUEUE_TO_DEVICE, hst, tgt, size);
@@ -221,14 +219,12 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt, r->dev->id, hst, OMPT_HOST,
                        (size_t)size, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_RETRIEVE, ops_of(r), data_retrieve_async)(
       r->dev->rtl_id, hst, tgt, size, &r->info);
   pthread_mutex_unlock(&r->lock);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (PROFILE_ON())
     profile_copy(r->dev->id, r->profile_lane, false, size, name, t0);
   return copy_queued(r, rc, QUEUE_FROM_DEVICE, hst, tgt, size);
@@ -243,15 +239,13 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
   unsigned teams = ompt_requested_teams(num_teams);
-  if (ompt_active)
-    ompt_submit_begin(teams, &op_id);
+  ompt_submit_begin(teams, &op_id);
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_LAUNCH, ops_of(r), run_target_team_region_async)(
       r->dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
       thread_limit, tripcount, &r->info);
   pthread_mutex_unlock(&r->lock);
-  if (ompt_active)
-    ompt_submit_end(teams, &op_id);
+  ompt_submit_end(teams, &op_id);
   if (PROFILE_ON())
     profile_kernel(r->dev->id, r->profile_lane, kernel->name, num_teams,
                    thread_limit, t0);

@@ -57,12 +57,10 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_ALLOC, hst_ptr, OMPT_HOST, NULL, dev->id,
                        (size_t)size, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   void *p = RTL_CALL(DEVOPS_ALLOC, &dev->plugin->ops, data_alloc)(dev->rtl_id, size, hst_ptr, kind);
   op.dst = p;
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (PROFILE_ON() && p)
     profile_memory(dev->id, true, size, p, t0);
   if (!p) {
@@ -83,11 +81,9 @@ int device_delete(struct device *dev, void *tgt_ptr) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_DELETE, tgt_ptr, dev->id, NULL,
                        OMPT_NO_DEVICE, 0, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_DELETE, &dev->plugin->ops, data_delete)(dev->rtl_id, tgt_ptr);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (PROFILE_ON())
     profile_memory(dev->id, false, 0, tgt_ptr, t0);
   if (rc != OFFLOAD_SUCCESS) {
@@ -145,12 +141,10 @@ static int submit_shown(struct device *dev, void *tgt_ptr, void *hst_ptr,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_TO_DEVICE, hst_ptr, OMPT_HOST, tgt_ptr,
                        dev->id, (size_t)size, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
       dev->rtl_id, tgt_ptr, hst_ptr, size);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (PROFILE_ON())
     profile_copy(dev->id, -1, true, size, name, t0);
   if (rc != OFFLOAD_SUCCESS)
@@ -175,12 +169,10 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt_ptr, dev->id, hst_ptr,
                        OMPT_HOST, (size_t)size, 0, 0};
-  if (ompt_active)
-    ompt_op_begin(&op);
+  ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(
       dev->rtl_id, hst_ptr, tgt_ptr, size);
-  if (ompt_active)
-    ompt_op_end(&op);
+  ompt_op_end(&op);
   if (PROFILE_ON())
     profile_copy(dev->id, -1, false, size, name, t0);
   if (rc != OFFLOAD_SUCCESS)
@@ -205,13 +197,11 @@ int device_run_kernel(struct device *dev, const struct device_entry *kernel,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
   unsigned teams = ompt_requested_teams(num_teams);
-  if (ompt_active)
-    ompt_submit_begin(teams, &op_id);
+  ompt_submit_begin(teams, &op_id);
   int rc = RTL_CALL(DEVOPS_LAUNCH, &dev->plugin->ops, run_target_team_region)(
       dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
       thread_limit, tripcount);
-  if (ompt_active)
-    ompt_submit_end(teams, &op_id);
+  ompt_submit_end(teams, &op_id);
   if (PROFILE_ON())
     profile_kernel(dev->id, -1, kernel->name, num_teams, thread_limit, t0);
   if (rc != OFFLOAD_SUCCESS) {

@@ -293,7 +293,7 @@ static int op_device(const struct ompt_op *op) {
   return op->src_device >= 0 ? op->src_device : op->dst_device;
 }
 
-void ompt_op_begin(struct ompt_op *op) {
+void ompt_raise_op_begin(struct ompt_op *op) {
   raise_op(op, BEGIN);
   if (ompt_trace_on(op_device(op), CB_DATA_OP)) {
     if (!op->host_op_id)
@@ -302,7 +302,7 @@ void ompt_op_begin(struct ompt_op *op) {
   }
 }
 
-void ompt_op_end(struct ompt_op *op) {
+void ompt_raise_op_end(struct ompt_op *op) {
   if (op->t0 && ompt_trace_on(op_device(op), CB_DATA_OP)) {
     struct ompt_trace_op r = {
         cur.in_construct ? cur.target_id : 0, op->host_op_id, op->optype,
@@ -313,7 +313,7 @@ void ompt_op_end(struct ompt_op *op) {
   raise_op(op, END);
 }
 
-void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
+void ompt_raise_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
   ompt_data scratch;
   *host_op_id = 0;
   if (on(cb.submit_emi))
@@ -332,7 +332,7 @@ void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
   }
 }
 
-void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id) {
+void ompt_raise_submit_end(unsigned requested_teams, uint64_t *host_op_id) {
   if (cur.submit_t0 && ompt_trace_on(cur.device, CB_SUBMIT))
     ompt_trace_kernel(cur.device, cur.target_id, *host_op_id,
                       requested_teams, cur.submit_t0, ompt_trace_now());

@@ -82,8 +82,22 @@ struct ompt_op {
   uint64_t host_op_id;
   uint64_t t0; /* its begin on the device clock, when traced */
 };
-void ompt_op_begin(struct ompt_op *op);
-void ompt_op_end(struct ompt_op *op);
+/* Raise the events (ompt.c); callers use the guarded forms below. */
+void ompt_raise_op_begin(struct ompt_op *op);
+void ompt_raise_op_end(struct ompt_op *op);
+void ompt_raise_submit_begin(unsigned requested_teams, uint64_t *host_op_id);
+void ompt_raise_submit_end(unsigned requested_teams, uint64_t *host_op_id);
+
+/* Without a tool these cost one load: they sit on every copy, allocation
+ * and launch. */
+static inline void ompt_op_begin(struct ompt_op *op) {
+  if (ompt_active)
+    ompt_raise_op_begin(op);
+}
+static inline void ompt_op_end(struct ompt_op *op) {
+  if (ompt_active)
+    ompt_raise_op_end(op);
+}
 
 /* requested_num_teams of a launch whose num_teams argument is `n`: 1 for
  * a region without teams (n < 0, one initial team, as LLVM reports), 0
@@ -93,8 +107,16 @@ static inline unsigned ompt_requested_teams(int32_t n) {
 }
 
 /* target-submit-begin / -end around a kernel launch. */
-void ompt_submit_begin(unsigned requested_teams, uint64_t *host_op_id);
-void ompt_submit_end(unsigned requested_teams, uint64_t *host_op_id);
+static inline void ompt_submit_begin(unsigned requested_teams,
+                                     uint64_t *host_op_id) {
+  if (ompt_active)
+    ompt_raise_submit_begin(requested_teams, host_op_id);
+}
+static inline void ompt_submit_end(unsigned requested_teams,
+                                   uint64_t *host_op_id) {
+  if (ompt_active)
+    ompt_raise_submit_end(requested_teams, host_op_id);
+}
 
 /* The device events. ompt_device_load returns the module id it gave. */
 void ompt_device_initialize(int device_num, const char *type);
