@@ -48,7 +48,9 @@ typedef int32_t kmp_critical_name[8];
 /* ------------------------------------------------------------ caps */
 struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
-  int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team) */
+  int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team), within OMP_THREAD_LIMIT */
+  int32_t default_teams; /* SIMDEVICE_DEFAULT_TEAMS, else max(ncpus, 4): teams without num_teams */
+  int32_t default_threads; /* SIMDEVICE_DEFAULT_THREADS; 0: not set (rt_pick_default_threads) */
   int32_t ncpus;         /* CPUs the process may use (sched_getaffinity), >= 1 */
   int32_t max_workers;   /* most pool threads: max(2 * ncpus, 16) - 1 (pool.c) */
   int64_t spin_ns;       /* SIMDEVICE_SPIN_US: how long a waiter spins (wait.c) */

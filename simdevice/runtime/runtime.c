@@ -11,23 +11,31 @@
  * runtime's only reader of the environment):
  *   SIMDEVICE_MAX_TEAMS    most teams a `teams` construct gets     default 1024
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
+ *   OMP_THREAD_LIMIT       lowers that cap (a team is a contention group)
+ *   SIMDEVICE_DEFAULT_TEAMS    teams of a `teams` without num_teams
+ *                          default max(CPUs, 4), within the cap
+ *   SIMDEVICE_DEFAULT_THREADS  threads of a parallel region without
+ *                          num_threads or thread_limit (below)
  *   (each accepted in 1..1024; another value is reported and ignored)
  *   SIMDEVICE_SPIN_US      how long an idle worker or a joining thread
  *                          spins before it sleeps (wait.c)  default 200,
  *                          0..1000000, 0: sleep at once
  *   CPUs                   the CPUs the process may run on (sched_getaffinity)
- *   default num_teams      the CPUs, clamped to the cap
  *   thread limit           thread_limit if given, else the cap
  *   thread budget          max(2 x CPUs, 16) threads in a launch
- *   league runners         min(num_teams, CPUs) threads run a league's teams,
- *                          each team in turn on one of them; with a
- *                          thread_limit L within the budget, at most
+ *   league runners         min(num_teams, max(CPUs, 2)) threads run a
+ *                          league's teams, each team in turn on one of them;
+ *                          with a thread_limit L within the budget, at most
  *                          budget / L of them
  *   default threads of a parallel region without num_threads:
  *                          a thread_limit within the budget, as LLVM's
- *                          runtime gives it; else max(1, CPUs / runners), at
- *                          most the thread limit (the league fills the CPUs
- *                          once: no oversubscription)
+ *                          runtime gives it; else SIMDEVICE_DEFAULT_THREADS
+ *                          or max(4, CPUs / runners), at most budget /
+ *                          runners and the thread limit. So a plain
+ *                          `target teams distribute parallel for` runs
+ *                          several teams of several threads at once, as on a
+ *                          GPU, and a race among them shows (issue 32; it
+ *                          was 2 teams of 1 thread on 2 CPUs)
  *   pool workers           at most the budget - 1, so a launch (its server
  *                          thread and the workers) never has more threads
  *                          than the budget, whatever num_teams and
@@ -66,6 +74,11 @@
  * honours it (a lesson's thread_limit(8) gets 8 threads on 2 CPUs). */
 #define MIN_THREAD_BUDGET 16
 #define DEFAULT_SPIN_US 200 /* why this long: wait.c */
+/* Several teams of several threads by default, so that a race among them
+ * shows as on a GPU (a GPU's default is dozens of teams of 128+ threads). */
+#define MIN_DEFAULT_TEAMS 4
+#define MIN_DEFAULT_THREADS 4
+#define MIN_RUNNERS 2
 
 static struct rt_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
@@ -112,6 +125,12 @@ static void caps_init(void)
   caps.max_workers = (2 * caps.ncpus > MIN_THREAD_BUDGET ? 2 * caps.ncpus : MIN_THREAD_BUDGET) - 1;
   caps.max_teams = env_int("SIMDEVICE_MAX_TEAMS", DEFAULT_MAX_TEAMS, 1, CAP_LIMIT);
   caps.max_threads = env_int("SIMDEVICE_MAX_THREADS", DEFAULT_MAX_THREADS, 1, CAP_LIMIT);
+  int32_t omp_limit = env_int("OMP_THREAD_LIMIT", CAP_LIMIT, 1, INT32_MAX);
+  if (omp_limit < caps.max_threads)
+    caps.max_threads = omp_limit;
+  int32_t teams = caps.ncpus > MIN_DEFAULT_TEAMS ? caps.ncpus : MIN_DEFAULT_TEAMS;
+  caps.default_teams = env_int("SIMDEVICE_DEFAULT_TEAMS", teams, 1, CAP_LIMIT);
+  caps.default_threads = env_int("SIMDEVICE_DEFAULT_THREADS", 0, 1, CAP_LIMIT);
   caps.spin_ns = (int64_t)env_int("SIMDEVICE_SPIN_US", DEFAULT_SPIN_US, 0, 1000000) * 1000;
 }
 
@@ -133,7 +152,7 @@ HIDDEN int32_t rt_pick_num_teams(int32_t requested)
 {
   const struct rt_caps *c = rt_caps();
   if (requested <= 0)
-    requested = c->ncpus;
+    requested = c->default_teams;
   return clamp(requested, 1, c->max_teams);
 }
 
@@ -153,7 +172,7 @@ static int width_honoured(int32_t requested)
 
 HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit)
 {
-  int32_t n = rt_caps()->ncpus;
+  int32_t n = rt_caps()->ncpus < MIN_RUNNERS ? MIN_RUNNERS : rt_caps()->ncpus;
   if (width_honoured(requested_limit)) {
     /* fewer teams at once, each as wide as asked, all within the budget */
     int32_t fit = (rt_caps()->max_workers + 1) / rt_pick_thread_limit(requested_limit);
@@ -169,8 +188,18 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
   int32_t limit = rt_pick_thread_limit(requested);
   if (width_honoured(requested))
     return limit;
-  int32_t fill = c->ncpus / (runners > 0 ? runners : 1);
-  return clamp(fill, 1, limit);
+  if (runners < 1)
+    runners = 1;
+  int32_t want = c->default_threads;
+  if (want <= 0) {
+    want = c->ncpus / runners; /* the league fills the CPUs once */
+    if (want < MIN_DEFAULT_THREADS)
+      want = MIN_DEFAULT_THREADS;
+  }
+  int32_t share = (c->max_workers + 1) / runners; /* within the budget */
+  if (limit > share)
+    limit = share;
+  return clamp(want, 1, limit);
 }
 
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads)
