@@ -210,6 +210,7 @@ int device_run_kernel(struct device *dev, const struct device_entry *kernel,
                      dev->id, kernel->name ? kernel->name : "?",
                      kernel->tgt_addr, num_args, num_args == 1 ? "" : "s",
                      num_teams, thread_limit);
+    report_finding_kernel(kernel->name);
     device_add_plugin_cause(dev);
   }
   return rc;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "async.h"
+#include "check_findings.h"
 #include "device.h"
 #include "mapping_ops.h"
 #include "map_args.h"
@@ -132,6 +133,93 @@ static void print_failure(const char *prefix, const char *construct,
             prefix);
 }
 
+/* What a GPU does with each rule's bug, and its fix (the finding's text). */
+static const struct {
+  const char *rule, *gpu, *fix;
+} finding_texts[] = {
+    {"past-end-of-mapping",
+     "the kernel reads or writes past the device copy: a neighbour's data or "
+     "an illegal-address error, depending on what lies there",
+     "map the whole range the kernel uses (a section's length is a count of "
+     "elements: p[0:n], not p[0:n-1])"},
+    {"inside-mapping",
+     "the access faults or corrupts the device copy",
+     "check the section's bounds and the map type"},
+    {"host-pointer-of-mapped",
+     "a host address is not a device address: an illegal-address error or "
+     "garbage",
+     "use the mapped variable in the region (not a host pointer saved "
+     "before it), or map the data the pointer points to"},
+    {"host-address",
+     "the kernel follows a host pointer: an illegal-address error or garbage "
+     "(LLVM's CPU offload reads host memory and hides it)",
+     "map what the pointer points to (map(p[0:n])), or a struct's pointer "
+     "member with its section (map(s.p[0:n]))"},
+    {"host-address-unmapped",
+     "the kernel uses host memory nobody mapped: an illegal-address error",
+     "map the variable the kernel uses"},
+    {"pointer-data-unmapped",
+     "a pointer without a map of its data keeps its host value: an "
+     "illegal-address error",
+     "map the pointee with a section: map(p[0:n])"},
+    {"past-by-value-pointer",
+     "a device pointer used past its data: an illegal-address error",
+     "keep the data mapped while its device address is used"},
+    {"freed-device-copy",
+     "the device copy was freed: the kernel reads whatever now lives there",
+     "keep the data mapped (target data / enter data) as long as kernels "
+     "use its device address"},
+    {"host-function-call",
+     "device code cannot call a host function: the launch fails",
+     "declare the function `declare target` (or `declare target indirect` "
+     "for a function pointer)"},
+};
+
+/* The region's line and kernel, from the kernel's entry name
+ * (__omp_offloading_<dev>_<file id>_<function>_l<line>) and the
+ * construct's file. */
+static void kernel_location(const char *kernel, const char *file, char *buf,
+                            size_t len) {
+  const char *l = kernel ? strrchr(kernel, '_') : NULL;
+  int line = 0;
+  if (l && l[1] == 'l' && sscanf(l + 2, "%d", &line) == 1 && line > 0 &&
+      file && file[0] && strcmp(file, "unknown"))
+    snprintf(buf, len, "%s:%d (kernel %s)", file, line, kernel);
+  else
+    snprintf(buf, len, "%s", kernel && kernel[0] ? kernel : "");
+}
+
+/* A failed construct is a finding of the plain run (check "guard": the
+ * guard pages and the separate device process), for simtarget-check. */
+static void write_finding(const ident_t *loc, const char *construct,
+                          const char *where, const char *cause) {
+  const struct report_finding *f = report_finding_get();
+  struct source_location src;
+  report_location_parts(loc, &src);
+  char kernel[900], place[1100], message[2300];
+  kernel_location(f->kernel, src.file, kernel, sizeof kernel);
+  snprintf(place, sizeof place, "%s", where);
+  snprintf(message, sizeof message, "%s failed: %s", construct, cause);
+  struct check_finding out = {
+      .check = "guard",
+      .rule = f->rule[0] ? f->rule : "construct-failed",
+      .variable = f->variable[0] ? f->variable : NULL,
+      .construct = strcmp(where, "unknown location") ? place : NULL,
+      .kernel = kernel[0] ? kernel : NULL,
+      .message = message,
+  };
+  for (size_t i = 0; i < sizeof finding_texts / sizeof finding_texts[0]; i++)
+    if (!strcmp(out.rule, finding_texts[i].rule)) {
+      out.gpu = finding_texts[i].gpu;
+      out.fix = finding_texts[i].fix;
+    }
+  if (check_finding_write(&out) < 0)
+    fprintf(stderr, "omptarget warning: cannot append the finding to %s "
+                    "(%s=%s)\n",
+            getenv(CHECK_REPORT_ENV), CHECK_REPORT_ENV,
+            getenv(CHECK_REPORT_ENV));
+}
+
 /* How long a construct that failed under another thread's exit() waits for
  * the process to end before it is reported after all (an exit that hangs). */
 #define EXIT_ELSEWHERE_WAIT_S 10
@@ -175,6 +263,7 @@ void failure_apply_policy(const ident_t *loc, const char *construct,
                         : " while offloading is mandatory (OMP_TARGET_OFFLOAD "
                           "is not set and a device exists)";
   bool no_debug_info = lacks_debug_info(loc, a);
+  write_finding(loc, construct, where, cause);
   if (settings_get()->keep_going) {
     /* Compiler teams (issue 16): every diagnosis of a test file in one run.
      * The construct is reported and the program goes on as LLVM's host

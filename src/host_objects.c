@@ -160,7 +160,7 @@ static bool find_carrier(uintptr_t addr, const struct map_args *a,
 
 bool host_object_describe(uintptr_t addr, const struct map_args *a, char *buf,
                           size_t len) {
-  char region[512] = "", where[640] = "", sym[256];
+  char region[512] = "", where[640] = "", sym[256] = "";
   uintptr_t start = 0;
   size_t size = 0;
   bool known = mapped_region(addr, region, sizeof region);
@@ -187,8 +187,8 @@ bool host_object_describe(uintptr_t addr, const struct map_args *a, char *buf,
   int32_t arg = -1;
   uintptr_t offset = 0, value = 0;
   char carrier[640] = "";
+  char name[128] = "";
   if (find_carrier(addr, a, &arg, &offset, &value)) {
-    char name[128];
     maps_var_name(a, arg, name, sizeof name);
     if (offset == SIZE_MAX - 1)
       snprintf(carrier, sizeof carrier,
@@ -211,6 +211,11 @@ bool host_object_describe(uintptr_t addr, const struct map_args *a, char *buf,
                "device copy points at device memory)",
                arg, name[0] ? name : "unknown", value, offset);
   }
+  /* the finding names the pointer that carried the address, else the
+   * global it points into */
+  report_finding_rule("host-address",
+                      name[0] ? name : (!strncmp(where, "the global `", 12)
+                                            ? sym : NULL));
   snprintf(buf, len, "0x%" PRIxPTR " is a host address, in %s%s", addr, where,
            carrier);
   return true;
@@ -239,6 +244,7 @@ static bool explain_host_call(struct device *dev, const void *region,
                    "in the device's address space; declare it with `#pragma "
                    "omp declare target indirect to(%s)`)",
                    kernel.name ? kernel.name : "?", fn, addr, fn, dev->id, fn);
+  report_finding_rule("host-function-call", NULL);
   return true;
 }
 
@@ -288,6 +294,7 @@ static bool explain_device_fault(struct device *dev,
   if (i >= 0)
     snprintf(arg, sizeof arg, "argument %d, ", i);
   uintptr_t size = e->hst_end - e->hst_begin;
+  report_finding_rule(beyond ? "past-end-of-mapping" : "inside-mapping", name);
   if (beyond)
     report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
                      "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
@@ -320,6 +327,7 @@ static bool explain_by_value_pointer(const struct map_args *a,
   char name[128];
   uintptr_t v = (uintptr_t)a->base[by_value];
   maps_var_name(a, by_value, name, sizeof name);
+  report_finding_rule("past-by-value-pointer", name[0] ? name : NULL);
   report_error_set("0x%" PRIxPTR " is %" PRIuPTR " byte%s past 0x%" PRIxPTR
                    ", the value of `%s` (argument %d, passed by value)",
                    addr, addr - v, addr - v == 1 ? "" : "s", v,
@@ -338,9 +346,11 @@ static void explain_unmapped(const struct map_args *a, uintptr_t addr) {
       continue;
     if ((addr >= b && addr < b + s) || (s == 0 && addr == b)) {
       char name[128];
+      maps_var_name(a, i, name, sizeof name);
+      report_finding_rule("host-address-unmapped", name);
       report_error_set("0x%" PRIxPTR " is a host address inside argument %d "
                        "`%s` (host 0x%" PRIxPTR "[0:%" PRIuPTR "], not mapped)",
-                       addr, i, maps_var_name(a, i, name, sizeof name), b, s);
+                       addr, i, name, b, s);
       return;
     }
     if (s == 0 && b && b < addr &&
@@ -359,6 +369,8 @@ static void explain_unmapped(const struct map_args *a, uintptr_t addr) {
      * mapped. */
     char name[128];
     uintptr_t b = (uintptr_t)a->begin[nearest];
+    report_finding_rule("pointer-data-unmapped",
+                        maps_var_name(a, nearest, name, sizeof name));
     report_error_set("0x%" PRIxPTR " is a host address %" PRIuPTR " byte%s "
                      "past the host value 0x%" PRIxPTR " of pointer `%s` "
                      "(argument %d, zero-size: the data it points to is not "
@@ -384,6 +396,7 @@ void host_objects_explain_fault(struct device *dev, const void *region,
     return;
   struct mapping_range e;
   if (mapping_entry_of_host(&dev->map, addr, &e)) {
+    report_finding_rule("host-pointer-of-mapped", e.name);
     report_error_set("0x%" PRIxPTR " is a host address inside `%s` (host "
                      "0x%" PRIxPTR "[0:%" PRIuPTR "], mapped to device 0x%" PRIxPTR
                      "; the kernel used the host pointer instead of the "
@@ -398,6 +411,7 @@ void host_objects_explain_fault(struct device *dev, const void *region,
    * inaccessible for a while, so a kept device pointer faults here. */
   struct mapping_removed r;
   if (mapping_removed_at(&dev->map, addr, &r)) {
+    report_finding_rule("freed-device-copy", r.name);
     report_error_set("device 0x%" PRIxPTR " was the device copy of `%s` "
                      "(host 0x%" PRIxPTR " [0:%" PRIuPTR "]), unmapped and "
                      "freed by an earlier construct",

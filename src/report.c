@@ -26,6 +26,8 @@ static __thread char last_error[2048];
 /* The mapping table as it was when the current construct failed (malloc'ed
  * text), printed by failure.c's report. */
 static __thread char *failure_table;
+/* The current failure's rule, variable and kernel (report_finding_*). */
+static __thread struct report_finding finding;
 
 static void report_copy_settings(void) {
   atomic_store(&info_flags, settings_get()->info_flags);
@@ -97,6 +99,7 @@ const char *report_error_get(void) { return last_error; }
 
 void report_error_clear(void) {
   last_error[0] = '\0';
+  finding.rule[0] = finding.variable[0] = finding.kernel[0] = '\0';
   if (failure_table) { /* every construct clears: no free(NULL) call */
     free(failure_table);
     failure_table = NULL;
@@ -115,6 +118,22 @@ void report_failure_table_keep(char *text) {
 }
 
 const char *report_failure_table(void) { return failure_table; }
+
+void report_finding_rule(const char *rule, const char *variable) {
+  if (finding.rule[0]) /* the first explanation wins, as the cause's */
+    return;
+  snprintf(finding.rule, sizeof finding.rule, "%s", rule);
+  snprintf(finding.variable, sizeof finding.variable, "%s",
+           variable ? variable : "");
+}
+
+void report_finding_kernel(const char *kernel_name) {
+  if (!finding.kernel[0])
+    snprintf(finding.kernel, sizeof finding.kernel, "%s",
+             kernel_name ? kernel_name : "");
+}
+
+const struct report_finding *report_finding_get(void) { return &finding; }
 
 bool report_location_parts(const ident_t *loc, struct source_location *out) {
   memset(out, 0, sizeof *out);

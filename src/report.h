@@ -51,6 +51,21 @@ HIDDEN void report_error_replace(const char *cause);
 HIDDEN void report_failure_table_keep(char *text);
 HIDDEN const char *report_failure_table(void);
 
+/* What the current failure is, for the bug-finding checks' report
+ * (common/check_findings.h, written by failure.c): the rule a kernel's
+ * fault broke and the variable it names (set by host_objects.c where it
+ * explains the fault), the kernel that ran (device_ops.c). Per thread,
+ * cleared with the cause by report_error_clear; the first rule set wins.
+ * Fields never set are "". */
+struct report_finding {
+  char rule[48];
+  char variable[160];
+  char kernel[256];
+};
+HIDDEN void report_finding_rule(const char *rule, const char *variable);
+HIDDEN void report_finding_kernel(const char *kernel_name);
+HIDDEN const struct report_finding *report_finding_get(void);
+
 /* "file:line:col" (or "unknown location") from ident_t's psource. */
 /* Clang's ident psource ";file;function;line;column;;" split into its
  * parts (those missing stay empty / 0). Returns whether it has at least the
