@@ -57,6 +57,9 @@ MAPS_TOOL_SRC := $(wildcard tools/simtarget-maps/*.c)
 # Teachers' timeline renderer over LIBOMPTARGET_PROFILE files (python3, stdlib only).
 TIMELINE_TOOL := $(B)/bin/simtarget-timeline
 
+# Runs a program with every bug-finding check that applies (python3, stdlib only).
+CHECK_TOOL := $(B)/bin/simtarget-check
+
 # An OMPT tool (OMP_TOOL_LIBRARIES) that writes the same timeline from the
 # OMPT target events (README "OMPT").
 OMPT_TIMELINE := $(B)/lib/libsimtarget-ompt-timeline.so
@@ -71,7 +74,7 @@ REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
 CLANG_TOOL := $(B)/bin/simtarget-clang
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE)
+  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE) $(CHECK_TOOL)
 
 .PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
@@ -186,6 +189,10 @@ $(TIMELINE_TOOL): tools/simtarget-timeline/simtarget-timeline
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
+$(CHECK_TOOL): tools/simtarget-check/simtarget-check
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
 $(CLANG_TOOL): tools/simtarget-clang.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
@@ -283,7 +290,7 @@ install: all
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
 	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(TIMELINE_TOOL) $(REPLAY_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TIMELINE_TOOL) $(REPLAY_TOOL) $(CHECK_TOOL) tools/simtarget-grade/simtarget-grade $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 tools/simtarget-grade/judge.sh $(DESTDIR)$(PREFIX)/share/simtarget/
 	install -m 644 tools/simtarget-maps/trace.schema.json $(DESTDIR)$(PREFIX)/share/simtarget/
 
@@ -294,7 +301,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(REPLAY_TOOL) $(CONFIG_TOOL)) simtarget-grade)
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(REPLAY_TOOL) $(CONFIG_TOOL) $(CHECK_TOOL)) simtarget-grade)
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/simtarget/,judge.sh trace.schema.json)
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
 	-rmdir $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/share/simtarget \
