@@ -30,7 +30,7 @@
  *   default threads of a parallel region without num_threads:
  *                          a thread_limit within the budget, as LLVM's
  *                          runtime gives it; else SIMDEVICE_DEFAULT_THREADS
- *                          or max(4, CPUs / runners), at most budget /
+ *                          or max(2, CPUs / runners), at most budget /
  *                          runners and the thread limit. So a plain
  *                          `target teams distribute parallel for` runs
  *                          several teams of several threads at once, as on a
@@ -77,7 +77,7 @@
 /* Several teams of several threads by default, so that a race among them
  * shows as on a GPU (a GPU's default is dozens of teams of 128+ threads). */
 #define MIN_DEFAULT_TEAMS 4
-#define MIN_DEFAULT_THREADS 4
+#define MIN_DEFAULT_THREADS 2
 #define MIN_RUNNERS 2
 
 static struct rt_caps caps;

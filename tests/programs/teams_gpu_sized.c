@@ -9,8 +9,10 @@
  * runtime that explodes fails fast instead of stalling the machine.
  * expect: every sum is exact; each league reports 1..T teams whose numbers
  * 0..n-1 each run exactly once; a team's parallel region has 1..L threads
- * whose numbers are distinct; and no launch adds more than twice the CPUs
- * in threads to the process's threads of a plain target region. */
+ * whose numbers are distinct; and no launch adds more than the thread
+ * budget, max(2 x CPUs, 16), to the process's threads of a plain target
+ * region (the default geometry runs several teams of several threads even
+ * on 2 CPUs, issue 32, so 2 x CPUs alone is not the bound). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <omp.h>
@@ -107,7 +109,7 @@ int main(void) {
   CHECK(base > 0 && cpus > 0);
   if (base <= 0 || cpus <= 0) return check_finish();
   /* The plain region's thread counts as one of the launch's threads. */
-  int most = base - 1 + 2 * cpus;
+  int most = base - 1 + (2 * cpus > 16 ? 2 * cpus : 16);
 
   int worst = 0, launches = 0, bad_sums = 0, bad_leagues = 0;
 #pragma omp target enter data map(to : values[0:N])
