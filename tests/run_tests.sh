@@ -96,6 +96,8 @@ run_suite lessons tests/lessons.sh
 run_suite timeline tests/timeline.sh
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
+# simtarget-check on programs with known bugs and correct ones (tests/check/)
+run_suite check tests/check.sh
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
 # 900 binaries, hence the longer bound.
