@@ -12,6 +12,9 @@
 #                       must match (several lines allowed)
 #   golden: no          the output's order varies (threads): only the
 #                       expect: lines are checked, no expected/ file
+#   run: simtarget-check  run it under build/bin/simtarget-check (on
+#                       simtarget only; LLVM's runtime runs it directly)
+#   build: host-only    compile it without -fopenmp-targets (no device code)
 
 # lesson_field FILE NAME: the values of "NAME: value" lines, one a line.
 lesson_field() {
@@ -62,6 +65,11 @@ lesson_out_dir() {
 lesson_compile() {
   local n=$1 src=$2 bin=$3 cc flags cmd
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"
+  if [ "$(lesson_field "$src" build | head -1)" = host-only ]; then
+    flags=$(sed 's/-fopenmp-targets=[^ ]*//' <<<"$flags")
+    # no libomptarget: the binary finds clang's libomp by its run path
+    flags="$flags -Wl,-rpath,$(sed -n 's/.*-L\([^ ]*\).*/\1/p' <<<"$flags")"
+  fi
   cmd="$cc $flags -g -O1 $(lesson_field "$src" cflags | head -1) $(basename "$src") -o $bin"
   if [ -x "$bin" ] && [ "$bin" -nt "$src" ] && [ "$(cat "$bin.cmd" 2>/dev/null)" = "$cmd" ]; then
     return 0
@@ -82,14 +90,17 @@ lesson_compile() {
 # trace). Trace lines lose their "omptarget info: " prefix for "  | ".
 lesson_run() {
   local n=$1 src=$2 bin=$3 mode=${4:-simtarget} info libpath hostlib rtdir
-  local -a env=()
+  local -a env=() run=()
+  if [ "$mode" != llvm ] && [ "$(lesson_field "$src" run | head -1)" = simtarget-check ]; then
+    run=("$ROOT/build/bin/simtarget-check")
+  fi
   info=${LIBOMPTARGET_INFO:-$(lesson_field "$src" info | head -1)}
   read -r -a env <<<"$(lesson_field "$src" env | head -1)"
   eval "hostlib=\$TC_HOSTLIB_$n rtdir=\$TC_RTDIR_$n"
   if [ "$mode" = llvm ]; then libpath=$rtdir; else libpath=$ROOT/build/lib:$hostlib; fi
   (cd "$(dirname "$bin")" && env ${env[@]+"${env[@]}"} LIBOMPTARGET_INFO="${info:-0x29}" \
     OMP_TARGET_OFFLOAD=mandatory LD_LIBRARY_PATH="$libpath" \
-    timeout 60 stdbuf -oL -eL "$bin" 2>&1 | sed -u 's/^omptarget info: /  | /'
+    timeout 60 stdbuf -oL -eL ${run[@]+"${run[@]}"} "$bin" 2>&1 | sed -u 's/^omptarget info: /  | /'
     exit "${PIPESTATUS[0]}")
 }
 
