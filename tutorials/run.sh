@@ -47,9 +47,12 @@ lesson=$(basename "$dir")
 out=$(lesson_out_dir) || { echo "run.sh: no folder to write the lesson's binary in" >&2; exit 2; }
 bin=$out/$n/$lesson/$prog
 info=${LIBOMPTARGET_INFO:-$(lesson_field "$src" info | head -1)}
-echo "== clang-$n -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 $lesson/$prog.c"
+targets=" -fopenmp-targets=x86_64-pc-linux-gnu"
+[ "$(lesson_field "$src" build | head -1)" = host-only ] && targets=""
+echo "== clang-$n -fopenmp$targets -g -O1 $lesson/$prog.c"
 lesson_compile "$n" "$src" "$bin" || { cat "$bin.log" >&2; exit 1; }
 what="simdevice"; [ $mode = llvm ] && what="LLVM $n's own runtime"
+[ $mode != llvm ] && [ "$(lesson_field "$src" run | head -1)" = simtarget-check ] && what="simdevice, under simtarget-check"
 echo "== running on $what: LIBOMPTARGET_INFO=${info:-0x29} $(lesson_field "$src" env | head -1)"
 lesson_run "$n" "$src" "$bin" "$mode"
 rc=$?
