@@ -103,14 +103,19 @@ static void kernel_tasks(void)
 }
 
 /* As t_teams.c's: an explicit limit within max(2 x CPUs, 16) threads is
- * the width, else the CPUs shared by the teams at once. */
+ * the width, else the CPUs shared by the teams at once (max(CPUs, 2) of
+ * them), at least 2, within the budget they share. */
 static int team_width(int nteams, int limit)
 {
   int procs = omp_get_num_procs();
-  if (limit <= (2 * procs > 16 ? 2 * procs : 16))
+  int budget = 2 * procs > 16 ? 2 * procs : 16;
+  if (limit <= budget)
     return limit;
-  int w = procs / (nteams < procs ? nteams : procs);
-  w = w < 1 ? 1 : w;
+  int runners = procs < 2 ? 2 : procs;
+  runners = nteams < runners ? nteams : runners;
+  int w = procs / runners;
+  w = w < 2 ? 2 : w;
+  w = w < budget / runners ? w : budget / runners;
   return w < limit ? w : limit;
 }
 
