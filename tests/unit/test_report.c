@@ -85,6 +85,31 @@ static void test_error_cause_accumulates(void **state) {
   assert_string_equal(report_error_get(), "");
 }
 
+/* The finding of a failure (for the checks' report): the first rule set
+ * wins, as the first cause does; the kernel is kept; clearing the cause
+ * clears it. */
+static void test_finding_first_rule_wins(void **state) {
+  (void)state;
+  report_error_clear();
+  const struct report_finding *f = report_finding_get();
+  assert_string_equal(f->rule, "");
+  report_finding_kernel("__omp_offloading_fd00_1_main_l12");
+  report_finding_rule("past-end-of-mapping", "v[0:n - 1]");
+  report_finding_rule("freed-device-copy", "w");
+  report_finding_kernel("other");
+  assert_string_equal(f->rule, "past-end-of-mapping");
+  assert_string_equal(f->variable, "v[0:n - 1]");
+  assert_string_equal(f->kernel, "__omp_offloading_fd00_1_main_l12");
+  report_finding_rule("host-address", NULL);
+  report_error_clear();
+  assert_string_equal(f->rule, "");
+  assert_string_equal(f->variable, "");
+  assert_string_equal(f->kernel, "");
+  report_finding_rule("host-address", NULL);
+  assert_string_equal(f->variable, "");
+  report_error_clear();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_map_type_motion),
@@ -92,6 +117,7 @@ int main(void) {
       cmocka_unit_test(test_map_type_unknown_bits),
       cmocka_unit_test(test_location),
       cmocka_unit_test(test_error_cause_accumulates),
+      cmocka_unit_test(test_finding_first_rule_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
