@@ -10,8 +10,9 @@
 #   check-stdout: REGEX a line the program prints, which must reach the tool's
 #                       stdout exactly once (the plain run's, through a pipe)
 #   check-args: ...     the tool's options
-# Every run is made twice: with --json (the output must be one JSON object
-# whose bugs carry the expected finding) and as text through a pipe. Then: a
+# Every program runs with --json (the output must be one JSON object whose
+# bugs carry the expected finding; the program's stdout goes to stderr),
+# and, with the newest clang, also as text through a pipe. Then: a
 # binary built without -fopenmp-targets is told so, a file that is not a
 # program and bad options exit 2, a mode the build lacks is skipped with a
 # note. Prints "N passed, N failed, N skipped".
@@ -92,6 +93,14 @@ for b in d["bugs"]:
 sys.exit("no bug %s `%s` at %s in %r" % (rule, var, where, d["bugs"]))
 PY
   then fail "$name clang-$n --json: the findings are not as expected ($js)"; return; fi
+  if [ "$n" != "${versions##* }" ]; then
+    # the text form is the same for every clang: made with the newest; here
+    # the program's line must have reached stderr once (--json moves it there)
+    if [ -n "$want_out" ] && [ "$(grep -cE "$want_out" "$js.err")" != 1 ]; then
+      fail "$name clang-$n --json: the program's line /$want_out/ is not on stderr once ($js.err)"; return
+    fi
+    ok "$name clang-$n (exit $rc${want_find:+, $want_find})"; return
+  fi
   txt=$OUT/$n/${name%.*}.check.txt
   # shellcheck disable=SC2086
   (cd "$OUT/$n" && "$TOOL" $args "./${name%.*}" 2>"$txt.err" </dev/null | cat >"$txt")
@@ -154,6 +163,29 @@ for mode, have in known.items():
         assert noted, "%s: not in this build, yet no note" % mode
 PY
 then ok "each mode either runs or is skipped with a note"; else fail "modes and notes ($OUT/modes.json)"; fi
+
+# Device code built with -fsanitize=address (clang 14-16 instrument it):
+# either this simtarget runs it under ASan (then a correct program is
+# clean, exit 0) or it refuses the image, and the tool says it could not
+# check (exit 2, a note), never a bug of the program.
+if [[ " $TOOLCHAINS_USABLE " == *" 14 "* ]]; then
+  asan=$OUT/14/correct.asan
+  if (cd "$ROOT/tests/check" && build_cached correct.c "$asan" "$CLANG --clang 14 -g -O2 -fsanitize=address correct.c -o $asan"); then
+    ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$TOOL" --json "$asan" >"$asan.json" 2>"$asan.err" </dev/null; rc=$?
+    if python3 - "$asan.json" "$rc" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); rc = int(sys.argv[2])
+assert not d["bugs"], d["bugs"]
+assert any("instrumented with asan" in n for n in d["notes"]), d["notes"]
+refused = any("refuses the device code built with a sanitizer" in n for n in d["notes"])
+assert (rc, refused) in ((2, True), (0, False)), (rc, refused)
+PY
+    then ok "device code built with -fsanitize=address: told, no bug (exit $rc)"
+    else fail "device code built with -fsanitize=address: exit $rc ($asan.json)"; fi
+  else
+    fail "correct.c with -fsanitize=address did not compile ($asan.log)"
+  fi
+fi
 
 echo "($((SECONDS - t0)) s)"
 suite_end
