@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "check_findings.h"
 #include "device.h"
 #include "faults.h"
 #include "ompt.h"
@@ -178,6 +179,27 @@ EXPORT void *omp_get_mapped_ptr(const void *ptr, int device_num) {
   return (void *)mapping_device_address(&dev->map, (uintptr_t)ptr);
 }
 
+/* A memory routine that failed on a device copy (outside any live device
+ * allocation, past one's end) is a finding of the plain run (check
+ * "guard"), as a failed construct is: `what` is its message. */
+static void api_finding(const char *routine, const char *what) {
+  char message[1400];
+  snprintf(message, sizeof message, "%s failed: %s", routine, what);
+  struct check_finding f = {
+      .check = "guard",
+      .rule = "memory-routine-failed",
+      .construct = routine, /* a routine call carries no source location */
+      .message = message,
+      .gpu = "the copy reads or writes outside the device allocation: an "
+             "illegal-address error or another allocation's data",
+      .fix = "keep each copy inside one live device allocation (its "
+             "offsets and length within the block omp_target_alloc gave)",
+  };
+  if (check_finding_write(&f) < 0)
+    report_error("cannot append the finding to %s=%s", CHECK_REPORT_ENV,
+                 getenv(CHECK_REPORT_ENV));
+}
+
 /* Copy `len` bytes between any two of host and devices. */
 static int api_copy(const char *routine, char *dst, const char *src,
                     size_t len, int dst_device, int src_device) {
@@ -227,6 +249,7 @@ static int api_copy(const char *routine, char *dst, const char *src,
     report_error("%s(dst=%p on %d, src=%p on %d, %zu bytes): %s", routine,
                  (void *)dst, dst_device, (const void *)src, src_device, len,
                  report_error_get());
+    api_finding(routine, report_error_get());
     report_error_clear();
     return EINVAL;
   }
@@ -436,6 +459,7 @@ int api_memset(const char *routine, void *ptr, int value, size_t count,
     if (device_submit(dev, (char *)ptr + done, buf, (int64_t)n) != 0) {
       report_error("%s(%p, %d, %zu, %d): %s", routine, ptr, value, count,
                    device_num, report_error_get());
+      api_finding(routine, report_error_get());
       report_error_clear();
       rc = EINVAL;
       break;

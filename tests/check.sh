@@ -4,8 +4,9 @@
 # "14 19 22", those usable). Each program says in its header what the tool
 # must find:
 #   check-finding: RULE VARIABLE FILE:LINE   a bug with that rule, that
-#                       variable (`-`: any) and its construct at that line;
-#                       `none`: no bug at all
+#                       variable (`-`: any) and its construct at that line
+#                       (and its kernel in that file); a memory routine's
+#                       name instead of FILE:LINE; `none`: no bug at all
 #   check-exit: N       the tool's exit status (default 1 with a finding, 0 without)
 #   check-stdout: REGEX a line the program prints, which must reach the tool's
 #                       stdout exactly once (the plain run's, through a pipe)
@@ -88,7 +89,8 @@ if want == ["none"] or not want:
 rule, var, where = want[0], " ".join(want[1:-1]), want[-1]
 for b in d["bugs"]:
     if b["rule"] == rule and (var == "-" or b.get("variable") == var) \
-       and where in (b.get("construct") or "") and where.split(":")[0] in (b.get("kernel") or ""):
+       and where in (b.get("construct") or "") \
+       and (":" not in where or where.split(":")[0] in (b.get("kernel") or "")):
         sys.exit(0)
 sys.exit("no bug %s `%s` at %s in %r" % (rule, var, where, d["bugs"]))
 PY
