@@ -31,6 +31,10 @@
 #endif
 
 #define TEXT 200
+/* Larger entries are not compared: their records would double the memory
+ * of programs that map gigabytes (tests/programs/big_arrays.c: 3 GiB), and
+ * reading a device copy backs every page of it. */
+#define RECORD_MAX (256ul << 20)
 
 /* One checked entry's record: both sides' bytes at the last sync. */
 struct stale_record {
@@ -216,6 +220,11 @@ void stale_entry_created(struct device *dev, struct mapping_entry *e) {
   size_t size = e->hst_end - e->hst_begin;
   if (e->tgt_begin == e->hst_begin)
     return; /* the host's own memory (unified_shared_memory) */
+  if (size > RECORD_MAX) {
+    report_debug("stale check: %s is %zu bytes, over %lu: not checked",
+                 e->name, size, RECORD_MAX);
+    return;
+  }
   struct stale_record *r = malloc(sizeof *r + 2 * size);
   if (!r) {
     report_debug("stale check: no memory to record %s: not checked",

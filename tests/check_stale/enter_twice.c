@@ -1,7 +1,7 @@
 // `target enter data` twice (an init called from two places), `exit data`
 // once: the count stays at 1, the `from` copies nothing, and the results
 // are still on the device when the program ends.
-// stale-expect: mapped-at-exit field\[0:1024\]
+// stale-expect: mapped-at-exit field[0:1024] 1
 #include <stdio.h>
 
 #define N 1024

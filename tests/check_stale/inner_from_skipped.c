@@ -1,7 +1,7 @@
 // An inner `map(from:)` inside an enclosing `target data map(tofrom:)`
 // copies nothing; the host then works on its stale copy, and the copy back
 // at the enclosing end overwrites that work.
-// stale-expect: from-skipped a\[0:512\]
+// stale-expect: from-skipped a[0:512] 1
 #include <stdio.h>
 
 #define N 512

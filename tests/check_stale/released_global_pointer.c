@@ -1,7 +1,7 @@
 // A result array reached through a global pointer, released where `from`
 // was meant: `target exit data map(release:)` drops the kernel's results
 // and the host sums its own old zeros.
-// stale-expect: released-unread g\[0:n\]
+// stale-expect: released-unread g[0:n] 1
 // cflags: -O2
 #include <stdio.h>
 #include <stdlib.h>

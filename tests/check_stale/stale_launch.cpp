@@ -1,7 +1,7 @@
 // The host changes an input after mapping it and launches again without
 // `target update to`: the second kernel reads the old values. A lambda
 // does the work on the device.
-// stale-expect: stale-launch in\[0:256\]
+// stale-expect: stale-launch in[0:n] 1
 // cflags: -O2
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 // A C++ class whose kernel writes an array mapped `to` only: the end of
 // the `target` construct frees the device copy and the results with it.
-// stale-expect: released-unread v\[0:n\]
+// stale-expect: released-unread v[0:n] 1
 // cflags: -O2
 #include <cstdio>
 #include <vector>
