@@ -25,9 +25,11 @@
 #if __has_include(<valgrind/memcheck.h>)
 #include <valgrind/memcheck.h>
 #define MAKE_UNDEFINED(addr, len) VALGRIND_MAKE_MEM_UNDEFINED(addr, len)
+#define MAKE_DEFINED(addr, len) VALGRIND_MAKE_MEM_DEFINED(addr, len)
 #else
 #define RUNNING_ON_VALGRIND 0
 #define MAKE_UNDEFINED(addr, len) ((void)(addr), (void)(len))
+#define MAKE_DEFINED(addr, len) ((void)(addr), (void)(len))
 #endif
 
 #define TEXT 200
@@ -154,13 +156,40 @@ static void mark_undefined(const struct mapping_entry *e, size_t off,
   }
 }
 
+/* Under memcheck the check's own copies count as defined: the bytes it
+ * compares may be ones it marked undefined itself, or bytes the program
+ * never initialised (a `from` array), and its comparisons are no use of
+ * them by the program. */
+static void own_bytes(void *p, size_t len) {
+  if (RUNNING_ON_VALGRIND)
+    MAKE_DEFINED(p, len);
+}
+
+/* The host bytes of e, to compare: the host's own, or under memcheck a
+ * defined copy (*owned, freed by the caller). */
+static const unsigned char *host_view(const struct mapping_entry *e,
+                                      unsigned char **owned) {
+  size_t size = e->hst_end - e->hst_begin;
+  *owned = NULL;
+  if (!RUNNING_ON_VALGRIND)
+    return (const unsigned char *)e->hst_begin;
+  *owned = malloc(size ? size : 1);
+  if (!*owned)
+    return NULL;
+  memcpy(*owned, (void *)e->hst_begin, size);
+  own_bytes(*owned, size);
+  return *owned;
+}
+
 /* The device copy of e into a new buffer, or NULL (said in debug output). */
 static unsigned char *peek_entry(struct device *dev,
                                  const struct mapping_entry *e) {
   size_t size = e->hst_end - e->hst_begin;
   unsigned char *buf = malloc(size ? size : 1);
-  if (buf && device_peek(dev, buf, (void *)e->tgt_begin, (int64_t)size) == 0)
+  if (buf && device_peek(dev, buf, (void *)e->tgt_begin, (int64_t)size) == 0) {
+    own_bytes(buf, size);
     return buf;
+  }
   report_debug("stale check: cannot read the device copy of %s",
                e->name[0] ? e->name : "unknown");
   free(buf);
@@ -240,6 +269,7 @@ void stale_entry_created(struct device *dev, struct mapping_entry *e) {
     free(r);
     return;
   }
+  own_bytes(r->bytes, 2 * size);
   construct_text(r->mapped_at, sizeof r->mapped_at);
   construct_where(r->mapped_where, sizeof r->mapped_where);
   free(e->check);
@@ -254,6 +284,8 @@ void stale_synced(struct mapping_entry *e, uintptr_t hst, int64_t size,
   size_t off = hst - e->hst_begin;
   memcpy(r->host + off, (void *)hst, (size_t)size);
   memcpy(r->dev + off, (void *)hst, (size_t)size);
+  own_bytes(r->host + off, (size_t)size);
+  own_bytes(r->dev + off, (size_t)size);
   if (to_device)
     r->fed = true;
   else if (hst == e->hst_begin && (size_t)size == r->size)
@@ -279,8 +311,11 @@ void stale_from_skipped(struct device *dev, struct mapping_entry *e,
     return;
   /* The host does not get what the device has now until a later copy. */
   size_t off = hst - e->hst_begin;
-  unsigned char *host = (unsigned char *)e->hst_begin;
-  mark_undefined(e, off, (size_t)size, now, host);
+  unsigned char *owned;
+  const unsigned char *host = host_view(e, &owned);
+  if (host)
+    mark_undefined(e, off, (size_t)size, now, host);
+  free(owned);
   free(now);
 }
 
@@ -290,12 +325,14 @@ void stale_before_copy_back(struct device *dev, struct mapping_entry *e,
   if (!checked(e) || !r->skipped[0] || size <= 0)
     return;
   size_t off = hst - e->hst_begin;
-  const unsigned char *host = (const unsigned char *)e->hst_begin;
-  if (!memcmp(host + off, r->host + off, (size_t)size))
-    return; /* the host changed nothing since the last sync */
-  unsigned char *now = peek_entry(dev, e);
-  if (!now)
+  unsigned char *owned;
+  const unsigned char *host = host_view(e, &owned);
+  unsigned char *now = NULL;
+  if (!host || !memcmp(host + off, r->host + off, (size_t)size) ||
+      !(now = peek_entry(dev, e))) {
+    free(owned); /* unchanged since the last sync, or unreadable */
     return;
+  }
   struct diff d = compare(e, off, (size_t)size, host, r->host, now, r->dev);
   if (d.count) {
     char what[TEXT], bytes[TEXT], kernel[TEXT], msg[1024], where[TEXT];
@@ -317,6 +354,7 @@ void stale_before_copy_back(struct device *dev, struct mapping_entry *e,
             "them");
   }
   free(now);
+  free(owned);
 }
 
 void stale_released(struct device *dev, struct mapping_entry *e) {
@@ -345,7 +383,11 @@ void stale_released(struct device *dev, struct mapping_entry *e) {
             "map it `from` or `tofrom` (`target exit data map(from: ...)`, "
             "not `release`), or `target update from(...)` before the "
             "release");
-    mark_undefined(e, 0, r->size, now, (const unsigned char *)e->hst_begin);
+    unsigned char *owned;
+    const unsigned char *host = host_view(e, &owned);
+    if (host)
+      mark_undefined(e, 0, r->size, now, host);
+    free(owned);
   }
   free(now);
 }
@@ -358,10 +400,15 @@ void stale_before_launch(struct device *dev, struct mapping_entry *e) {
   construct_where(r->kernel, sizeof r->kernel);
   if (!r->fed)
     return; /* `alloc`/`from`: the device copy never mirrored the host */
-  const unsigned char *host = (const unsigned char *)e->hst_begin;
-  struct diff d = compare(e, 0, r->size, host, r->host, NULL, NULL);
-  if (!d.count)
+  unsigned char *owned;
+  const unsigned char *host = host_view(e, &owned);
+  struct diff d = {0, 0, 0};
+  if (host)
+    d = compare(e, 0, r->size, host, r->host, NULL, NULL);
+  if (!d.count) {
+    free(owned);
     return;
+  }
   char what[TEXT], bytes[TEXT], msg[1200], where[TEXT];
   construct_text(what, sizeof what);
   describe(e, &d, bytes, sizeof bytes);
@@ -376,6 +423,8 @@ void stale_before_launch(struct device *dev, struct mapping_entry *e) {
           "add `target update to(...)` after the host changes it, or map "
           "it `always, to`");
   memcpy(r->host, host, r->size); /* said once per change */
+  own_bytes(r->host, r->size);
+  free(owned);
 }
 
 void stale_copy_back_queued(uintptr_t hst, int64_t size) {

@@ -12,11 +12,16 @@
 #            the check on: each passes as without it, and its findings are
 #            exactly its "stale-expect:" lines (none for all but a few that
 #            keep device writes on the device on purpose);
-#   lessons  every lesson's correct program.c runs clean with the check.
+#   lessons  every lesson's correct program.c runs clean with the check;
+#   memcheck the host program under Valgrind's memcheck with the check: each
+#            program of tests/check_stale/memcheck/ (host reads of results
+#            that never came back, or have not yet) gets memcheck's report
+#            of uninitialised values at its "memcheck-expect: FILE:LINE";
+#            lesson 12's correct nowait program.c gets none.
 # A "stale-expect: RULE VARIABLE COUNT" line wants COUNT findings of RULE on
 # VARIABLE (`*`: any; without -g variables are "unknown").
 #
-# Usage: tests/check_stale.sh [bugs|programs|lessons ...]
+# Usage: tests/check_stale.sh [bugs|programs|lessons|memcheck ...]
 # Prints one line per check and "N passed, N failed, N skipped".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +32,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ENV_SH=$ROOT/build/toolchains/env.sh
 OUT=$ROOT/build/check_stale
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(bugs programs lessons)
+[ ${#parts[@]} -gt 0 ] || parts=(bugs programs lessons memcheck)
 if [ ! -f "$ENV_SH" ] || [ ! -e "$ROOT/build/lib/libomptarget.so" ]; then
   skip "check_stale (no $ENV_SH or build/lib: run make and tests/toolchains.sh)"
   suite_end
@@ -49,10 +54,11 @@ for line in open(sys.argv[1]):
     print(f["rule"], f.get("variable", "unknown"))' "$1"
 }
 
-# compare_findings SRC REPORT ERR: empty when the findings in REPORT (and
-# the messages in ERR) are those SRC expects, else what differs.
+# compare_findings EXPECTED REPORT ERR: empty when the findings in REPORT
+# (and the messages in ERR) are those EXPECTED lists ("RULE VARIABLE COUNT"
+# lines), else what differs.
 compare_findings() {
-  local src=$1 report=$2 err=$3 rule var count got msgs total=0
+  local expected=$1 report=$2 err=$3 rule var count got msgs total=0
   local found
   found=$(findings "$report")
   while read -r rule var count; do
@@ -63,7 +69,7 @@ compare_findings() {
     msgs=$(grep -c "^omptarget check: stale data ($rule): " "$err")
     [ "$msgs" -ge "$count" ] || { echo "$rule: $msgs stderr messages, $count wanted"; return; }
     total=$((total + count))
-  done < <(expectations "$src")
+  done <<<"$expected"
   got=$(grep -c . <<<"$found")
   [ -n "$found" ] || got=0
   [ "$got" = "$total" ] ||
@@ -109,7 +115,7 @@ part_bugs() {
       why=""
       if [ "$rc0" != "$rc1" ]; then why="exit $rc1 with the check, $rc0 without"
       elif ! cmp -s "$log.plain.out" "$log.out"; then why="stdout differs with the check"
-      else why=$(compare_findings "$src" "$log.json" "$log.err")
+      else why=$(compare_findings "$(expectations "$src")" "$log.json" "$log.err")
       fi
       if [ -z "$why" ]; then ok "$what"; else fail "$what: $why (stderr: $log.err)"; fi
     done
@@ -163,24 +169,72 @@ part_programs() {
   fi
 }
 
+# Lessons whose correct program shows dropped writes on purpose (their
+# texts explain them; a header line would move the lines they quote).
+declare -A lesson_expect=(
+  [02-to-from-implicit]=$'released-unread to_only 1\nreleased-unread scratch 1'
+)
+
 part_lessons() {
-  local n d src bin lesson rc out
+  local n d src bin lesson rc out why log
   n=$(lesson_clang "${LESSONS_CLANG:-}") || { skip "lessons (no usable clang)"; return; }
   local lout=$ROOT/build/lessons
   for d in "$ROOT"/tutorials/[0-9][0-9]-*/; do
     lesson=$(basename "$d"); src=$d/program.c; bin=$lout/$n/$lesson/program
+    log=$OUT/lesson-$lesson
     lesson_compile "$n" "$src" "$bin" || { fail "lessons/$lesson: does not compile"; continue; }
-    out=$(SIMTARGET_CHECK=stale SIMTARGET_CHECK_REPORT=$OUT/lesson.json LIBOMPTARGET_INFO=0 \
+    rm -f "$log.json"
+    out=$(SIMTARGET_CHECK=stale SIMTARGET_CHECK_REPORT=$log.json LIBOMPTARGET_INFO=0 \
       lesson_run "$n" "$src" "$bin")
     rc=$?
+    printf '%s\n' "$out" >"$log.err"
+    why=""
     if [ $rc != 0 ] || ! grep -q '^PASS' <<<"$out"; then
-      fail "lessons/$lesson/program.c: exit $rc with the check"
-    elif grep -q 'omptarget check: stale data' <<<"$out"; then
-      fail "lessons/$lesson/program.c: $(grep -m1 'omptarget check' <<<"$out" | cut -c1-200)"
+      why="exit $rc with the check"
     else
-      ok "lessons/$lesson/program.c clang-$n: clean"
+      why=$(compare_findings "${lesson_expect[$lesson]:-}" "$log.json" "$log.err")
+    fi
+    if [ -z "$why" ]; then ok "lessons/$lesson/program.c clang-$n with the check"
+    else fail "lessons/$lesson/program.c clang-$n: $why (output: $log.err)"; fi
+  done
+}
+
+# run_memcheck BIN LOG N: BIN under memcheck with the check, its output
+# (memcheck's too) into LOG; memcheck's errors make the exit status 99.
+run_memcheck() {
+  local bin=$1 log=$2 n=$3
+  (cd "$(dirname "$bin")" && SIMTARGET_CHECK=stale OMP_TARGET_OFFLOAD=mandatory \
+    LD_LIBRARY_PATH="$ROOT/build/lib:$(eval echo "\$TC_HOSTLIB_$n")" \
+    timeout 300 valgrind -q --error-exitcode=99 "$bin" >"$log" 2>&1)
+}
+
+part_memcheck() {
+  local n=${STALE_CLEAN_CLANG:-19} src base bin want rc lesson
+  command -v valgrind >/dev/null || { skip "memcheck (no valgrind)"; return; }
+  [[ " $TOOLCHAINS_USABLE " == *" $n "* ]] || { skip "memcheck (clang $n not usable)"; return; }
+  compile_each "$n" "$ROOT"/tests/check_stale/memcheck/*.c
+  for src in "$ROOT"/tests/check_stale/memcheck/*.c; do
+    base=$(basename "$src" .c); bin=$OUT/$n/$base
+    want=$(lesson_field "$src" memcheck-expect | head -1)
+    [ -x "$bin" ] || { fail "memcheck/$base.c: does not compile"; continue; }
+    run_memcheck "$bin" "$bin.memcheck" "$n"; rc=$?
+    if [ $rc = 99 ] && grep -q 'uninitialised value' "$bin.memcheck" &&
+       grep -q "($want)" "$bin.memcheck"; then
+      ok "memcheck/$base.c clang-$n: memcheck reports the use at $want"
+    else
+      fail "memcheck/$base.c clang-$n: exit $rc, no report at $want (output: $bin.memcheck)"
     fi
   done
+  lesson=12-nowait-depend
+  bin=$ROOT/build/lessons/$n/$lesson/program
+  lesson_compile "$n" "$ROOT/tutorials/$lesson/program.c" "$bin" ||
+    { fail "memcheck: lessons/$lesson does not compile"; return; }
+  run_memcheck "$bin" "$OUT/lesson-$lesson.memcheck" "$n"; rc=$?
+  if [ $rc = 0 ] && grep -q '^PASS' "$OUT/lesson-$lesson.memcheck"; then
+    ok "memcheck: lessons/$lesson/program.c clang-$n clean"
+  else
+    fail "memcheck: lessons/$lesson/program.c clang-$n: exit $rc (output: $OUT/lesson-$lesson.memcheck)"
+  fi
 }
 
 for part in "${parts[@]}"; do
@@ -188,7 +242,8 @@ for part in "${parts[@]}"; do
     bugs) part_bugs ;;
     programs) part_programs ;;
     lessons) part_lessons ;;
-    *) echo "check_stale.sh: unknown part $part (bugs, programs, lessons)"; exit 2 ;;
+    memcheck) part_memcheck ;;
+    *) echo "check_stale.sh: unknown part $part (bugs, programs, lessons, memcheck)"; exit 2 ;;
   esac
 done
 suite_end
