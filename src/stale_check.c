@@ -215,15 +215,15 @@ static void finding(const char *rule, const struct mapping_entry *e,
             CHECK_REPORT_ENV, getenv(CHECK_REPORT_ENV));
 }
 
-/* "bytes 4 to 3997 of its 4000 (host 0x...), 1740 of them differ" */
+/* "bytes 4 to 3997 of its 4000 (host 0x...; 1740 bytes differ)" */
 static void describe(const struct mapping_entry *e, const struct diff *d,
                      char *buf, size_t len) {
   text(buf, len,
        "bytes %zu to %zu of its %zu (host 0x%" PRIxPTR "..0x%" PRIxPTR
-       "; %zu byte%s differ)",
+       "; %zu %s)",
        d->first, d->last, (size_t)(e->hst_end - e->hst_begin),
        e->hst_begin + d->first, e->hst_begin + d->last + 1, d->count,
-       d->count == 1 ? "" : "s");
+       d->count == 1 ? "byte differs" : "bytes differ");
 }
 
 static void by_kernel(const struct stale_record *r, char *buf, size_t len) {
