@@ -46,7 +46,8 @@ struct stale_record {
   char skipped[TEXT];    /* the last construct whose `from` copied nothing */
   char skipped_where[TEXT]; /* its location alone, and the creation's */
   char mapped_where[TEXT];
-  char kernel[TEXT];     /* the last kernel launched with it mapped: where */
+  char kernel[TEXT];     /* where the last kernel launched with it mapped
+                          * was (its `target` construct) */
   unsigned char *host, *dev;
   unsigned char bytes[]; /* host, then dev */
 };
@@ -228,9 +229,10 @@ static void describe(const struct mapping_entry *e, const struct diff *d,
 
 static void by_kernel(const struct stale_record *r, char *buf, size_t len) {
   if (r->kernel[0])
-    text(buf, len, ", last by the kernel of `target` at %s", r->kernel);
+    text(buf, len, " (the last kernel with it mapped: `target` at %s)",
+         r->kernel);
   else
-    text(buf, len, " (by no kernel: a device memory routine)");
+    text(buf, len, " (no kernel had it mapped: a memory routine wrote it)");
 }
 
 static void skipped_note(const struct stale_record *r, char *buf,
