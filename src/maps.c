@@ -1445,6 +1445,15 @@ int maps_construct_begin(struct maps_construct *c) {
   return rc;
 }
 
+void maps_note_runtime_write(struct device *dev, uintptr_t hst,
+                             const void *bytes, size_t len) {
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, hst);
+  if (e)
+    stale_device_written(e, hst, bytes, len);
+  pthread_mutex_unlock(&dev->map.lock);
+}
+
 int maps_construct_end(struct maps_construct *c) {
   return run_pass(c, PASS_END);
 }

@@ -294,6 +294,14 @@ void stale_synced(struct mapping_entry *e, uintptr_t hst, int64_t size,
     r->skipped[0] = '\0'; /* all of it came back */
 }
 
+void stale_device_written(struct mapping_entry *e, uintptr_t hst,
+                          const void *bytes, size_t len) {
+  struct stale_record *r = record_of(e);
+  if (!r || hst < e->hst_begin || hst + len > e->hst_end)
+    return;
+  memcpy(r->dev + (hst - e->hst_begin), bytes, len);
+}
+
 void stale_forget(struct mapping_entry *e) {
   free(e->check);
   e->check = NULL;

@@ -53,6 +53,11 @@ HIDDEN void stale_entry_created(struct device *dev, struct mapping_entry *e);
  * when to_device): both sides now hold the host's bytes there. */
 HIDDEN void stale_synced(struct mapping_entry *e, uintptr_t hst, int64_t size,
                          bool to_device);
+/* The runtime itself wrote `len` bytes into the device copy of host
+ * [hst, hst+len) of e (a lambda capture pointed at its device copy): they
+ * are no result of the kernel. */
+HIDDEN void stale_device_written(struct mapping_entry *e, uintptr_t hst,
+                                 const void *bytes, size_t len);
 /* An asynchronous construct uses e: its copies land later, e is no longer
  * compared. */
 HIDDEN void stale_forget(struct mapping_entry *e);
