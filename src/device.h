@@ -143,6 +143,11 @@ HIDDEN int device_submit_named(struct device *dev, void *tgt_ptr,
 HIDDEN int device_retrieve_named(struct device *dev, void *hst_ptr,
                                  void *tgt_ptr, int64_t size,
                                  const char *name);
+/* A bug-finding check's read of device memory into a buffer of its own:
+ * not traced, profiled or told to OMPT tools (the program did not ask for
+ * it). Returns the plugin's result; no cause is recorded. */
+HIDDEN int device_peek(struct device *dev, void *buf, void *tgt_ptr,
+                       int64_t size);
 /* Write a device pointer (the 8 bytes at `value`, a runtime buffer) into
  * the device copy of the user's host pointer at `hst_ptr_addr`: the trace
  * shows the user's address, not the buffer. */

@@ -180,6 +180,11 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
   return rc;
 }
 
+int device_peek(struct device *dev, void *buf, void *tgt_ptr, int64_t size) {
+  return RTL_CALL(DEVOPS_PEEK, &dev->plugin->ops, data_retrieve)(
+      dev->rtl_id, buf, tgt_ptr, size);
+}
+
 int device_submit(struct device *dev, void *tgt_ptr, void *hst_ptr,
                   int64_t size) {
   return device_submit_named(dev, tgt_ptr, hst_ptr, size, NULL);

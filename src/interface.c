@@ -33,6 +33,7 @@
 #include "plugins.h"
 #include "registry.h"
 #include "report.h"
+#include "stale_check.h"
 #include "trace.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -332,6 +333,7 @@ static void data_construct(const char *entry, ident_t *loc, int64_t device_id,
   struct device *dev = NULL;
   report_init();
   report_error_clear();
+  stale_check_construct(loc, what);
   if (settings_get()->offload == POLICY_DISABLED)
     return;
   struct trace_call_info info = {.entry = entry,
@@ -504,6 +506,7 @@ static int32_t target_construct(const char *entry, ident_t *loc,
   struct device *dev = NULL;
   report_init();
   report_error_clear();
+  stale_check_construct(loc, what);
   if (settings_get()->offload == POLICY_DISABLED)
     return OFFLOAD_FAIL;
   struct trace_call_info info = {.entry = entry,
@@ -1016,6 +1019,8 @@ __attribute__((destructor)) static void interface_fini(void) {
         dump_one_table(dev);
     }
   }
+  /* What the devices still hold, compared while they run (issue 32). */
+  stale_check_at_exit();
   /* Release, not free: exit() on one host thread leaves the others running
    * (inside a construct, maybe) until the process ends. */
   devices_release_at_exit();

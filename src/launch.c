@@ -7,6 +7,7 @@
  * and their tables lock themselves.
  */
 #include "launch.h"
+#include "stale_check.h"
 #include "async.h"
 #include "faults.h"
 #include "lock_check.h"
@@ -138,8 +139,14 @@ static int fix_lambda_capture(struct device *dev, const struct map_args *a,
   report_debug("lambda capture %d: device 0x%p (in the closure of argument "
                "%d) = %p (host %p)",
                i, (void *)field, parent, value, captured);
-  if (!rec)
-    return device_submit_pointer(dev, field, &value, a->base[i], NULL);
+  if (!rec) {
+    if (device_submit_pointer(dev, field, &value, a->base[i], NULL) != 0)
+      return -1;
+    if (stale_check_on())
+      maps_note_runtime_write(dev, (uintptr_t)a->base[i], &value,
+                              sizeof value);
+    return 0;
+  }
   void **held = malloc(sizeof *held); /* read when the queue runs */
   if (!held) {
     report_error_set("target: out of host memory for a lambda capture");

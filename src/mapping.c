@@ -99,6 +99,8 @@ static struct mapping_entry *entry_alloc(void) {
 }
 
 static void entry_free(struct mapping_entry *e) {
+  free(e->check);
+  e->check = NULL;
   if (RUNNING_ON_VALGRIND) {
     free(e);
     return;

@@ -67,6 +67,9 @@ struct mapping_entry {
   bool unlinked;
   bool owned;                   /* tgt memory allocated by us (freed on removal) */
   bool associated;              /* made by omp_target_associate_ptr */
+  /* A bug-finding check's record of the entry (src/stale_check.c): one
+   * malloc'ed block, NULL when unchecked; freed with the entry. */
+  void *check;
   /* tree links, private to mapping.c */
   struct mapping_entry *left, *right;
   int height;

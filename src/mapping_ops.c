@@ -160,6 +160,16 @@ void mapping_dump_locking(struct mapping_table *t, FILE *out,
   pthread_mutex_unlock(&t->lock);
 }
 
+bool mapping_foreach_if_free(struct mapping_table *t,
+                             int (*fn)(struct mapping_entry *, void *),
+                             void *arg) {
+  if (pthread_mutex_trylock(&t->lock) != 0)
+    return false;
+  mapping_foreach(t, fn, arg);
+  pthread_mutex_unlock(&t->lock);
+  return true;
+}
+
 bool mapping_dump_if_free(struct mapping_table *t, FILE *out,
                           const char *title) {
   if (pthread_mutex_trylock(&t->lock) != 0)

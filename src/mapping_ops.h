@@ -80,6 +80,11 @@ HIDDEN void mapping_dump_locking(struct mapping_table *t, FILE *out,
  * thread may hold it forever); false when it was not. */
 HIDDEN bool mapping_dump_if_free(struct mapping_table *t, FILE *out,
                                  const char *title);
+/* mapping_foreach if the lock is free now (at exit, as
+ * mapping_dump_if_free); false when it was not. */
+HIDDEN bool mapping_foreach_if_free(struct mapping_table *t,
+                                    int (*fn)(struct mapping_entry *, void *),
+                                    void *arg);
 /* mapping_keep_for_report under the table's lock. */
 HIDDEN void mapping_keep_for_report_locking(struct mapping_table *t,
                                             int device_id);

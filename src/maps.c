@@ -36,6 +36,7 @@
 #include "lock_check.h"
 #include "mapping_memory.h"
 #include "memory_blocks.h"
+#include "stale_check.h"
 #include "trace.h"
 
 #include <inttypes.h>
@@ -202,6 +203,8 @@ static int copy_to_device(struct maps_construct *c, struct mapping_entry *e,
       return -1;
     }
   }
+  if (stale_check_on() && !c->rec)
+    stale_synced(e, hst, size, true);
   return 0;
 }
 
@@ -215,6 +218,8 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
   if (c->rec) {
     /* The copy lands later: restore the pointers then, and keep others off
      * the entry until it has. */
+    if (stale_check_on())
+      stale_copy_back_queued(hst, size);
     if (async_retrieve(c->rec, (void *)hst, tgt, size, e->name) != 0 ||
         async_defer_entry(c->rec, e, false) != 0) {
       report_error_set("%s: queueing the copy of %s back from the device "
@@ -228,6 +233,8 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
         return -1;
     return 0;
   }
+  if (stale_check_on())
+    stale_before_copy_back(c->dev, e, hst, size);
   if (device_retrieve_named(c->dev, (void *)hst, tgt, size, e->name) != 0) {
     report_error_set("%s: copying %s back from the device failed", c->what,
                      e->name[0] ? e->name : "unknown");
@@ -236,6 +243,8 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
   for (struct shadow_ptr *s = e->shadows; s; s = s->next)
     if (shadow_in_range(s, hst, hst + (uintptr_t)size))
       memcpy((void *)s->hst_ptr_addr, &s->hst_ptr_value, sizeof(void *));
+  if (stale_check_on())
+    stale_synced(e, hst, size, false);
   return 0;
 }
 
@@ -468,6 +477,8 @@ static struct mapping_entry *create_entry(struct maps_construct *c,
               ", HstPtrBegin=0x%" PRIxPTR ", TgtPtrBegin=%p, Size=%" PRId64
               ", DynRefCount=%" PRIu64 ", HoldRefCount=%" PRIu64 ", Name=%s",
               base, begin, tgt, size, e->dyn_refcount, e->hold_refcount, name);
+  if (stale_check_on() && !c->rec)
+    stale_entry_created(c->dev, e);
   return e;
 
 out_remove_entry:
@@ -790,6 +801,9 @@ static int drop_reference(struct maps_construct *c, struct mapping_entry *e,
   else if (!last && from && !forced && change == TRACE_DECREMENTED)
     note = TRACE_NOTE_FROM_SKIPPED;
   count_event_noted(e, which, change, before, note);
+  if (note == TRACE_NOTE_FROM_SKIPPED && stale_check_on() && !c->rec)
+    stale_from_skipped(c->dev, e, e->hst_begin,
+                       (int64_t)(e->hst_end - e->hst_begin));
   if (last)
     t->remove = true;
   return 0;
@@ -884,6 +898,8 @@ static int remove_released(struct maps_construct *c) {
                 e->hst_begin, e->tgt_begin, e->hst_end - e->hst_begin,
                 e->name[0] ? e->name : "unknown");
     t->entry = NULL;
+    if (stale_check_on() && c->copies_back)
+      stale_released(c->dev, e);
     if (mapping_entry_remove(c->dev, e) != 0) {
       report_error_set("%s: freeing the device memory of a removed mapping "
                        "failed",
@@ -1303,6 +1319,14 @@ static void construct_release(struct maps_construct *c) {
   c->cap_touched = INLINE_TOUCHED;
 }
 
+/* An asynchronous construct's copies land later: its entries are no
+ * longer compared by the stale check. */
+static void forget_touched(struct maps_construct *c) {
+  for (size_t i = 0; i < c->num_touched; i++)
+    if (c->touched[i].entry)
+      stale_forget(c->touched[i].entry);
+}
+
 /* The one driver of every construct: one pass over its items. */
 static int run_pass(struct maps_construct *c, enum pass_kind kind) {
   const struct pass *p = &passes[kind];
@@ -1327,6 +1351,8 @@ static int run_pass(struct maps_construct *c, enum pass_kind kind) {
     mapping_keep_for_report(&c->dev->map, c->dev->id);
   if (p->finish)
     rc = p->finish(c, rc);
+  if (stale_check_on() && c->rec)
+    forget_touched(c);
   if (rc != 0)
     /* a failure of the finish step */
     mapping_keep_for_report(&c->dev->map, c->dev->id);
@@ -1402,8 +1428,30 @@ out_free:
   return NULL;
 }
 
+/* SIMTARGET_CHECK=stale: the region's kernel runs next on the entries its
+ * begin pass touched. */
+static void check_before_launch(struct maps_construct *c) {
+  pthread_mutex_lock(&c->dev->map.lock);
+  for (size_t i = 0; i < c->num_touched; i++)
+    if (c->touched[i].entry)
+      stale_before_launch(c->dev, c->touched[i].entry);
+  pthread_mutex_unlock(&c->dev->map.lock);
+}
+
 int maps_construct_begin(struct maps_construct *c) {
-  return run_pass(c, PASS_BEGIN);
+  int rc = run_pass(c, PASS_BEGIN);
+  if (rc == 0 && stale_check_on() && !c->rec)
+    check_before_launch(c);
+  return rc;
+}
+
+void maps_note_runtime_write(struct device *dev, uintptr_t hst,
+                             const void *bytes, size_t len) {
+  pthread_mutex_lock(&dev->map.lock);
+  struct mapping_entry *e = mapping_find(&dev->map, hst);
+  if (e)
+    stale_device_written(e, hst, bytes, len);
+  pthread_mutex_unlock(&dev->map.lock);
 }
 
 int maps_construct_end(struct maps_construct *c) {

@@ -74,6 +74,11 @@ HIDDEN void maps_construct_free(struct maps_construct *c);
 HIDDEN int maps_kernel_arg(struct device *dev, void *base, void *begin,
                            int64_t size, int64_t type, void **value);
 
+/* SIMTARGET_CHECK=stale: the runtime wrote `len` bytes at the device copy
+ * of host address hst (a lambda capture fixed up at launch), not a kernel. */
+HIDDEN void maps_note_runtime_write(struct device *dev, uintptr_t hst,
+                                    const void *bytes, size_t len);
+
 /* ---- user-defined mappers (src/mappers.c) ---------------------------- */
 
 /* The components a mapper function pushed, as parallel arrays: a

@@ -132,6 +132,36 @@ static bool nowait_setting(void) {
   return false;
 }
 
+/* SIMTARGET_CHECK: a comma list of check modes, any case. An item no
+ * component of simtarget knows is named in one warning and left out. Modes
+ * that other components read from the same variable are listed here too,
+ * with bit 0, so that naming them draws no warning. */
+static uint32_t check_setting(void) {
+  static const struct {
+    const char *word;
+    uint32_t bit;
+  } modes[] = {{"stale", CHECK_STALE}};
+  const char *value = env_value("SIMTARGET_CHECK");
+  uint32_t bits = 0;
+  for (const char *p = value; p && *p;) {
+    size_t len = strcspn(p, ",");
+    size_t i = 0;
+    while (i < sizeof modes / sizeof modes[0] &&
+           !(len == strlen(modes[i].word) &&
+             !strncasecmp(p, modes[i].word, len)))
+      i++;
+    if (i < sizeof modes / sizeof modes[0])
+      bits |= modes[i].bit;
+    else if (len > 0)
+      fprintf(stderr,
+              "omptarget warning: SIMTARGET_CHECK=%s: unknown check `%.*s` "
+              "(accepted: a comma list of stale); left out\n",
+              value, (int)len, p);
+    p += len + (p[len] == ',');
+  }
+  return bits;
+}
+
 static void read_environment(void) {
   free(plugins_copy);
   free(faults_copy);
@@ -158,6 +188,7 @@ static void read_environment(void) {
       .default_device = (int)integer_setting(
           "OMP_DEFAULT_DEVICE", 0, INT_MAX, "a device number, 0 or more", 0),
       .nowait_waits = nowait_setting(),
+      .checks = check_setting(),
       .plugins = plugins_copy,
       .faults = faults_copy,
       .fault_counts = fault_counts_copy,

@@ -30,6 +30,7 @@ struct settings {
   enum offload_policy offload; /* OMP_TARGET_OFFLOAD */
   int default_device;          /* OMP_DEFAULT_DEVICE, >= 0 */
   bool nowait_waits;           /* SIMTARGET_NOWAIT=wait */
+  uint32_t checks;             /* SIMTARGET_CHECK: enum check_mode bits */
   /* Lists checked by their users, which say what is wrong with an item:
    * NULL when unset or empty. */
   const char *plugins;         /* LIBOMPTARGET_PLUGINS (plugins.c) */
@@ -42,6 +43,11 @@ struct settings {
    * checks them): a tool may be named, and OMP_TOOL is not `disabled` */
   bool omp_tool_named;
   bool omp_tool_disabled;
+};
+
+/* The bug-finding checks SIMTARGET_CHECK turns on (a comma list). */
+enum check_mode {
+  CHECK_STALE = 1u << 0, /* stale data: src/stale_check.c */
 };
 
 /* The settings, read from the environment on the first call. */

@@ -92,6 +92,9 @@ run_suite traces_fuzz tests/traces_fuzz.sh
 run_suite ompt tests/ompt.sh
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
+# SIMTARGET_CHECK=stale: its bug programs found with every finding they
+# expect, the correct programs and lessons clean, the memcheck marking
+run_suite check_stale tests/check_stale.sh
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
 run_suite timeline tests/timeline.sh
 # the teachers' tool on folders of good and bad student programs

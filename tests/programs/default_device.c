@@ -1,6 +1,9 @@
 /* default_device.c - omp_set_default_device chooses where constructs without
  * a device clause run: the initial device runs them on the host, another
  * device gets their mappings.
+ * (SIMTARGET_CHECK=stale reports the map(to) value the region writes on
+ * purpose, to see where it ran: the dropped write)
+ * stale-expect: released-unread * 1
  * env: SIMDEVICE_NUM_DEVICES=2
  * cflags: -O2
  * expect: after omp_set_default_device(omp_get_initial_device()) a target

@@ -1,5 +1,8 @@
 /* if_device.c - target if(0) runs on the host; if(1) and an explicit
  * device(n) clause run on device n, and know it.
+ * (SIMTARGET_CHECK=stale reports the map(to) write kept on the device on
+ * purpose)
+ * stale-expect: released-unread * 1
  * env: SIMDEVICE_NUM_DEVICES=2
  * simtarget-only
  * (LLVM's CPU plugin runs kernels on the host's libomp, whose

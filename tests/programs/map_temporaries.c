@@ -3,6 +3,8 @@
  * each region maps the same host object anew (simdevice gives it its last
  * device block again). Sizes change between rounds, within a page and
  * across pages, and the map types change with them.
+ * (SIMTARGET_CHECK=stale reports each map(to) round's device-only writes)
+ * stale-expect: released-unread * 13
  * expect: every region sees this round's values (map to/tofrom), its
  * writes come back (tofrom/from), the last element of each size is
  * writable, and nothing of an earlier round leaks into a later one

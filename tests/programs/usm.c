@@ -1,5 +1,8 @@
 /* usm.c - requires unified_shared_memory: host memory used in target regions
  * as it is.
+ * (SIMTARGET_CHECK=stale reports the `close` copy the host changes without
+ * an update, on purpose)
+ * stale-expect: stale-launch * 1
  * ppc64le-skip: requires unified_shared_memory or unified_address, which simdevice serves by running kernels in the (x86-64) host process
  * expect-stderr-not: not device memory|stopped with|faulted
  * expect: under unified_shared_memory stack, static, heap and malloc'ed data
