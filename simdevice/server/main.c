@@ -457,6 +457,7 @@ static void watch_host(void) {
 
 int main(int argc, char **argv) {
   environment_read();
+  environment_restore_preload();
   if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
     return supervise_main();
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
@@ -490,6 +491,7 @@ int main(int argc, char **argv) {
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
     fail_setup("%s", msg);
+  sanitizer_init();
   atomic_store(&ctl->server_ready, 1);
   server_futex_wake(&ctl->server_ready);
   struct simdev_slot *s = &ctl->slot;
