@@ -170,6 +170,9 @@ struct simdev_fault_record {
                          `address` (signal 0), and its report is on stderr */
   int32_t pad;
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE]; /* host entry name, "" if unknown */
+  /* With `sanitizer`: "KIND at FILE:LINE:COL" from the report's SUMMARY
+   * line (server/sanitizer.c), "" if none */
+  char sanitizer_summary[256];
 };
 
 /* Each slot starts a 64-byte cache line (the control area is page aligned):

@@ -264,16 +264,21 @@ static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
 }
 
 /* A device address the kernel faulted at, named by the mapped object it
- * hit or ran past (simdevice puts a guard page after each allocation), and
- * the construct's argument that mapped it. */
+ * hit or ran past (simdevice puts a guard page after each allocation), or
+ * that it lies just before (AddressSanitizer in the device process reports
+ * that), and the construct's argument that mapped it. */
 static bool explain_device_fault(struct device *dev,
                                  const struct map_args *a, uintptr_t addr) {
   const long page = sysconf(_SC_PAGESIZE); /* 64 KiB on most POWER machines */
   const uintptr_t guard = page > 0 ? (uintptr_t)page : 4096;
   struct mapping_range m;
   bool beyond; /* addr is after the entry, not inside it */
-  if (!mapping_entry_near_device(&dev->map, addr, guard, &m, &beyond))
-    return false;
+  bool before = false; /* addr is before the entry (ASan on the device) */
+  if (!mapping_entry_near_device(&dev->map, addr, guard, &m, &beyond)) {
+    if (!mapping_entry_after_device(&dev->map, addr, guard, &m))
+      return false;
+    before = true;
+  }
   const struct mapping_range *e = &m;
   /* bytes past the end of e (0: the first byte after) */
   uintptr_t past = beyond ? addr - (e->tgt_begin + (e->hst_end - e->hst_begin))
@@ -288,7 +293,14 @@ static bool explain_device_fault(struct device *dev,
   if (i >= 0)
     snprintf(arg, sizeof arg, "argument %d, ", i);
   uintptr_t size = e->hst_end - e->hst_begin;
-  if (beyond)
+  if (before)
+    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s before "
+                     "the start of `%s` (%s%" PRIuPTR " bytes mapped from "
+                     "host 0x%" PRIxPTR ")",
+                     addr, e->tgt_begin - addr,
+                     e->tgt_begin - addr == 1 ? "" : "s", name, arg, size,
+                     e->hst_begin);
+  else if (beyond)
     report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
                      "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
                      "0x%" PRIxPTR ")",

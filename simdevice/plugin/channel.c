@@ -86,8 +86,9 @@ static void describe_fault(struct sim_device *dev, const char *kernel) {
              name ? name : "", name ? "` ran" : "");
   else if (f->sanitizer)
     snprintf(what, sizeof what,
-             "AddressSanitizer in the device process: %s%.256s%s %s address "
-             "0x%llx (%s; its report above gives the source line)",
+             "AddressSanitizer in the device process: %.200s: %s%.160s%s %s "
+             "address 0x%llx (%s)",
+             f->sanitizer_summary[0] ? f->sanitizer_summary : "a bad access",
              name ? "kernel `" : "device code", name ? name : "",
              name ? "`" : "", fault_verb(f->kind), (unsigned long long)addr,
              where);

@@ -104,13 +104,18 @@ static int redirect_host_call(int sig, siginfo_t *info, void *uctx) {
 #endif
 }
 
-void faults_record_sanitizer(uint64_t addr, int write) {
+void faults_record_sanitizer(uint64_t addr, int write, const char *summary) {
   if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
     return;
   struct simdev_fault_record *rec = &fault_control->fault;
   uint64_t kernel = thread_kernel ? thread_kernel : atomic_load(&latest_kernel);
   rec->signal = 0;
   rec->sanitizer = 1;
+  size_t n = summary ? strcspn(summary, "\n") : 0;
+  if (n >= sizeof rec->sanitizer_summary)
+    n = sizeof rec->sanitizer_summary - 1;
+  memcpy(rec->sanitizer_summary, summary ? summary : "", n);
+  rec->sanitizer_summary[n] = '\0';
   rec->address = addr;
   rec->kind = write ? SIMDEV_FAULT_WRITE : SIMDEV_FAULT_READ;
   rec->kernel = kernel;

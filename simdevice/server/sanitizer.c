@@ -19,6 +19,8 @@
  * under the runtime's own report lock.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "server.h"
 
@@ -46,13 +48,39 @@ extern void __asan_set_error_report_callback(void (*)(const char *))
 extern void *__asan_get_report_address(void) __attribute__((weak));
 extern int __asan_get_report_access_type(void) __attribute__((weak));
 
+/* "KIND at FILE:LINE:COL" from the report's line "SUMMARY:
+ * AddressSanitizer: KIND /path/FILE:LINE:COL in FUNCTION" (the file's base
+ * name: the host's message has room for little), or "" without one. */
+static void summarize(const char *report, char *out, size_t len) {
+  static const char tag[] = "SUMMARY: AddressSanitizer: ";
+  const char *p = report ? strstr(report, tag) : NULL;
+  out[0] = '\0';
+  if (p == NULL)
+    return;
+  p += sizeof tag - 1;
+  size_t kind = strcspn(p, " \n");
+  const char *loc = p[kind] == ' ' ? p + kind + 1 : p + kind;
+  size_t loc_len = strcspn(loc, " \n");
+  for (size_t i = loc_len; i-- > 0;)
+    if (loc[i] == '/') {
+      loc_len -= i + 1;
+      loc += i + 1;
+      break;
+    }
+  if (loc_len == 0 || loc[0] == '(') /* no source line: "(module+0x...)" */
+    snprintf(out, len, "%.*s", (int)kind, p);
+  else
+    snprintf(out, len, "%.*s at %.*s", (int)kind, p, (int)loc_len, loc);
+}
+
 static void on_asan_report(const char *report) {
-  (void)report;
+  char summary[200];
+  summarize(report, summary, sizeof summary);
   void *addr = __asan_get_report_address ? __asan_get_report_address() : 0;
   int write = __asan_get_report_access_type
                   ? __asan_get_report_access_type() != 0
                   : 0;
-  faults_record_sanitizer((uint64_t)(uintptr_t)addr, write);
+  faults_record_sanitizer((uint64_t)(uintptr_t)addr, write, summary);
 }
 
 void sanitizer_init(void) {
