@@ -24,6 +24,7 @@
  * it.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <gelf.h>
 #include <glob.h>
 #include <limits.h>
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin_internal.h"
 
@@ -181,6 +183,13 @@ static int runtime_of_compiler(const char *stem, int major, char *out,
 static int find_runtime(int kind, int major, char *out, size_t len) {
   const char *set = getenv("SIMDEVICE_SANITIZER_RUNTIME");
   if (set != NULL && set[0] != '\0') {
+    if (access(set, R_OK) != 0) {
+      plugin_error("simdevice: SIMDEVICE_SANITIZER_RUNTIME=%.300s, the "
+                   "runtime for device code built with -fsanitize=%s, "
+                   "cannot be read: %s",
+                   set, sanitizer_name(kind), strerror(errno));
+      return -1;
+    }
     snprintf(out, len, "%s", set);
     return 0;
   }
