@@ -152,6 +152,7 @@ static int run_kernel(struct simdev_slot *s) {
   int32_t num_teams = (int32_t)s->a[2], thread_limit = (int32_t)s->a[3];
   int rc;
   faults_set_running_kernel(s->a[0]);
+  sanitizer_kernel_begin();
   if (runtime.call != NULL) {
     runtime.kernel_begin(num_teams, thread_limit);
     rc = runtime.call(fn, nargs, s->args);
@@ -159,6 +160,7 @@ static int run_kernel(struct simdev_slot *s) {
   } else {
     rc = call_without_runtime(fn, nargs, s->args);
   }
+  sanitizer_kernel_end();
   /* (serve clears the running kernel after its reply) */
   if (rc != 0) {
     char name[SIMDEV_KERNEL_NAME_SIZE];

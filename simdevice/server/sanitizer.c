@@ -83,6 +83,24 @@ static void on_asan_report(const char *report) {
   faults_record_sanitizer((uint64_t)(uintptr_t)addr, write, summary);
 }
 
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+/* Kernels end before the host starts the ones that depend on them: a
+ * kernel that starts after another ended comes after it for ThreadSanitizer
+ * too, and two kernels that run at once (nowait, other queues) do not. */
+static char kernels_ended;
+
+void sanitizer_kernel_begin(void) {
+  if (__tsan_acquire != NULL)
+    __tsan_acquire(&kernels_ended);
+}
+
+void sanitizer_kernel_end(void) {
+  if (__tsan_release != NULL)
+    __tsan_release(&kernels_ended);
+}
+
 void sanitizer_init(void) {
   if (__asan_set_error_report_callback != NULL)
     __asan_set_error_report_callback(on_asan_report);

@@ -97,6 +97,10 @@ HIDDEN void faults_record_sanitizer(uint64_t addr, int write,
 /* sanitizer.c: the device process under a sanitizer's runtime (ASan
  * reports go to the fault record too). */
 HIDDEN void sanitizer_init(void);
+/* Around each kernel: its ordering after the kernels that ended before it
+ * (for ThreadSanitizer; nothing without it). */
+HIDDEN void sanitizer_kernel_begin(void);
+HIDDEN void sanitizer_kernel_end(void);
 /* environment.c: LD_PRELOAD back to the program's (the plugin put a
  * sanitizer's runtime first in it). */
 HIDDEN void environment_restore_preload(void);
