@@ -5,8 +5,11 @@
  * (UBSan's default: not fatal).
  * ppc64le-skip: the device sanitizer runtimes are x86-64 libraries
  * versions: 14 15
+ * simtarget-only
+ * (LLVM's runtime runs device code in the host process, which has no
+ * sanitizer runtime here: the image does not load there)
  * cflags: -O2 -g -Xopenmp-target=x86_64-pc-linux-gnu -fsanitize=undefined
- * expect-stderr: sanitize_device_overflow.c:25:[0-9]+: runtime error: signed integer overflow
+ * expect-stderr: sanitize_device_overflow.c:28:[0-9]+: runtime error: signed integer overflow
  * expect: the overflow is reported with its line, and the run goes on. */
 #include <limits.h>
 #include <stdio.h>

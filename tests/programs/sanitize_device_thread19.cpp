@@ -10,6 +10,9 @@
  * with or without offloading.)
  * ppc64le-skip: the device sanitizer runtimes are x86-64 libraries
  * versions: 19
+ * simtarget-only
+ * (LLVM's runtime runs device code in the host process, which has no
+ * sanitizer runtime here: the image does not load there)
  * cflags: -O2 -g -Xarch_device -fsanitize=thread -Xoffload-linker -Wl,-zundefs
  * expect-stderr-not: ThreadSanitizer
  * expect: the work runs correctly and TSan reports nothing. */
@@ -52,6 +55,13 @@ static int phases(void) {
 #pragma omp taskwait
   }
   CHECK(x == 1 && y == 2);
+  /* nowait kernels on disjoint halves, joined by taskwait */
+#pragma omp target teams distribute parallel for map(tofrom : a[0:n / 2]) nowait
+  for (int i = 0; i < n / 2; i++) a[i] += 1;
+#pragma omp target teams distribute parallel for map(tofrom : a[n / 2:n / 2]) nowait
+  for (int i = n / 2; i < n; i++) a[i] -= 1;
+#pragma omp taskwait
+  CHECK(a[1] == 2 && a[n - 1] == n - 2);
   free(a);
   free(b);
   return 0;

@@ -5,6 +5,9 @@
  * image's .comment.
  * ppc64le-skip: the device sanitizer runtimes are x86-64 libraries
  * versions: 16 22
+ * simtarget-only
+ * (LLVM's runtime runs device code in the host process, which has no
+ * sanitizer runtime here: the image does not load there)
  * cflags: -O2 -g -Xarch_device -fsanitize=address -Xoffload-linker -zundefs
  * expect: sanitized_device_workload.h runs correctly and ASan reports
  * nothing. */

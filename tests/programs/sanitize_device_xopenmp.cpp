@@ -4,6 +4,9 @@
  * runtime, found from the image's .comment.
  * ppc64le-skip: the cflags name the x86-64 device triple
  * versions: 14 15
+ * simtarget-only
+ * (LLVM's runtime runs device code in the host process, which has no
+ * sanitizer runtime here: the image does not load there)
  * cflags: -O2 -g -Xopenmp-target=x86_64-pc-linux-gnu -fsanitize=address
  * expect: sanitized_device_workload.h runs correctly and ASan reports
  * nothing. */

@@ -4,7 +4,7 @@
  * 8-byte aligned (13 chars, 7 shorts, 5 ints: AddressSanitizer on the device
  * checks them to the byte, and every access here stays inside), a file-scope
  * pointer, a class whose method offloads a lambda, a teams reduction,
- * target data with update, and nowait regions joined by taskwait.
+ * and target data with update.
  */
 #include <omp.h>
 #include <cstdio>
@@ -76,11 +76,10 @@ static int run_sanitized_device_workload(void) {
   {
     v[999] = -1;
 #pragma omp target update to(v[999:1])
-#pragma omp target teams distribute parallel for nowait
+#pragma omp target teams distribute parallel for
     for (int i = 0; i < 500; i++) v[i] *= 2;
-#pragma omp target teams distribute parallel for nowait
+#pragma omp target teams distribute parallel for
     for (int i = 500; i < 1000; i++) v[i] += 1;
-#pragma omp taskwait
   }
   CHECK(v[10] == 20 && v[600] == 601 && v[999] == 0);
   free(v);
