@@ -113,6 +113,7 @@ struct plugin_settings {
   uint64_t page_bytes;         /* sysconf(_SC_PAGESIZE), not a variable */
   const char *qemu;            /* SIMDEVICE_QEMU (ppc64le plugin) */
   const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */
+  const char *sanitizer_runtime; /* SIMDEVICE_SANITIZER_RUNTIME (sanitizer.c) */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
 /* Bytes of address space RLIMIT_AS leaves (UINT64_MAX: no limit). */

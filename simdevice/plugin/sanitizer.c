@@ -7,12 +7,15 @@
  * -Xoffload-linker <runtime.so> also NEEDs it. sanitizer_note_image (at
  * is_valid_binary, before any device is set up for use) reads that from the
  * image and finds the runtime of the clang that built it:
- *   1. SIMDEVICE_SANITIZER_RUNTIME, a path;
+ *   1. SIMDEVICE_SANITIZER_RUNTIME, a path (settings.c; ignored in a setuid
+ *      or setcap program, as every variable naming code);
  *   2. the same runtime loaded in this process (a host built with
  *      -shared-libsan or linked to the runtime's .so);
  *   3. the image's compiler, from its .comment ("clang version N..."):
  *      /usr/lib/llvm-N/lib/clang/<ver>/lib/{linux,x86_64-pc-linux-gnu}/ (the
  *      Debian and apt.llvm.org layout), /usr/lib{64,}/clang/N/lib/... .
+ * The program's LD_PRELOAD is read here, not in settings.c: it is the
+ * process's own, passed on unchanged behind the runtime.
  * The device process is then started with that runtime first in LD_PRELOAD
  * (sanitizer_environment; the server restores the program's LD_PRELOAD at
  * once), and its memory is placed outside the regions the runtime owns in
@@ -181,7 +184,7 @@ static int runtime_of_compiler(const char *stem, int major, char *out,
 
 /* Finds the runtime (top of file); 0, or -1 with the error set. */
 static int find_runtime(int kind, int major, char *out, size_t len) {
-  const char *set = getenv("SIMDEVICE_SANITIZER_RUNTIME");
+  const char *set = plugin_settings()->sanitizer_runtime;
   if (set != NULL && set[0] != '\0') {
     if (access(set, R_OK) != 0) {
       plugin_error("simdevice: SIMDEVICE_SANITIZER_RUNTIME=%.300s, the "
