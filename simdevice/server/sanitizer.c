@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_findings.h"
 #include "server.h"
 
 #define HANDLERS_OFF                                                           \
@@ -99,6 +100,100 @@ void sanitizer_kernel_begin(void) {
 void sanitizer_kernel_end(void) {
   if (__tsan_release != NULL)
     __tsan_release(&kernels_ended);
+}
+
+extern int __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out,
+                                    size_t len) __attribute__((weak));
+
+/* "file:line:col" of `pc` in device code (the file's base name), or "". */
+static void source_of(void *pc, char *out, size_t len) {
+  char full[512] = "";
+  out[0] = '\0';
+  if (__sanitizer_symbolize_pc == NULL || pc == NULL)
+    return;
+  __sanitizer_symbolize_pc(pc, "%s:%l:%c", full, sizeof full);
+  const char *base = strrchr(full, '/');
+  /* No line known ("file:0:col"), or no file: nothing worth naming. */
+  if (strncmp(full, "<null>", 6) != 0 && strstr(full, ":0:") == NULL)
+    snprintf(out, len, "%s", base ? base + 1 : full);
+}
+
+/* UBSan calls this after each report (exported, -rdynamic): the machine
+ * copy of it as a finding (common/check_findings.h). */
+__attribute__((visibility("default"))) void __ubsan_on_report(void);
+extern void __ubsan_get_current_report_data(const char **kind,
+                                            const char **message,
+                                            const char **file, unsigned *line,
+                                            unsigned *col, char **addr)
+    __attribute__((weak));
+
+void __ubsan_on_report(void) {
+  const char *kind = NULL, *message = NULL, *file = NULL;
+  unsigned line = 0, col = 0;
+  char *addr = NULL;
+  if (__ubsan_get_current_report_data == NULL)
+    return;
+  __ubsan_get_current_report_data(&kind, &message, &file, &line, &col, &addr);
+  char where[300] = "";
+  if (file != NULL && line > 0) {
+    const char *base = strrchr(file, '/');
+    snprintf(where, sizeof where, "%s:%u:%u", base ? base + 1 : file, line,
+             col);
+  }
+  struct check_finding f = {
+      .check = "ubsan", .rule = kind ? kind : "undefined-behavior",
+      .kernel = where[0] ? where : NULL, .message = message,
+      .gpu = "a GPU computes on with whatever the operation gives, silently"};
+  (void)check_finding_write(&f);
+}
+
+/* TSan calls this for each race it reports (exported, -rdynamic): a finding
+ * with the source lines of the two accesses. */
+__attribute__((visibility("default"))) void __tsan_on_report(void *report);
+extern int __tsan_get_report_data(void *report, const char **description,
+                                  int *count, int *stack_count,
+                                  int *mop_count, int *loc_count,
+                                  int *mutex_count, int *thread_count,
+                                  int *unique_tid_count, void **sleep_trace,
+                                  unsigned long trace_size)
+    __attribute__((weak));
+extern int __tsan_get_report_mop(void *report, unsigned long idx, int *tid,
+                                 void **addr, int *size, int *write,
+                                 int *atomic, void **trace,
+                                 unsigned long trace_size)
+    __attribute__((weak));
+
+void __tsan_on_report(void *report) {
+  const char *what = NULL;
+  int count, stacks, mops = 0, locs, mutexes, threads, tids;
+  void *sleep[1];
+  if (__tsan_get_report_data == NULL || __tsan_get_report_mop == NULL ||
+      __tsan_get_report_data(report, &what, &count, &stacks, &mops, &locs,
+                             &mutexes, &threads, &tids, sleep, 1) == 0)
+    return;
+  char lines[2][160] = {"", ""};
+  void *addr = NULL;
+  for (int i = 0; i < mops && i < 2; i++) {
+    int tid, size, write, atomic;
+    void *trace[1] = {NULL};
+    if (__tsan_get_report_mop(report, (unsigned long)i, &tid, &addr, &size,
+                              &write, &atomic, trace, 1) != 0)
+      source_of(trace[0], lines[i], sizeof lines[i]);
+  }
+  char message[512];
+  snprintf(message, sizeof message,
+           "%s on device address %p between %s and %s",
+           what ? what : "race", addr, lines[0][0] ? lines[0] : "?",
+           lines[1][0] ? lines[1] : "?");
+  struct check_finding f = {
+      .check = "tsan", .rule = what ? what : "data-race",
+      .kernel = lines[0][0] ? lines[0] : lines[1][0] ? lines[1] : NULL,
+      .message = message,
+      .gpu = "a GPU runs the accesses at once: the result varies from run "
+             "to run",
+      .fix = "make the update a reduction or an atomic, or order the "
+             "accesses (barrier, depend)"};
+  (void)check_finding_write(&f);
 }
 
 void sanitizer_init(void) {
