@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 12
+#define SIMDEV_PROTO_VERSION 13
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -116,11 +116,20 @@ enum simdev_guard_mode {
                                 no memory mapping per object */
 };
 
-/* One change of protection in the device process's view of device memory. */
+/* One change of protection in the device process's view of device memory:
+ * access 0 or 1 (page aligned), or, for a device process that runs ASan
+ * (device code built with -fsanitize=address), which bytes ASan lets device
+ * code touch (any byte range; the pages' protection stays as it was). */
+enum simdev_access {
+  SIMDEV_ACCESS_NONE = 0,          /* no access */
+  SIMDEV_ACCESS_READ_WRITE = 1,    /* read and write */
+  SIMDEV_ACCESS_ASAN_POISON = 2,   /* ASan reports any use */
+  SIMDEV_ACCESS_ASAN_UNPOISON = 3, /* ASan lets device code use them */
+};
 struct simdev_prot_change {
-  uint64_t offset; /* from dev_base, page aligned */
-  uint64_t length; /* bytes, page multiple */
-  uint32_t access; /* 1: read+write, 0: no access */
+  uint64_t offset; /* from dev_base */
+  uint64_t length; /* bytes */
+  uint32_t access; /* enum simdev_access */
   uint32_t pad;
 };
 
@@ -157,7 +166,13 @@ struct simdev_fault_record {
   int32_t sent;       /* 1: sent by a process (kill, raise: si_code <= 0),
                          not raised by an instruction; address is then 0 */
   int32_t sender_pid; /* with `sent`: si_pid, the sender */
+  int32_t sanitizer;  /* 1: AddressSanitizer reported a bad access at
+                         `address` (signal 0), and its report is on stderr */
+  int32_t pad;
   char kernel_name[SIMDEV_KERNEL_NAME_SIZE]; /* host entry name, "" if unknown */
+  /* With `sanitizer`: "KIND at FILE:LINE:COL" from the report's SUMMARY
+   * line (server/sanitizer.c), "" if none */
+  char sanitizer_summary[256];
 };
 
 /* Each slot starts a 64-byte cache line (the control area is page aligned):

@@ -142,6 +142,11 @@ static const struct {
      "an illegal-address error, depending on what lies there",
      "map the whole range the kernel uses (a section's length is a count of "
      "elements: p[0:n], not p[0:n-1])"},
+    {"before-start-of-mapping",
+     "the kernel reads or writes before the device copy: a neighbour's data "
+     "or an illegal-address error, depending on what lies there",
+     "map the section from the first element the kernel uses (p[lo:n] "
+     "starts at p[lo])"},
     {"inside-mapping",
      "the access faults or corrupts the device copy",
      "check the section's bounds and the map type"},

@@ -22,6 +22,7 @@
 #include "host_objects.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 #include <unwind.h>
 
+#include "check_findings.h"
 #include "device.h"
 #include "faults.h"
 #include "hostsyms.h"
@@ -269,17 +271,53 @@ static int32_t argument_holding(const struct map_args *a, uintptr_t h) {
   return found;
 }
 
+/* AddressSanitizer in the simdevice device process reported the access
+ * (the plugin's words in the error: "AddressSanitizer in the device
+ * process: KIND at FILE:LINE:COL: ..."): the machine copy of the finding, with the section
+ * named here (common/check_findings.h; nothing without
+ * SIMTARGET_CHECK_REPORT). */
+static void sanitizer_finding(const char *error_text, const char *name,
+                              const char *where_rule, const char *explanation) {
+  static const char tag[] = "AddressSanitizer in the device process: ";
+  const char *p = error_text ? strstr(error_text, tag) : NULL;
+  if (p == NULL)
+    return;
+  p += sizeof tag - 1;
+  char rule[64], kernel[256] = "";
+  snprintf(rule, sizeof rule, "%.*s", (int)strcspn(p, " :"), p);
+  const char *at = strstr(p, " at ");
+  if (at != NULL && at < p + strcspn(p, ":"))
+    snprintf(kernel, sizeof kernel, "%.*s", (int)strcspn(at + 4, " ;") - 1,
+             at + 4);
+  struct check_finding f = {
+      .check = "asan", .rule = where_rule ? where_rule : rule,
+      .variable = name,
+      .kernel = kernel[0] ? kernel : NULL, .message = explanation,
+      .gpu = "a GPU reads or writes whatever lies there, with nothing said",
+      .fix = "keep the kernel's accesses inside the mapped section, or map "
+             "the section the kernel uses"};
+  if (check_finding_write(&f) < 0)
+    fprintf(stderr, "omptarget: cannot write the finding to %s: %s\n",
+            CHECK_REPORT_ENV, strerror(errno));
+}
+
 /* A device address the kernel faulted at, named by the mapped object it
- * hit or ran past (simdevice puts a guard page after each allocation), and
- * the construct's argument that mapped it. */
+ * hit or ran past (simdevice puts a guard page after each allocation), or
+ * that it lies just before (AddressSanitizer in the device process reports
+ * that), and the construct's argument that mapped it. */
 static bool explain_device_fault(struct device *dev,
-                                 const struct map_args *a, uintptr_t addr) {
+                                 const struct map_args *a, uintptr_t addr,
+                                 const char *error_text) {
   const long page = sysconf(_SC_PAGESIZE); /* 64 KiB on most POWER machines */
   const uintptr_t guard = page > 0 ? (uintptr_t)page : 4096;
   struct mapping_range m;
   bool beyond; /* addr is after the entry, not inside it */
-  if (!mapping_entry_near_device(&dev->map, addr, guard, &m, &beyond))
-    return false;
+  bool before = false; /* addr is before the entry (ASan on the device) */
+  if (!mapping_entry_near_device(&dev->map, addr, guard, &m, &beyond)) {
+    if (!mapping_entry_after_device(&dev->map, addr, guard, &m))
+      return false;
+    before = true;
+  }
   const struct mapping_range *e = &m;
   /* bytes past the end of e (0: the first byte after) */
   uintptr_t past = beyond ? addr - (e->tgt_begin + (e->hst_end - e->hst_begin))
@@ -294,8 +332,36 @@ static bool explain_device_fault(struct device *dev,
   if (i >= 0)
     snprintf(arg, sizeof arg, "argument %d, ", i);
   uintptr_t size = e->hst_end - e->hst_begin;
-  report_finding_rule(beyond ? "past-end-of-mapping" : "inside-mapping", name);
-  if (beyond)
+  report_finding_rule(before   ? "before-start-of-mapping"
+                      : beyond ? "past-end-of-mapping"
+                               : "inside-mapping",
+                      name);
+  char explanation[512];
+  if (before)
+    snprintf(explanation, sizeof explanation,
+             "device 0x%" PRIxPTR " is %" PRIuPTR " byte%s before the start "
+             "of `%s`", addr, e->tgt_begin - addr,
+             e->tgt_begin - addr == 1 ? "" : "s", name);
+  else if (beyond)
+    snprintf(explanation, sizeof explanation,
+             "device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the end of "
+             "`%s`", addr, past, past == 1 ? "" : "s", name);
+  else
+    snprintf(explanation, sizeof explanation, "device 0x%" PRIxPTR
+             " is inside `%s`", addr, name);
+  sanitizer_finding(error_text, name,
+                    before   ? "before-start-of-mapping"
+                    : beyond ? "past-end-of-mapping"
+                             : NULL,
+                    explanation);
+  if (before)
+    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s before "
+                     "the start of `%s` (%s%" PRIuPTR " bytes mapped from "
+                     "host 0x%" PRIxPTR ")",
+                     addr, e->tgt_begin - addr,
+                     e->tgt_begin - addr == 1 ? "" : "s", name, arg, size,
+                     e->hst_begin);
+  else if (beyond)
     report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
                      "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
                      "0x%" PRIxPTR ")",
@@ -405,7 +471,9 @@ void host_objects_explain_fault(struct device *dev, const void *region,
                      e.hst_end - e.hst_begin, e.tgt_begin);
     return;
   }
-  if (explain_device_fault(dev, a, addr))
+  /* The plugin's words are in the error already (device_plugin_cause
+   * took them from get_last_error). */
+  if (explain_device_fault(dev, a, addr, report_error_get()))
     return;
   /* Memory of an entry removed earlier: simdevice keeps freed memory
    * inaccessible for a while, so a kept device pointer faults here. */

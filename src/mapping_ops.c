@@ -143,6 +143,18 @@ bool mapping_entry_near_device(struct mapping_table *t, uintptr_t addr,
   return e != NULL;
 }
 
+bool mapping_entry_after_device(struct mapping_table *t, uintptr_t addr,
+                                uintptr_t reach, struct mapping_range *out) {
+  struct mapping_entry *e = NULL;
+  pthread_mutex_lock(&t->lock);
+  for (uintptr_t off = 1; off <= reach && !e; off++)
+    e = mapping_find_device(t, addr + off);
+  if (e)
+    range_of(e, out);
+  pthread_mutex_unlock(&t->lock);
+  return e != NULL;
+}
+
 bool mapping_removed_at(struct mapping_table *t, uintptr_t addr,
                         struct mapping_removed *out) {
   pthread_mutex_lock(&t->lock);

@@ -69,6 +69,12 @@ HIDDEN bool mapping_entry_near_device(struct mapping_table *t, uintptr_t addr,
                                       uintptr_t reach,
                                       struct mapping_range *out,
                                       bool *beyond);
+/* The nearest entry whose device range starts at most `reach` bytes after
+ * addr (a read before a section's start, which AddressSanitizer in the
+ * device process reports to the byte), into *out. */
+HIDDEN bool mapping_entry_after_device(struct mapping_table *t, uintptr_t addr,
+                                       uintptr_t reach,
+                                       struct mapping_range *out);
 /* The most recent removed entry whose device range held addr, into *out. */
 HIDDEN bool mapping_removed_at(struct mapping_table *t, uintptr_t addr,
                                struct mapping_removed *out);

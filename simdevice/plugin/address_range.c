@@ -15,8 +15,9 @@
  * whose whole range is absent from /proc/self/maps (sanitizers map or
  * protect all of their regions when they start; TSan's mmap would place a
  * hint outside its application memory at 0), then reserved with
- * MAP_FIXED_NOREPLACE. Without a sanitizer device d keeps 0x600000000000 +
- * d TiB.
+ * MAP_FIXED_NOREPLACE. A device process that runs a sanitizer itself
+ * (device code built with one: sanitizer.c) has that runtime's regions
+ * avoided too. Without a sanitizer device d keeps 0x600000000000 + d TiB.
  *
  * Locking: no state of its own; the kernel's MAP_FIXED_NOREPLACE settles two
  * devices set up at once (the loser tries the next slot).
@@ -96,9 +97,29 @@ static uint64_t free_start_in_slot(const struct mapped_ranges *m,
   return start;
 }
 
+/* Adds the regions the device process's sanitizer will own (sanitizer.c)
+ * to the list, as if mapped. 0, or -1 without host memory. */
+static int add_sanitizer_ranges(struct mapped_ranges *m, int sanitizer) {
+  uint64_t owned[4][2];
+  size_t n = sanitizer_reserved_ranges(sanitizer, owned, 4);
+  if (n == 0)
+    return 0;
+  void *grown = realloc(m->ranges, (m->count + n) * sizeof *m->ranges);
+  if (grown == NULL)
+    return -1;
+  m->ranges = grown;
+  for (size_t i = 0; i < n; i++) {
+    m->ranges[m->count][0] = owned[i][0];
+    m->ranges[m->count][1] = owned[i][1];
+    m->count++;
+  }
+  return 0;
+}
+
 int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
   struct mapped_ranges maps;
-  if (read_mapped_ranges(&maps) != 0) {
+  if (read_mapped_ranges(&maps) != 0 ||
+      add_sanitizer_ranges(&maps, dev->sanitizer) != 0) {
     free(maps.ranges);
     plugin_error("simdevice: device %d: no host memory to read the address "
                  "space layout",

@@ -238,7 +238,9 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
   size_t stop = q->count > CANCEL_WINDOW ? end - CANCEL_WINDOW : q->head;
   for (size_t i = end; i-- > stop;) {
     struct simdev_prot_change *c = &q->items[i];
-    if (c->offset == offset && c->length == length && c->access != access) {
+    if (c->offset == offset && c->length == length && c->access != access &&
+        c->access <= SIMDEV_ACCESS_READ_WRITE &&
+        access <= SIMDEV_ACCESS_READ_WRITE) {
       memmove(c, c + 1, (end - i - 1) * sizeof *c);
       q->count--;
       return 0;
@@ -264,6 +266,24 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
       .offset = offset, .length = length, .access = access};
   q->count++;
   return 0;
+}
+
+/* A device process that runs ASan learns each block's bytes: the whole
+ * block (its guard page too) is poisoned, then the caller's `size` bytes at
+ * `user` made usable again, so a use one byte past the end or before the
+ * start is reported to the byte (a block's data ends 8-byte aligned and
+ * ASan's shadow has a partial last granule). A freed block is poisoned
+ * whole. 0, or -1 without host memory. Caller holds the lock. */
+static int queue_asan(struct device_allocator *a, const struct alloc_block *b,
+                      uint64_t user, uint64_t size, int live) {
+  if (!a->asan)
+    return 0;
+  if (queue_protection(a, b->start * a->unit, b->units * a->unit,
+                       SIMDEV_ACCESS_ASAN_POISON) != 0)
+    return -1;
+  if (!live || size == 0)
+    return 0;
+  return queue_protection(a, user, size, SIMDEV_ACCESS_ASAN_UNPOISON);
 }
 
 /* The most bytes of quarantined blocks that keep their memory; beyond, the
@@ -597,8 +617,10 @@ int allocator_alloc(struct device_allocator *a, uint64_t size, uint64_t host,
   b->user_offset = user_offset;
   if (table_put(a, b) != 0)
     goto out_restore_offset;
-  if (a->guard &&
-      queue_protection(a, b->start * a->unit, (need - 1) * a->unit, 1) != 0) {
+  if ((a->guard &&
+       queue_protection(a, b->start * a->unit, (need - 1) * a->unit, 1) != 0) ||
+      queue_asan(a, &(struct alloc_block){.start = b->start, .units = need},
+                 user_offset, size, 1) != 0) {
     table_take(a, user_offset);
     goto out_restore_offset;
   }
@@ -655,8 +677,9 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
                  (unsigned long long)(a->base + offset));
     return -1;
   }
-  if (a->guard &&
-      queue_protection(a, b->start * a->unit, data_bytes(a, b), 0) != 0) {
+  if ((a->guard &&
+       queue_protection(a, b->start * a->unit, data_bytes(a, b), 0) != 0) ||
+      queue_asan(a, b, 0, 0, 0) != 0) {
     /* Keep the memory allocated rather than lose track of its protection. */
     table_put(a, b);
     pthread_mutex_unlock(&a->lock);
@@ -701,6 +724,9 @@ int allocator_requeue_live(struct device_allocator *a) {
     for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
       if (!b->is_free && !b->quarantined)
         rc = queue_protection(a, b->start * a->unit, data_bytes(a, b), 1);
+  for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
+    if (!b->is_free && !b->quarantined)
+      rc = queue_asan(a, b, b->user_offset, b->user_size, 1);
   pthread_mutex_unlock(&a->lock);
   if (rc != 0)
     plugin_error("simdevice: no host memory to restore device memory "
@@ -859,7 +885,8 @@ int allocator_alloc_at(struct device_allocator *a, uint64_t offset,
   b->user_size = size;
   if (table_put(a, b) != 0 ||
       (a->guard && queue_protection(a, b->start * a->unit,
-                                    (need - 1) * a->unit, 1) != 0)) {
+                                    (need - 1) * a->unit, 1) != 0) ||
+      queue_asan(a, b, offset, size, 1) != 0) {
     pthread_mutex_unlock(&a->lock); /* the block stays lost: replay only */
     plugin_error("simdevice: no host memory to track a device allocation");
     return -1;

@@ -84,6 +84,14 @@ static void describe_fault(struct sim_device *dev, const char *kernel) {
              sigabbrev_np(f->signal) ? sigabbrev_np(f->signal) : "?",
              (int)f->sender_pid, name ? " while kernel `" : "",
              name ? name : "", name ? "` ran" : "");
+  else if (f->sanitizer)
+    snprintf(what, sizeof what,
+             "AddressSanitizer in the device process: %.200s: %s%.160s%s %s "
+             "address 0x%llx (%s)",
+             f->sanitizer_summary[0] ? f->sanitizer_summary : "a bad access",
+             name ? "kernel `" : "device code", name ? name : "",
+             name ? "`" : "", fault_verb(f->kind), (unsigned long long)addr,
+             where);
   else if (f->signal == SIGFPE)
     snprintf(what, sizeof what,
              "kernel `%.256s` raised an arithmetic exception (SIGFPE) at "
@@ -100,7 +108,8 @@ static void describe_fault(struct sim_device *dev, const char *kernel) {
   snprintf(dev->death_cause, sizeof dev->death_cause,
            "%.400s; device %d (pid %d) stopped with %s and restarts on its "
            "next use",
-           what, dev->id, (int)dev->pid, strsignal(f->signal));
+           what, dev->id, (int)dev->pid,
+           f->sanitizer ? "the sanitizer's report" : strsignal(f->signal));
 }
 
 /* Turns the fault record of a dead process into the recorded error. */

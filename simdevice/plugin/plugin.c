@@ -114,6 +114,10 @@ static int device_bring_up(struct sim_device *dev) {
   /* The allocator rounds the size; the range is placed after that. */
   if (allocator_init(&dev->alloc, 0, set->memory, set->guard) != 0)
     return -1;
+  /* Device code built with a sanitizer runs under its runtime. */
+  dev->sanitizer = sanitizer_wanted(dev->sanitizer_runtime,
+                                    sizeof dev->sanitizer_runtime);
+  dev->alloc.asan = dev->sanitizer == DEVICE_SAN_ADDRESS;
   dev->capacity = dev->alloc.capacity;
   if (address_range_reserve(dev, dev->capacity) != 0) {
     allocator_destroy(&dev->alloc);
@@ -188,6 +192,10 @@ out_close_mem:
 static void drop_stale_early_start(struct sim_device *dev) {
   dev->early = 0;
   const char *what = inherit_differs(&dev->early_state);
+  /* Its images came after it started: their sanitizer needs its runtime
+   * loaded first in the process (sanitizer.c). */
+  if (what == NULL && sanitizer_wanted(NULL, 0) != dev->sanitizer)
+    what = "sanitizer (device code built with -fsanitize=)";
   if (what == NULL &&
       (!fd_still_ours(&dev->mem_id) || !fd_still_ours(&dev->ctl_id) ||
        !fd_still_ours(&dev->alive_id) || !fd_still_ours(&dev->supervisor_fd_id) ||
@@ -431,7 +439,9 @@ int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
     plugin_error("simdevice: image not for simdevice: %s", why);
     return 0;
   }
-  return 1;
+  /* Device processes started from now on (load_binary restarts a blank
+   * one) run under the image's sanitizer, if any. */
+  return sanitizer_note_image(elf, size) == 0;
 }
 
 int32_t __tgt_rtl_init_device(int32_t id) {
@@ -446,10 +456,39 @@ int32_t __tgt_rtl_init_device(int32_t id) {
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
+/* libomptarget asks is_valid_binary (sanitizer.c learns the image's
+ * sanitizer there) only after init_device: a device that holds nothing yet
+ * (no image, no allocation) is set up again, its process under the
+ * sanitizer's runtime and its memory outside that runtime's regions. A
+ * device that holds something keeps its process; the image's load then
+ * says why it cannot run there. 0, or -1 with the error set. */
+static int restart_for_sanitizer(int32_t id) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return -1;
+  pthread_mutex_lock(&dev->channel_lock);
+  int rc = 0;
+  if (atomic_load(&dev->initialized) && dev->images == NULL &&
+      dev->shared_blocks == NULL &&
+      dev->sanitizer != sanitizer_wanted(NULL, 0)) {
+    pthread_mutex_lock(&dev->alloc.lock);
+    int blank = dev->alloc.bytes_used == 0;
+    pthread_mutex_unlock(&dev->alloc.lock);
+    if (blank) {
+      device_teardown(dev);
+      rc = device_setup(dev);
+    }
+  }
+  pthread_mutex_unlock(&dev->channel_lock);
+  return rc;
+}
+
 __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
                                           __tgt_device_image *image) {
   if (usm_active())
     return usm_load_binary(id, image);
+  if (restart_for_sanitizer(id) != 0)
+    return NULL;
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return NULL;

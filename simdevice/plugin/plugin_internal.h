@@ -20,6 +20,7 @@
 #ifndef SIMDEVICE_PLUGIN_INTERNAL_H
 #define SIMDEVICE_PLUGIN_INTERNAL_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,7 @@ struct plugin_settings {
   uint64_t page_bytes;         /* sysconf(_SC_PAGESIZE), not a variable */
   const char *qemu;            /* SIMDEVICE_QEMU (ppc64le plugin) */
   const char *sysroot;         /* SIMDEVICE_PPC64LE_SYSROOT (ppc64le plugin) */
+  const char *sanitizer_runtime; /* SIMDEVICE_SANITIZER_RUNTIME (sanitizer.c) */
 };
 HIDDEN const struct plugin_settings *plugin_settings(void);
 /* Bytes of address space RLIMIT_AS leaves (UINT64_MAX: no limit). */
@@ -156,6 +158,7 @@ struct device_allocator {
   uint64_t capacity; /* bytes */
   uint64_t unit;     /* allocation granule: a page with guards, else 64 */
   int guard;
+  int asan; /* the device process runs ASan: tell it each block's bytes */
   struct alloc_block *bins[64];     /* free blocks by floor(log2(units)) */
   struct alloc_block *first;        /* every block, in address order */
   struct alloc_block **table;       /* used blocks by offset (open addressing) */
@@ -221,6 +224,32 @@ HIDDEN int allocator_alloc_at(struct device_allocator *a, uint64_t offset,
 HIDDEN void allocator_describe(struct device_allocator *a, uint64_t offset,
                                char *buf, size_t len);
 
+/* ------------------------------------------------------------ sanitizer.c */
+enum device_sanitizer {
+  DEVICE_SAN_NONE = 0,
+  DEVICE_SAN_ADDRESS = 1,
+  DEVICE_SAN_THREAD = 2,
+  DEVICE_SAN_UNDEFINED = 4,
+};
+/* "address", "thread", "undefined" or "none". */
+HIDDEN const char *sanitizer_name(int kind);
+/* The sanitizer an image's device code was built with (its imports), and
+ * the major version of the clang that built it (0: unknown). */
+HIDDEN int sanitizer_scan_image(const void *elf, size_t size, int *major);
+/* Notes that devices started from now on run the image's sanitizer and
+ * finds its runtime: 0, or -1 with the error set (no runtime found). */
+HIDDEN int sanitizer_note_image(const void *elf, size_t size);
+/* The sanitizer new device processes run (DEVICE_SAN_*), and its runtime's
+ * path in `path` ("" for none; path may be NULL). */
+HIDDEN int sanitizer_wanted(char *path, size_t len);
+/* The address ranges [begin, end) that sanitizer `kind`'s runtime owns in
+ * the device process; how many (at most max). */
+HIDDEN size_t sanitizer_reserved_ranges(int kind, uint64_t (*out)[2],
+                                        size_t max);
+/* The environment of a device process that preloads `runtime` (see
+ * sanitizer.c), or NULL without host memory. */
+HIDDEN char **sanitizer_environment(const char *runtime);
+
 /* --------------------------------------------------------- address_range.c */
 /* Chooses dev->dev_base (a free range of `capacity` bytes that no sanitizer
  * uses) and reserves it inaccessible in the host (dev->reservation). Returns
@@ -279,6 +308,8 @@ struct sim_device {
   int mem_fd, ctl_fd;
   struct fd_id mem_id, ctl_id, alive_id, supervisor_fd_id, supervisor_pidfd_id;
   int early;                     /* started before main (plugin.c) */
+  int sanitizer;                 /* DEVICE_SAN_* its process runs */
+  char sanitizer_runtime[PATH_MAX]; /* that runtime's path, or "" */
   struct inherited_state early_state; /* what it inherited then */
   struct simdev_control *ctl;
   int ctl_zeroed;              /* ctl is a new memfd's: all zeros, untouched */

@@ -181,6 +181,7 @@ struct starter_args {
   int ctl_fd, mem_fd, alive_fd, supervisor_fd;
   const char *device_exe;
   char *const *device_argv;
+  char *const *device_envp; /* the device process's environment */
   char *const *supervisor_argv;
   const sigset_t *mask;     /* the host thread's signal mask */
   int shares_host_memory;   /* started by start_sharing_memory */
@@ -271,7 +272,7 @@ static void start_supervisor(const struct starter_args *a) {
     /* A background group writing to the program's terminal under `stty
      * tostop` would be stopped: its output goes out as the program's. */
     signal(SIGTTOU, SIG_IGN);
-    execve(a->device_exe, a->device_argv, environ);
+    execve(a->device_exe, a->device_argv, a->device_envp);
     child_exit(127);
   }
   if (device < 0) {
@@ -590,6 +591,14 @@ static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
   char *argv[MAX_WRAPPER_WORDS + 16];
   const char *device_exe = device_command(argv);
   char *supervisor_argv[] = {supervisor_path, "--supervise", NULL};
+  /* Device code built with a sanitizer: its runtime comes first. */
+  char **san_env = NULL;
+  if (dev->sanitizer_runtime[0] != '\0' &&
+      (san_env = sanitizer_environment(dev->sanitizer_runtime)) == NULL) {
+    *shared = 0;
+    *spawn_errno = ENOMEM;
+    return -1;
+  }
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -598,6 +607,7 @@ static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
       .ctl = dev->ctl, .ctl_fd = dev->ctl_fd, .mem_fd = dev->mem_fd,
       .alive_fd = alive_fd, .supervisor_fd = supervisor_fd,
       .device_exe = device_exe, .device_argv = argv,
+      .device_envp = san_env != NULL ? san_env : environ,
       .supervisor_argv = supervisor_argv, .mask = &old,
       .supervisor_failed = &supervisor_failed};
   /* A program that is PID 1 or a child subreaper would adopt an orphaned
@@ -626,6 +636,13 @@ static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
   /* (A starter sharing memory may have written this thread's errno.) */
   *spawn_errno = starter < 0 ? errno : 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  /* The device process has exec'd (a starter sharing memory returns after
+   * that) or has a copy of its own. */
+  if (san_env != NULL) {
+    free(san_env[0]);
+    free(san_env[1]);
+    free(san_env);
+  }
   return starter;
 }
 

@@ -207,6 +207,7 @@ static void read_settings(void) {
   settings.wrapper = keep_var("SIMDEVICE_WRAPPER", 1);
   settings.qemu = keep_var("SIMDEVICE_QEMU", 1);
   settings.sysroot = keep_var("SIMDEVICE_PPC64LE_SYSROOT", 1);
+  settings.sanitizer_runtime = keep_var("SIMDEVICE_SANITIZER_RUNTIME", 1);
   settings.search_path = keep_var("PATH", 1);
   if (settings.search_path == NULL)
     settings.search_path = default_search_path;
@@ -225,7 +226,7 @@ __attribute__((destructor(101))) static void settings_release(void) {
   const char **kept[] = {&settings.server,           &settings.wrapper,
                          &settings.faults_simtarget, &settings.faults_simdevice,
                          &settings.fault_counts,     &settings.qemu,
-                         &settings.sysroot};
+                         &settings.sysroot,          &settings.sanitizer_runtime};
   for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
     free((void *)*kept[i]);
     *kept[i] = NULL;

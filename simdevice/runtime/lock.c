@@ -33,7 +33,7 @@ static void futex_wake_one(_Atomic int32_t *w)
  * a futex wait in most combines without it. */
 #define LOCK_SPINS 100
 
-HIDDEN void rt_word_lock(_Atomic int32_t *w)
+static void word_lock(_Atomic int32_t *w)
 {
   int32_t c = 0;
   if (atomic_compare_exchange_strong(w, &c, 1))
@@ -52,14 +52,26 @@ HIDDEN void rt_word_lock(_Atomic int32_t *w)
   }
 }
 
+/* The holder's critical section follows the last holder's (ThreadSanitizer
+ * in the device process sees that through the annotations). */
+HIDDEN void rt_word_lock(_Atomic int32_t *w)
+{
+  word_lock(w);
+  rt_tsan_acquire(w);
+}
+
 HIDDEN int rt_word_trylock(_Atomic int32_t *w)
 {
   int32_t c = 0;
-  return atomic_compare_exchange_strong(w, &c, 1);
+  int got = atomic_compare_exchange_strong(w, &c, 1);
+  if (got)
+    rt_tsan_acquire(w);
+  return got;
 }
 
 HIDDEN void rt_word_unlock(_Atomic int32_t *w)
 {
+  rt_tsan_release(w);
   if (atomic_fetch_sub(w, 1) != 1) {
     atomic_store(w, 0);
     futex_wake_one(w);

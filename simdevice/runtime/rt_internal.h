@@ -276,6 +276,25 @@ HIDDEN void rt_pool_wake(struct rt_worker *w);
  * already runs it. */
 HIDDEN int rt_pool_revoke(struct rt_worker *w);
 
+/* ThreadSanitizer's annotations, when device code built with
+ * -fsanitize=thread runs in this process under its runtime (weak: absent
+ * otherwise). The runtime's own waits and locks are futexes and atomics of
+ * uninstrumented code, which TSan cannot see: each hand-over says so here
+ * (fork, join, locks, kernel boundaries in the server), so that only real
+ * races of device code are reported. */
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+static inline void rt_tsan_acquire(const volatile void *a)
+{
+  if (__tsan_acquire)
+    __tsan_acquire((void *)(uintptr_t)a);
+}
+static inline void rt_tsan_release(const volatile void *a)
+{
+  if (__tsan_release)
+    __tsan_release((void *)(uintptr_t)a);
+}
+
 /* "file:line" of a location for messages. */
 HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len);
 HIDDEN void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

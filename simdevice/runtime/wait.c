@@ -26,8 +26,9 @@
  *     (a FUTEX_WAKE on a word that went away wakes nobody who cares: every
  *     futex waiter here re-checks its condition).
  *
- * Locks: none; every word is an atomic. The helgrind client requests tell
- * helgrind about the happens-before these atomics carry (no-ops otherwise).
+ * Locks: none; every word is an atomic. The helgrind client requests and
+ * ThreadSanitizer's annotations tell those tools about the happens-before
+ * these atomics carry (no-ops otherwise).
  */
 #include <linux/futex.h>
 #include <limits.h>
@@ -42,12 +43,23 @@
 
 #if __has_include(<valgrind/helgrind.h>)
 #include <valgrind/helgrind.h>
-#define HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
-#define HAPPENS_AFTER(a) ANNOTATE_HAPPENS_AFTER(a)
+#define HG_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
+#define HG_AFTER(a) ANNOTATE_HAPPENS_AFTER(a)
 #else
-#define HAPPENS_BEFORE(a) ((void)(a))
-#define HAPPENS_AFTER(a) ((void)(a))
+#define HG_BEFORE(a) ((void)(a))
+#define HG_AFTER(a) ((void)(a))
 #endif
+/* The same for ThreadSanitizer in the device process (rt_internal.h). */
+#define HAPPENS_BEFORE(a)                                                  \
+  do {                                                                     \
+    HG_BEFORE(a);                                                          \
+    rt_tsan_release(a);                                                    \
+  } while (0)
+#define HAPPENS_AFTER(a)                                                   \
+  do {                                                                     \
+    HG_AFTER(a);                                                           \
+    rt_tsan_acquire(a);                                                    \
+  } while (0)
 
 #define SLEEPER_BIT 0x80000000u
 /* Polls between yields and between clock reads. */

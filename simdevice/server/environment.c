@@ -45,3 +45,16 @@ void environment_read(void) {
 const struct server_environment *environment_get(void) {
   return &environment;
 }
+
+/* The plugin started this process with a sanitizer's runtime first in
+ * LD_PRELOAD and the program's value beside it (plugin/sanitizer.c): the
+ * runtime is loaded now, and device code sees the program's environment. */
+void environment_restore_preload(void) {
+  const char *was = getenv("SIMDEVICE_LD_PRELOAD_WAS");
+  if (was != NULL)
+    setenv("LD_PRELOAD", was, 1);
+  else if (getenv("SIMDEVICE_LD_PRELOAD_UNSET") != NULL)
+    unsetenv("LD_PRELOAD");
+  unsetenv("SIMDEVICE_LD_PRELOAD_WAS");
+  unsetenv("SIMDEVICE_LD_PRELOAD_UNSET");
+}

@@ -104,6 +104,29 @@ static int redirect_host_call(int sig, siginfo_t *info, void *uctx) {
 #endif
 }
 
+void faults_record_sanitizer(uint64_t addr, int write, const char *summary) {
+  if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
+    return;
+  struct simdev_fault_record *rec = &fault_control->fault;
+  uint64_t kernel = thread_kernel ? thread_kernel : atomic_load(&latest_kernel);
+  rec->signal = 0;
+  rec->sanitizer = 1;
+  size_t n = summary ? strcspn(summary, "\n") : 0;
+  if (n >= sizeof rec->sanitizer_summary)
+    n = sizeof rec->sanitizer_summary - 1;
+  memcpy(rec->sanitizer_summary, summary ? summary : "", n);
+  rec->sanitizer_summary[n] = '\0';
+  rec->address = addr;
+  rec->kind = write ? SIMDEV_FAULT_WRITE : SIMDEV_FAULT_READ;
+  rec->kernel = kernel;
+  rec->in_kernel = kernel != 0;
+  images_entry_name(kernel, rec->kernel_name, sizeof rec->kernel_name);
+  atomic_thread_fence(memory_order_seq_cst);
+  rec->valid = 1;
+  atomic_store(&fault_control->slot.state, SIMDEV_SLOT_FAULT);
+  server_futex_wake(&fault_control->slot.state);
+}
+
 static void on_fault(int sig, siginfo_t *info, void *uctx) {
   /* si_code <= 0: sent by kill, raise or sigqueue, not by an instruction;
    * si_addr is then the sender's pid, no address. */

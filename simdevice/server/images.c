@@ -169,7 +169,9 @@ static void describe_load_failure(const char *why, char *msg, size_t msg_len) {
     }
   }
   /* Device code instrumented by a sanitizer needs its runtime, which the
-   * device process must not start (plugin/address_range.c). */
+   * plugin preloads into device processes started after it saw such an
+   * image (plugin/sanitizer.c): this one started before, or under another
+   * sanitizer's runtime. */
   const char *sanitizer = strstr(why, "__asan_")   ? "address"
                           : strstr(why, "__tsan_") ? "thread"
                           : strstr(why, "__msan_") ? "memory"
@@ -180,8 +182,11 @@ static void describe_load_failure(const char *why, char *msg, size_t msg_len) {
   }
   snprintf(msg, msg_len,
            "dlopen of the image failed: %s (device code built with "
-           "-fsanitize=%s: keep it to the host, with -Xarch_host on clang 17+, "
-           "or -Xopenmp-target=<triple> -fno-sanitize=%s on clang 14-16)",
+           "-fsanitize=%s: this device process runs without that "
+           "sanitizer's runtime; it started before the image was registered, "
+           "or another image's sanitizer runs in it. Build every image with "
+           "the same sanitizer, or keep it to the host: -Xarch_host on clang "
+           "17+, -Xopenmp-target=<triple> -fno-sanitize=%s on clang 14-16)",
            why, sanitizer, sanitizer);
 }
 
@@ -216,7 +221,13 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
   }
   stubs_load_for_image(img->fd);
   char path[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", img->fd);
+  /* Under a sanitizer's runtime its symbolizer, another process, reads the
+   * image by this name for the report's source lines: /proc/self is its
+   * own there. */
+  if (dlsym(RTLD_DEFAULT, "__sanitizer_set_report_path") != NULL)
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), img->fd);
+  else
+    snprintf(path, sizeof path, "/proc/self/fd/%d", img->fd);
   img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (img->handle == NULL) {
     /* A copy: the next dl* call (dlsym in describe_load_failure) frees

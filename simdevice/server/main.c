@@ -152,6 +152,7 @@ static int run_kernel(struct simdev_slot *s) {
   int32_t num_teams = (int32_t)s->a[2], thread_limit = (int32_t)s->a[3];
   int rc;
   faults_set_running_kernel(s->a[0]);
+  sanitizer_kernel_begin();
   if (runtime.call != NULL) {
     runtime.kernel_begin(num_teams, thread_limit);
     rc = runtime.call(fn, nargs, s->args);
@@ -159,6 +160,7 @@ static int run_kernel(struct simdev_slot *s) {
   } else {
     rc = call_without_runtime(fn, nargs, s->args);
   }
+  sanitizer_kernel_end();
   /* (serve clears the running kernel after its reply) */
   if (rc != 0) {
     char name[SIMDEV_KERNEL_NAME_SIZE];
@@ -457,6 +459,7 @@ static void watch_host(void) {
 
 int main(int argc, char **argv) {
   environment_read();
+  environment_restore_preload();
   if (argc > 1 && strcmp(argv[1], "--supervise") == 0)
     return supervise_main();
   void *control = mmap(NULL, SIMDEV_CONTROL_BYTES, PROT_READ | PROT_WRITE,
@@ -490,6 +493,7 @@ int main(int argc, char **argv) {
   char msg[SIMDEV_MESSAGE_SIZE];
   if (faults_install(ctl, msg, sizeof msg) != 0)
     fail_setup("%s", msg);
+  sanitizer_init();
   atomic_store(&ctl->server_ready, 1);
   server_futex_wake(&ctl->server_ready);
   struct simdev_slot *s = &ctl->slot;

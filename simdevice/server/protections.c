@@ -234,8 +234,30 @@ static int close_with_guard_regions(uint64_t off, uint64_t end,
                        MADV_GUARD_INSTALL, what);
 }
 
+/* ASan's entry points, when its runtime runs this process (device code
+ * built with -fsanitize=address: server/sanitizer.c). */
+extern void __asan_poison_memory_region(const volatile void *, size_t)
+    __attribute__((weak));
+extern void __asan_unpoison_memory_region(const volatile void *, size_t)
+    __attribute__((weak));
+
+/* Which bytes of an allocation ASan lets device code use (protocol.h). */
+static void apply_asan_change(const struct simdev_prot_change *c) {
+  if (__asan_poison_memory_region == NULL || c->offset >= ctl->capacity ||
+      c->length > ctl->capacity - c->offset || c->length == 0)
+    return;
+  if (c->access == SIMDEV_ACCESS_ASAN_POISON)
+    __asan_poison_memory_region(base + c->offset, c->length);
+  else
+    __asan_unpoison_memory_region(base + c->offset, c->length);
+}
+
 /* Applies one change (under prot_lock). */
 static void apply_change(const struct simdev_prot_change *c) {
+  if (c->access >= SIMDEV_ACCESS_ASAN_POISON) {
+    apply_asan_change(c);
+    return;
+  }
   if (atomic_load(&ctl->guards_disabled) || c->offset >= ctl->capacity ||
       c->length > ctl->capacity - c->offset || c->length == 0)
     return;

@@ -88,6 +88,22 @@ HIDDEN int stubs_each_needed(const unsigned char *file, size_t size,
 HIDDEN int faults_install(struct simdev_control *ctl, char *msg, size_t len);
 /* The kernel the calling thread now runs (0: it finished). */
 HIDDEN void faults_set_running_kernel(uint64_t fn);
+/* A sanitizer reported a bad access at `addr` (a write when `write`;
+ * `summary`: the rest of its SUMMARY line, or NULL): the fault record says
+ * so and the host is woken; the sanitizer then ends the process itself. */
+HIDDEN void faults_record_sanitizer(uint64_t addr, int write,
+                                    const char *summary);
+
+/* sanitizer.c: the device process under a sanitizer's runtime (ASan
+ * reports go to the fault record too). */
+HIDDEN void sanitizer_init(void);
+/* Around each kernel: its ordering after the kernels that ended before it
+ * (for ThreadSanitizer; nothing without it). */
+HIDDEN void sanitizer_kernel_begin(void);
+HIDDEN void sanitizer_kernel_end(void);
+/* environment.c: LD_PRELOAD back to the program's (the plugin put a
+ * sanitizer's runtime first in it). */
+HIDDEN void environment_restore_preload(void);
 
 /* faults_ppc64le.c (ppc64le builds): the access kind of a SIGSEGV/SIGBUS
  * decoded from the instruction at the PC (qemu fills no DSISR), the PC,

@@ -48,6 +48,13 @@ static void load_stub(size_t i) {
   if (stub_loaded[i])
     return;
   stub_loaded[i] = 1;
+  /* The real runtime, preloaded for device code built with its sanitizer
+   * (plugin/sanitizer.c), answers the image's need itself. */
+  if ((strstr(stub_names[i], "asan") &&
+       dlsym(RTLD_DEFAULT, "__asan_init") != NULL) ||
+      (strstr(stub_names[i], "tsan") &&
+       dlsym(RTLD_DEFAULT, "__tsan_init") != NULL))
+    return;
   char path[sizeof stub_dir + 64];
   snprintf(path, sizeof path, "%s/%s", stub_dir, stub_names[i]);
   /* A missing stand-in only matters to images that NEED it; their dlopen

@@ -1,16 +1,15 @@
-/* sanitized_device_code.c - -fsanitize=address reaches the device code
- * (clang 14 applies it to the device compile): the image cannot load in the
- * device process, which must not start a sanitizer runtime, and the message
- * says so, naming the sanitizer and the flags that keep it to the host
- * (it used to print an empty reason: dlerror's text was read after the
- * next dl call freed it).
- * ppc64le-skip: the message names x86-64 flags
+/* sanitized_device_code.c - device code built with -fsanitize=address runs
+ * under the runtime of the clang that built it; when that runtime cannot be
+ * had (here SIMDEVICE_SANITIZER_RUNTIME names a missing file), the image is
+ * refused and the message names the sanitizer, the variable and the file,
+ * instead of dlopen's bare "undefined symbol: __asan_...".
+ * ppc64le-skip: the device sanitizer runtimes are x86-64 libraries
  * versions: 14
  * simtarget-only
  * cflags: -O2 -fsanitize=address
- * env: OMP_TARGET_OFFLOAD=mandatory ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
+ * env: OMP_TARGET_OFFLOAD=mandatory ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 SIMDEVICE_SANITIZER_RUNTIME=/nonexistent/libclang_rt.asan-x86_64.so
  * expect-exit: 1
- * expect-stderr: undefined symbol: __asan_.*device code built with -fsanitize=address: keep it to the host.*-Xopenmp-target=<triple> -fno-sanitize=address on clang 14-16 */
+ * expect-stderr: SIMDEVICE_SANITIZER_RUNTIME=/nonexistent/libclang_rt.asan-x86_64.so, the runtime for device code built with -fsanitize=address, cannot be read */
 #include <stdio.h>
 
 int main(void) {
