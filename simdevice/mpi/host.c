@@ -268,6 +268,10 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
   struct wire_request qd = {.op = WIRE_RECV_FROM_PEER,
                             .a = {(uint64_t)(uintptr_t)dst_ptr, (uint64_t)size,
                                   (uint64_t)src->rank}};
+  if (link_info_flags() & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "simdevice-mpi: device %d -> device %d: %lld bytes, MPI "
+            "rank %d to rank %d\n", src_id, dst_id, (long long)size,
+            src->rank, dst->rank);
   int rc = OFFLOAD_FAIL;
   if (link_send(dst, &qd, NULL, "data_exchange (destination)") == 0) {
     if (link_send(src, &qs, NULL, "data_exchange (source)") == 0) {
@@ -308,6 +312,10 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                                  (uint64_t)(int64_t)num_teams,
                                  (uint64_t)(int64_t)thread_limit},
                            .payload = (uint64_t)arg_num * 8};
+  if (link_info_flags() & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "simdevice-mpi: device %d runs kernel %p (%d arguments, "
+            "num_teams %d, thread_limit %d)\n", id, tgt_entry_ptr, arg_num,
+            num_teams, thread_limit);
   fflush(stdout); /* the program's output before the device's */
   return simple_call(id, &q, args, NULL, 0, NULL, "a kernel");
 }

@@ -83,6 +83,8 @@ void link_configure(int program_uses_mpi, uint32_t flags) {
 
 const struct topology *link_topology(void) { return &topo; }
 
+uint32_t link_info_flags(void) { return info_flags; }
+
 struct remote *link_remote(int32_t id) {
   if (id < 0 || id >= topo.count) {
     link_error("simdevice-mpi: device %d does not exist (%d remote device%s)",
