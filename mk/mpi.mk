@@ -40,6 +40,18 @@ MPI_TARGETS := $(MPI_PLUGIN) $(MPI_IMPL) $(MPI_SERVER)
 ALL += $(MPI_TARGETS)
 all: $(MPI_TARGETS)
 -include $(MPI_STUB_OBJ:.o=.d) $(MPI_IMPL_OBJ:.o=.d) $(MPI_SERV_OBJ:.o=.d)
+
+# The server finds the local plugin in ../ (its rpath), as in build/lib.
+install-mpi: all
+	install -d $(DESTDIR)$(PREFIX)/lib/simdevice
+	install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(MPI_IMPL) $(MPI_SERVER) $(DESTDIR)$(PREFIX)/lib/simdevice/
+install: install-mpi
+uninstall-mpi:
+	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(MPI_PLUGIN)) \
+	  $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(MPI_IMPL) $(MPI_SERVER)))
+uninstall: uninstall-mpi
+.PHONY: install-mpi uninstall-mpi
 else
 $(info simdevice-mpi: $(MPICC) not found (Open MPI: openmpi-bin, libopenmpi-dev); remote devices not built)
 endif
