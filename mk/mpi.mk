@@ -12,7 +12,7 @@ MPI_PLUGIN := $(B)/lib/libomptarget.rtl.simdevice-mpi.so
 MPI_IMPL   := $(B)/lib/simdevice/libsimdevice-mpi.so
 MPI_SERVER := $(B)/lib/simdevice/simdevice-mpi-server
 MPI_STUB_OBJ := $(B)/obj/simdevice/mpi/plugin.o $(B)/obj/simdevice/mpi/topology.o
-MPI_IMPL_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,host.o link.o wire.o topology.o) \
+MPI_IMPL_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,host.o queues.o link.o wire.o topology.o) \
   $(B)/obj/simdevice/plugin/elfimage.o
 MPI_SERV_OBJ := $(B)/obj/simdevice/mpi/server.o $(B)/obj/simdevice/mpi/wire.o
 

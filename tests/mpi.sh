@@ -5,7 +5,8 @@
 #     (tests/mpi/remote_run.sh as programs.sh's RUNNER: the program and one
 #     simdevice-mpi-server rank per device), with clang 19 and 14; a few
 #     again with the device ranks spawned by the plugin (SIMDEVICE_MPI_SPAWN);
-#  2. tests/mpi/*.c: omp_target_memcpy rank to rank, a hybrid MPI + OpenMP
+#  2. tests/mpi/*.c: omp_target_memcpy rank to rank, nowait kernels of two
+#     remote devices overlapping (a rendezvous, no timing), a hybrid MPI + OpenMP
 #     program (each rank its own spawned device), an MPI program that
 #     offloads before MPI_Init, a device rank killed or stopped mid-kernel;
 #  3. after each, no device rank or device process of this tree is left.
@@ -113,6 +114,15 @@ else
   fail "remote_memcpy: $(tail -2 "$B/memcpy.err" | tr '\n' ' ')$(tail -1 "$B/memcpy.out")"
 fi
 check_left remote_memcpy
+
+if [ ! -x "$B/nowait_overlap" ]; then fail "nowait_overlap: does not compile"
+elif SIMDEVICE_NUM_DEVICES=2 run "$B/overlap" tests/mpi/remote_run.sh "$B/nowait_overlap" &&
+     grep -q '^PASS$' "$B/overlap.out"; then
+  ok "nowait_overlap: nowait kernels on two remote devices run at the same time"
+else
+  fail "nowait_overlap: $(tail -1 "$B/overlap.err") $(tail -1 "$B/overlap.out")"
+fi
+check_left nowait_overlap
 
 if [ ! -x "$B/hybrid" ]; then fail "hybrid: does not compile"
 elif SIMDEVICE_MPI_SPAWN=1 SIMDEVICE_NUM_DEVICES=0 run "$B/hybrid" \

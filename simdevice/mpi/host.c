@@ -371,6 +371,11 @@ int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
   return OFFLOAD_SUCCESS;
 }
 
+int32_t __tgt_rtl_set_info_flag(uint32_t flags) {
+  link_set_info_flags(flags);
+  return OFFLOAD_SUCCESS;
+}
+
 int32_t __tgt_rtl_print_device_info(int32_t id) {
   struct remote *r = enter(id);
   if (r == NULL)

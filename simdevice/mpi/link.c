@@ -85,6 +85,9 @@ const struct topology *link_topology(void) { return &topo; }
 
 uint32_t link_info_flags(void) { return info_flags; }
 
+/* (devices not started yet get them in their WIRE_HELLO) */
+void link_set_info_flags(uint32_t flags) { info_flags = flags; }
+
 struct remote *link_remote(int32_t id) {
   if (id < 0 || id >= topo.count) {
     link_error("simdevice-mpi: device %d does not exist (%d remote device%s)",

@@ -40,6 +40,7 @@ HIDDEN void link_error_take(__tgt_rtl_error *out);
 HIDDEN void link_configure(int program_uses_mpi, uint32_t info_flags);
 HIDDEN const struct topology *link_topology(void);
 HIDDEN uint32_t link_info_flags(void); /* LIBOMPTARGET_INFO, as handed over */
+HIDDEN void link_set_info_flags(uint32_t flags);
 HIDDEN struct remote *link_remote(int32_t id); /* NULL with an error */
 /* MPI up and the device ranks reachable (once; any thread). 0 or -1. */
 HIDDEN int link_up(void);

@@ -57,12 +57,27 @@
     OFFLOAD_FAIL)                                                              \
   X(int32_t, deinit_device, (int32_t id), (id), OFFLOAD_SUCCESS)               \
   X(int32_t, deinit_plugin, (void), (), OFFLOAD_SUCCESS)                       \
-  X(int32_t, print_device_info, (int32_t id), (id), OFFLOAD_FAIL)
+  X(int32_t, print_device_info, (int32_t id), (id), OFFLOAD_FAIL)            \
+  X(int32_t, data_submit_async,                                                \
+    (int32_t id, void *t, void *h, int64_t size, __tgt_async_info * q),        \
+    (id, t, h, size, q), OFFLOAD_FAIL)                                         \
+  X(int32_t, data_retrieve_async,                                              \
+    (int32_t id, void *h, void *t, int64_t size, __tgt_async_info * q),        \
+    (id, h, t, size, q), OFFLOAD_FAIL)                                         \
+  X(int32_t, run_target_team_region_async,                                     \
+    (int32_t id, void *e, void **a, ptrdiff_t *o, int32_t n, int32_t t,        \
+     int32_t l, uint64_t c, __tgt_async_info * q),                             \
+    (id, e, a, o, n, t, l, c, q), OFFLOAD_FAIL)                                \
+  X(int32_t, synchronize, (int32_t id, __tgt_async_info * q), (id, q),         \
+    OFFLOAD_FAIL)                                                              \
+  X(int32_t, query_async,                                                      \
+    (int32_t id, __tgt_async_info * q, int32_t * c), (id, q, c), OFFLOAD_FAIL)
 
 #define POINTER(ret, name, params, args, fail) ret(*name) params;
 static struct {
   FORWARDED(POINTER)
   int32_t (*get_last_error)(int32_t, __tgt_rtl_error *);
+  int32_t (*set_info_flag)(uint32_t);
 } impl;
 #undef POINTER
 
@@ -108,6 +123,7 @@ static void load_impl(void) {
   FORWARDED(RESOLVE)
 #undef RESOLVE
   *(void **)&impl.get_last_error = dlsym(h, "__tgt_rtl_get_last_error");
+  *(void **)&impl.set_info_flag = dlsym(h, "__tgt_rtl_set_info_flag");
   configure(program_mpi, info_flags);
 }
 
@@ -124,7 +140,10 @@ int32_t __tgt_rtl_number_of_devices(void) {
 }
 
 int32_t __tgt_rtl_set_info_flag(uint32_t flags) {
-  info_flags = flags; /* read by load_impl, which comes after */
+  info_flags = flags; /* read by load_impl when it comes after */
+  /* (a later call, from __tgt_set_info_flag, once there are devices) */
+  if (impl.set_info_flag != NULL)
+    return impl.set_info_flag(flags);
   return OFFLOAD_SUCCESS;
 }
 
