@@ -2,7 +2,7 @@
 # tests/mpi.sh - remote simdevice devices over Open MPI (issue 36), with
 # several ranks on this one machine (mpirun --oversubscribe):
 #  1. programs of tests/programs/ with their devices remote, MPMD
-#     (tests/mpi/remote_run.sh as programs.sh's RUNNER: the program and one
+#     (tests/mpi/remote_run.sh as programs.sh's PROGRAMS_RUNNER: the program and one
 #     simdevice-mpi-server rank per device), with clang 19 and 14; a few
 #     again with the device ranks spawned by the plugin (SIMDEVICE_MPI_SPAWN);
 #  2. tests/mpi/*.c: omp_target_memcpy rank to rank, nowait kernels of two
@@ -57,10 +57,14 @@ check_left() { # what
 }
 
 # ---- 1. the program corpus, devices remote
+# (not memory_routines.c: host and shared memory, which a remote device
+# refuses; not nowait_many.c: 15 runs of 300 nowait regions, 12-23 s each
+# with the device remote on the loaded 2-core machine, where every request
+# and reply waits for a CPU: it passes, but not in this suite's time)
 CORPUS="big_arrays.c data_struct.c declare_target.c default_device.c delete_then_map.c
-device_ptr.c global_ptr_section.c neg_short_section.c neg_present.c nowait_many.c
+device_ptr.c global_ptr_section.c neg_short_section.c neg_present.c
 nowait_depend.c target_api.c teams_reduction.c many_args.c indirect.c kernel_timeout.c
-lambda_capture.cpp memory_routines.c"
+lambda_capture.cpp"
 SPAWNED="big_arrays.c neg_short_section.c nowait_depend.c"
 mkdir -p "$OUT"
 progs=() spawned=()
@@ -74,11 +78,11 @@ summary() { # label log: the programs.sh verdict lines and its counts
   failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
   [ -n "$line" ] || fail "$1: programs.sh printed no summary"
 }
-RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --versions "$VERSIONS" \
+PROGRAMS_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --versions "$VERSIONS" \
   "${progs[@]}" >"$OUT/mpmd.log" 2>&1
 summary mpmd "$OUT/mpmd.log"
 check_left "corpus (MPMD)"
-MPI_RUN_MODE=spawn RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh \
+MPI_RUN_MODE=spawn PROGRAMS_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh \
   --versions 19 "${spawned[@]}" >"$OUT/spawn.log" 2>&1
 summary spawn "$OUT/spawn.log"
 check_left "corpus (spawned)"
@@ -108,7 +112,8 @@ if [ ! -x "$B/remote_memcpy" ]; then fail "remote_memcpy: does not compile"
 elif SIMDEVICE_NUM_DEVICES=2 LIBOMPTARGET_INFO=16 run "$B/memcpy" \
        tests/mpi/remote_run.sh "$B/remote_memcpy" &&
      grep -q '^PASS$' "$B/memcpy.out" &&
-     grep -q 'device 0 -> device 1: 4194304 bytes, MPI rank 1 to rank 2' "$B/memcpy.err"; then
+     grep -q 'device 0 -> device 1: 4194304 bytes, MPI rank 1 to rank 2' "$B/memcpy.err" &&
+     ! grep -q 'omptarget error' "$B/memcpy.err"; then
   ok "remote_memcpy: 4 MiB device 0 -> 1 went MPI rank 1 to rank 2, exact"
 else
   fail "remote_memcpy: $(tail -2 "$B/memcpy.err" | tr '\n' ' ')$(tail -1 "$B/memcpy.out")"
@@ -129,7 +134,9 @@ elif SIMDEVICE_MPI_SPAWN=1 SIMDEVICE_NUM_DEVICES=0 run "$B/hybrid" \
        mpirun --oversubscribe -q -x LD_LIBRARY_PATH -x SIMDEVICE_MPI_SPAWN \
        -x SIMDEVICE_NUM_DEVICES -np 2 "$B/hybrid" &&
      grep -q '^PASS world 2$' "$B/hybrid.out" &&
-     [ "$(grep -c "rank's device 0 done" "$B/hybrid.out")" = 2 ]; then
+     [ "$(grep -c "rank's device 0 done" "$B/hybrid.out")" = 2 ] &&
+     ! grep -q 'omptarget error' "$B/hybrid.err"; then
+  # (no error at exit either: the devices went at the program's MPI_Finalize)
   ok "hybrid: 2 MPI ranks, each offloading to its own spawned device rank"
 else
   fail "hybrid: $(tail -2 "$B/hybrid.err" | tr '\n' ' ')$(tail -1 "$B/hybrid.out")"

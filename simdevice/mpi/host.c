@@ -166,6 +166,8 @@ fail:
 }
 
 int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
+  if (link_closed()) /* released at MPI_Finalize, images and all */
+    return OFFLOAD_SUCCESS;
   struct remote *r = enter(id);
   if (r == NULL)
     return OFFLOAD_FAIL;
@@ -330,7 +332,7 @@ int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,
 int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
                                        const __tgt_fptr_map *table) {
   struct remote *r = link_remote(id);
-  if (size == 0 && r != NULL && !r->hello)
+  if (size == 0 && r != NULL && (!r->hello || link_closed()))
     return OFFLOAD_SUCCESS; /* nothing to clear on a device never used */
   struct wire_request q = {.op = WIRE_FPTR_MAP, .a = {size},
                            .payload = size * sizeof *table};
@@ -341,7 +343,7 @@ int32_t __tgt_rtl_deinit_device(int32_t id) {
   struct remote *r = link_remote(id);
   if (r == NULL)
     return OFFLOAD_FAIL;
-  if (!r->hello || r->lost)
+  if (!r->hello || r->lost || link_closed())
     return OFFLOAD_SUCCESS;
   struct wire_request q = {.op = WIRE_DEINIT_DEVICE};
   return simple_call(id, &q, NULL, NULL, 0, NULL, "deinit_device");

@@ -379,6 +379,13 @@ int link_hello(struct remote *r) {
 }
 
 /* ---- the end --------------------------------------------------------------- */
+int link_closed(void) {
+  pthread_mutex_lock(&link_lock);
+  int closed = state == 2;
+  pthread_mutex_unlock(&link_lock);
+  return closed;
+}
+
 void link_close(void) {
   pthread_mutex_lock(&link_lock);
   /* MPMD ranks wait for their program: start MPI to release them even when

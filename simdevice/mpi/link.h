@@ -62,5 +62,8 @@ HIDDEN int link_call(struct remote *r, struct wire_request *q,
  * (the spawned ranks' communicator, MPI when the plugin initialised it).
  * Idempotent. */
 HIDDEN void link_close(void);
+/* 1 once link_close ran: the devices are released (their images unloaded
+ * with them), so the release calls that follow have nothing to do. */
+HIDDEN int link_closed(void);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cpu_load.h"
 #include "wire.h"
 #include "wire_wait.h"
 
@@ -22,24 +23,30 @@ int wire_wait(MPI_Request *req, MPI_Status *st, int (*check)(void *ctx),
   if (st == NULL)
     st = &local;
   int64_t start = now_ns(), next_check = start + 100000000ll;
+  /* Polling for 2 ms (as Open MPI's own blocking calls poll, but giving
+   * the CPU to whatever else is runnable every 64 polls): a reply, or the
+   * host's next request, usually comes within it. Not at all when the
+   * machine has more runnable threads than CPUs (common/cpu_load.h): there
+   * a polling rank or host thread takes the CPU from the very process it
+   * waits for (an oversubscribed 2-core machine ran nowait_many.c 60 times
+   * slower). Then sleeps of 10 us growing to 100 us, and after 20 ms of
+   * waiting to 1 ms: an idle device rank costs next to no CPU. */
+  const int64_t spin_ns = cpu_load_oversubscribed() ? 0 : 2000000;
   long sleep_ns = 10000;
   for (int spin = 0;; spin++) {
     int done = 0;
     MPI_Test(req, &done, st);
     if (done)
       return 0;
-    /* Polling for 2 ms (as Open MPI's own blocking calls poll, but giving
-     * the CPU to whatever else is runnable every 64 polls): a reply, or
-     * the host's next request, usually comes within it. Then sleeps
-     * growing from 10 us to 1 ms: an idle device rank costs next to no
-     * CPU. */
-    if ((spin & 63) == 63)
-      sched_yield();
-    if (now_ns() - start < 2000000)
+    int64_t waited = now_ns() - start;
+    if (waited < spin_ns) {
+      if ((spin & 63) == 63)
+        sched_yield();
       continue;
+    }
     struct timespec ts = {0, sleep_ns};
     nanosleep(&ts, NULL);
-    if (sleep_ns < 1000000)
+    if (sleep_ns < (waited < 20000000 ? 100000 : 1000000))
       sleep_ns *= 2;
     if (check != NULL && now_ns() >= next_check) {
       next_check = now_ns() + 100000000ll;
