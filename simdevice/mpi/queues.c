@@ -18,13 +18,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "link.h"
-
-/* How long query_async waits for a queue to finish before it says "not
- * yet". */
-#define QUERY_WAIT_NS 2000000L
 
 enum op_kind { OP_SUBMIT, OP_RETRIEVE, OP_RUN };
 
@@ -225,23 +220,6 @@ int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info *ai,
   pthread_mutex_lock(&lock);
   int32_t rc = OFFLOAD_SUCCESS;
   struct queue *q = ai->queue;
-  /* A short wait before "not yet": most operations of a remote device take
-   * a round trip of some tens of microseconds, and the task that asks
-   * again (libomp's re-queued nowait task) comes back far later than that
-   * on a busy machine: each step of a chain of nowait regions waited for
-   * it (nowait_many.c: 43 ms a region). */
-  if (q->pending > 0) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += QUERY_WAIT_NS;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
-    while (q->pending > 0 &&
-           pthread_cond_timedwait(&done, &lock, &until) == 0)
-      ;
-  }
   *is_completed = q->pending == 0;
   if (*is_completed)
     rc = release(ai);
