@@ -207,6 +207,7 @@ $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 # in a cross build, whose host is ppc64le itself).
 ifeq ($(CROSS),)
 include mk/device-ppc64le.mk
+include mk/mpi.mk
 endif
 
 # ---------------------------------------------------------------- tests

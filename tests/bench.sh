@@ -230,3 +230,8 @@ done | awk "$AWK_MEDIAN"'
 # simtarget-maps on large traces (issue 30 item 19)
 echo
 tests/traces_bench.sh
+
+# remote simdevice devices over Open MPI (issue 36): bandwidth against Open
+# MPI's own transfer, launch latency against a local device
+echo
+tests/bench/mpi.sh

@@ -23,9 +23,11 @@ mode=${1:-}
 # bubblewrap, which simtarget-grade isolates each student's program with;
 # libclang-rt-N-dev, the sanitizer runtimes of the sanitize_* programs
 # (only recommended by clang-N: an install without recommends lacks them;
-# clang 15's are in libclang-common-15-dev).
+# clang 15's are in libclang-common-15-dev); Open MPI (mpirun, mpicc,
+# libmpi) for remote simdevice devices and tests/mpi.sh.
 PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       libjson-c-dev python3-jsonschema chromium bubblewrap
+      openmpi-bin libopenmpi-dev
       libomp-14-dev clang-14 libclang-rt-14-dev
       clang-13 clang-tools-13 llvm-13
       clang-15 clang-tools-15 llvm-15

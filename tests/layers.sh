@@ -18,7 +18,11 @@
 set -u
 cd "$(dirname "$0")/.."
 dirs=("$@")
-[ ${#dirs[@]} -gt 0 ] || dirs=(src simdevice/plugin simdevice/server simdevice/runtime plugins/cuda)
+if [ ${#dirs[@]} -eq 0 ]; then
+  dirs=(src simdevice/plugin simdevice/server simdevice/runtime plugins/cuda)
+  # built only where Open MPI's mpicc is (mk/mpi.mk)
+  command -v "${MPICC:-mpicc}" >/dev/null && dirs+=(simdevice/mpi)
+fi
 passed=0 failed=0
 
 # One component: prints its findings, returns 1 on a failure.

@@ -106,6 +106,9 @@ run_suite check tests/check.sh
 # 900 binaries, hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff
 run_suite faults tests/faults.sh
+# remote simdevice devices over Open MPI, several ranks on this machine
+# (skipped, counted, where mpirun is absent)
+run_suite mpi tests/mpi.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
 run_suite replay tests/replay.sh
 run_suite coverage coverage/coverage.sh

@@ -1,0 +1,391 @@
+/*
+ * host.c - the __tgt_rtl_* entry points of remote simdevice devices
+ * (libsimdevice-mpi.so, loaded by the plugin stub plugin.c when there are
+ * remote devices). Each call becomes one request to the device's rank
+ * (wire.h), which runs it on its own simdevice device; device addresses are
+ * the rank's. Data moves in MPI messages; nothing is shared with the host.
+ *
+ * Locking: a device's calls hold its remote.lock (link.h); a copy between
+ * two devices holds both, the lower number first.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+
+HIDDEN int elfimage_check(const __tgt_device_image *image, const void **elf,
+                          size_t *size, char *why, size_t why_len);
+
+/* What load_binary handed libomptarget, kept until unload. */
+struct host_image {
+  const __tgt_device_image *image;
+  __tgt_target_table table;
+  __tgt_offload_entry *entries;
+  struct host_image *next;
+};
+
+static int requires_shared; /* the program requires unified memory */
+
+/* Called once by the stub, before anything else. */
+void simdevice_mpi_configure(int program_uses_mpi, uint32_t info_flags);
+void simdevice_mpi_configure(int program_uses_mpi, uint32_t info_flags) {
+  link_configure(program_uses_mpi, info_flags);
+}
+
+/* The device, locked and ready for a call; NULL with the error set. */
+static struct remote *enter(int32_t id) {
+  struct remote *r = link_remote(id);
+  if (r == NULL)
+    return NULL;
+  if (link_up() != 0)
+    return NULL;
+  pthread_mutex_lock(&r->lock);
+  if (link_hello(r) != 0) {
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+  }
+  return r;
+}
+
+static void leave(struct remote *r) { pthread_mutex_unlock(&r->lock); }
+
+static int32_t simple_call(int32_t id, struct wire_request *q,
+                           const void *payload, void *in, size_t in_len,
+                           uint64_t a_out[2], const char *what) {
+  struct remote *r = enter(id);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
+  int rc = link_call(r, q, payload, in, in_len, a_out, what);
+  leave(r);
+  return rc;
+}
+
+int32_t __tgt_rtl_number_of_devices(void) { return link_topology()->count; }
+
+int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
+  char why[400];
+  const void *elf;
+  size_t size;
+  if (elfimage_check(image, &elf, &size, why, sizeof why) != 0) {
+    link_error("simdevice-mpi: image not for simdevice: %s", why);
+    return 0;
+  }
+  return 1;
+}
+
+int32_t __tgt_rtl_init_device(int32_t id) {
+  if (requires_shared) {
+    link_error("simdevice-mpi: device %d: the program requires "
+               "unified_shared_memory or unified_address, and a remote "
+               "device shares no memory with the host", id);
+    return OFFLOAD_FAIL;
+  }
+  struct wire_request q = {.op = WIRE_INIT_DEVICE};
+  return simple_call(id, &q, NULL, NULL, 0, NULL, "init_device");
+}
+
+int64_t __tgt_rtl_init_requires(int64_t flags) {
+  if (flags & (OMP_REQ_UNIFIED_SHARED_MEMORY | OMP_REQ_UNIFIED_ADDRESS))
+    requires_shared = 1;
+  return flags;
+}
+
+/* The image bytes, then each entry and its name (wire.h). */
+static char *image_payload(const __tgt_device_image *image, uint64_t *bytes,
+                           uint64_t *count, uint64_t *total) {
+  const __tgt_offload_entry *b = image->EntriesBegin, *e = image->EntriesEnd;
+  *bytes = (uint64_t)((const char *)image->ImageEnd -
+                      (const char *)image->ImageStart);
+  *count = (uint64_t)(e - b);
+  *total = *bytes;
+  for (const __tgt_offload_entry *x = b; x < e; x++)
+    *total += sizeof(struct wire_entry) + (x->name ? strlen(x->name) : 0);
+  char *buf = malloc(*total ? *total : 1), *p = buf;
+  if (buf == NULL)
+    return NULL;
+  memcpy(p, image->ImageStart, *bytes);
+  p += *bytes;
+  for (const __tgt_offload_entry *x = b; x < e; x++) {
+    struct wire_entry w = {.addr = (uint64_t)(uintptr_t)x->addr,
+                           .size = x->size, .flags = x->flags,
+                           .reserved = x->reserved,
+                           .name_len = x->name ? strlen(x->name) : 0};
+    memcpy(p, &w, sizeof w);
+    memcpy(p + sizeof w, x->name ? x->name : "", w.name_len);
+    p += sizeof w + w.name_len;
+  }
+  return buf;
+}
+
+__tgt_target_table *__tgt_rtl_load_binary(int32_t id,
+                                          __tgt_device_image *image) {
+  uint64_t bytes, count, total;
+  char *payload = image_payload(image, &bytes, &count, &total);
+  struct host_image *h = calloc(1, sizeof *h);
+  uint64_t *addrs = calloc(count ? count : 1, sizeof *addrs);
+  if (h != NULL)
+    h->entries = calloc(count ? count : 1, sizeof *h->entries);
+  if (payload == NULL || h == NULL || addrs == NULL || h->entries == NULL) {
+    link_error("simdevice-mpi: no host memory to send an image to device %d",
+               id);
+    goto fail;
+  }
+  struct remote *r = enter(id);
+  if (r == NULL)
+    goto fail;
+  struct wire_request q = {.op = WIRE_LOAD_BINARY,
+                           .a = {(uint64_t)(uintptr_t)image, bytes, count},
+                           .payload = total};
+  int rc = link_call(r, &q, payload, addrs, count * sizeof *addrs, NULL,
+                     "load_binary");
+  if (rc == OFFLOAD_SUCCESS) {
+    memcpy(h->entries, image->EntriesBegin, count * sizeof *h->entries);
+    for (uint64_t i = 0; i < count; i++)
+      h->entries[i].addr = (void *)(uintptr_t)addrs[i];
+    h->image = image;
+    h->table.EntriesBegin = h->entries;
+    h->table.EntriesEnd = h->entries + count;
+    h->next = r->images;
+    r->images = h;
+  }
+  leave(r);
+  if (rc != OFFLOAD_SUCCESS)
+    goto fail;
+  free(payload);
+  free(addrs);
+  return &h->table;
+fail:
+  free(payload);
+  free(addrs);
+  if (h != NULL)
+    free(h->entries);
+  free(h);
+  return NULL;
+}
+
+int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
+  if (link_closed()) /* released at MPI_Finalize, images and all */
+    return OFFLOAD_SUCCESS;
+  struct remote *r = enter(id);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
+  struct wire_request q = {.op = WIRE_UNLOAD_BINARY,
+                           .a = {(uint64_t)(uintptr_t)image}};
+  int rc = link_call(r, &q, NULL, NULL, 0, NULL, "unload_binary");
+  for (struct host_image **pp = &r->images; *pp != NULL; pp = &(*pp)->next)
+    if ((*pp)->image == image) {
+      struct host_image *h = *pp;
+      *pp = h->next;
+      free(h->entries);
+      free(h);
+      break;
+    }
+  leave(r);
+  return rc;
+}
+
+void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst_ptr,
+                           int32_t kind) {
+  if (kind == TARGET_ALLOC_HOST || kind == TARGET_ALLOC_SHARED) {
+    link_error("simdevice-mpi: data_alloc of %s memory on device %d: a "
+               "remote device's memory cannot be mapped in the host",
+               kind == TARGET_ALLOC_HOST ? "host" : "shared", id);
+    return NULL;
+  }
+  struct wire_request q = {.op = WIRE_DATA_ALLOC,
+                           .a = {(uint64_t)size, (uint64_t)(uintptr_t)hst_ptr,
+                                 (uint64_t)kind}};
+  uint64_t a[2] = {0, 0};
+  if (simple_call(id, &q, NULL, NULL, 0, a, "data_alloc") != OFFLOAD_SUCCESS)
+    return NULL;
+  return (void *)(uintptr_t)a[0];
+}
+
+int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
+  struct wire_request q = {.op = WIRE_DATA_DELETE,
+                           .a = {(uint64_t)(uintptr_t)tgt_ptr}};
+  return simple_call(id, &q, NULL, NULL, 0, NULL, "data_delete");
+}
+
+int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
+                              int64_t size) {
+  if (size < 0) {
+    link_error("simdevice-mpi: data_submit of a negative size");
+    return OFFLOAD_FAIL;
+  }
+  struct wire_request q = {.op = WIRE_DATA_SUBMIT,
+                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size},
+                           .payload = (uint64_t)size};
+  return simple_call(id, &q, hst_ptr, NULL, 0, NULL, "data_submit");
+}
+
+int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
+                                int64_t size) {
+  if (size < 0) {
+    link_error("simdevice-mpi: data_retrieve of a negative size");
+    return OFFLOAD_FAIL;
+  }
+  struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
+                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size}};
+  return simple_call(id, &q, NULL, hst_ptr, (size_t)size, NULL,
+                     "data_retrieve");
+}
+
+int32_t __tgt_rtl_is_data_exchangable(int32_t src_id, int32_t dst_id) {
+  int n = link_topology()->count;
+  return src_id >= 0 && src_id < n && dst_id >= 0 && dst_id < n;
+}
+
+/* Rank to rank: the source sends straight to the destination. */
+int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
+                                void *dst_ptr, int64_t size) {
+  if (src_id == dst_id || size <= 0) {
+    if (size < 0) {
+      link_error("simdevice-mpi: data_exchange of a negative size");
+      return OFFLOAD_FAIL;
+    }
+    void *buf = malloc(size ? (size_t)size : 1);
+    int32_t rc = buf ? __tgt_rtl_data_retrieve(src_id, buf, src_ptr, size)
+                     : OFFLOAD_FAIL;
+    if (rc == OFFLOAD_SUCCESS)
+      rc = __tgt_rtl_data_submit(dst_id, dst_ptr, buf, size);
+    free(buf);
+    return rc;
+  }
+  int lo = src_id < dst_id ? src_id : dst_id, hi = src_id ^ dst_id ^ lo;
+  struct remote *a = enter(lo);
+  if (a == NULL)
+    return OFFLOAD_FAIL;
+  struct remote *b = enter(hi);
+  if (b == NULL) {
+    leave(a);
+    return OFFLOAD_FAIL;
+  }
+  struct remote *src = src_id == lo ? a : b, *dst = src == a ? b : a;
+  struct wire_request qs = {.op = WIRE_SEND_TO_PEER,
+                            .a = {(uint64_t)(uintptr_t)src_ptr, (uint64_t)size,
+                                  (uint64_t)dst->rank}};
+  struct wire_request qd = {.op = WIRE_RECV_FROM_PEER,
+                            .a = {(uint64_t)(uintptr_t)dst_ptr, (uint64_t)size,
+                                  (uint64_t)src->rank}};
+  if (link_info_flags() & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "simdevice-mpi: device %d -> device %d: %lld bytes, MPI "
+            "rank %d to rank %d\n", src_id, dst_id, (long long)size,
+            src->rank, dst->rank);
+  int rc = OFFLOAD_FAIL;
+  if (link_send(dst, &qd, NULL, "data_exchange (destination)") == 0) {
+    if (link_send(src, &qs, NULL, "data_exchange (source)") == 0) {
+      int rs = link_finish(src, NULL, 0, NULL, "data_exchange (source)");
+      __tgt_rtl_error first;
+      link_error_take(&first);
+      int rd = link_finish(dst, NULL, 0, NULL, "data_exchange (destination)");
+      if (rs != OFFLOAD_SUCCESS)
+        link_error_set(&first); /* the source's cause comes first */
+      rc = rs == OFFLOAD_SUCCESS && rd == OFFLOAD_SUCCESS ? OFFLOAD_SUCCESS
+                                                          : OFFLOAD_FAIL;
+    }
+  }
+  leave(b);
+  leave(a);
+  return rc;
+}
+
+int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
+                                         void **tgt_args,
+                                         ptrdiff_t *tgt_offsets,
+                                         int32_t arg_num, int32_t num_teams,
+                                         int32_t thread_limit,
+                                         uint64_t loop_tripcount) {
+  (void)loop_tripcount;
+  if (arg_num < 0 || arg_num > 256 ||
+      (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
+    link_error("simdevice-mpi: a kernel launch on device %d with %d "
+               "arguments: 0 to 256 pass", id, arg_num);
+    return OFFLOAD_FAIL;
+  }
+  uint64_t args[256];
+  for (int32_t i = 0; i < arg_num; i++)
+    args[i] = (uint64_t)(uintptr_t)((char *)tgt_args[i] + tgt_offsets[i]);
+  struct wire_request q = {.op = WIRE_RUN,
+                           .a = {(uint64_t)(uintptr_t)tgt_entry_ptr,
+                                 (uint64_t)arg_num,
+                                 (uint64_t)(int64_t)num_teams,
+                                 (uint64_t)(int64_t)thread_limit},
+                           .payload = (uint64_t)arg_num * 8};
+  if (link_info_flags() & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "simdevice-mpi: device %d runs kernel %p (%d arguments, "
+            "num_teams %d, thread_limit %d)\n", id, tgt_entry_ptr, arg_num,
+            num_teams, thread_limit);
+  fflush(stdout); /* the program's output before the device's */
+  return simple_call(id, &q, args, NULL, 0, NULL, "a kernel");
+}
+
+int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,
+                                    void **tgt_args, ptrdiff_t *tgt_offsets,
+                                    int32_t arg_num) {
+  return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
+                                          tgt_offsets, arg_num, 0, 0, 0);
+}
+
+int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
+                                       const __tgt_fptr_map *table) {
+  struct remote *r = link_remote(id);
+  if (size == 0 && r != NULL && (!r->hello || link_closed()))
+    return OFFLOAD_SUCCESS; /* nothing to clear on a device never used */
+  struct wire_request q = {.op = WIRE_FPTR_MAP, .a = {size},
+                           .payload = size * sizeof *table};
+  return simple_call(id, &q, table, NULL, 0, NULL, "set_function_ptr_map");
+}
+
+int32_t __tgt_rtl_deinit_device(int32_t id) {
+  struct remote *r = link_remote(id);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
+  if (!r->hello || r->lost || link_closed())
+    return OFFLOAD_SUCCESS;
+  struct wire_request q = {.op = WIRE_DEINIT_DEVICE};
+  return simple_call(id, &q, NULL, NULL, 0, NULL, "deinit_device");
+}
+
+int32_t __tgt_rtl_deinit_plugin(void) {
+  link_close();
+  return OFFLOAD_SUCCESS;
+}
+
+static __thread __tgt_rtl_error repeat_fault;
+
+/* As the local plugin: the fault of the last error once more, without its
+ * message, for libomptarget's second read (src/launch.c). */
+int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
+  (void)id;
+  if (err == NULL)
+    return OFFLOAD_FAIL;
+  link_error_take(err);
+  if (err->message[0] != '\0' || err->fault_addr != 0) {
+    repeat_fault = *err;
+    repeat_fault.message[0] = '\0';
+  } else {
+    *err = repeat_fault;
+    memset(&repeat_fault, 0, sizeof repeat_fault);
+  }
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_set_info_flag(uint32_t flags) {
+  link_set_info_flags(flags);
+  return OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_print_device_info(int32_t id) {
+  struct remote *r = enter(id);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
+  printf("    simdevice-mpi device %d: MPI rank %d, pid %d on %s\n", id,
+         r->rank, (int)r->pid, r->host);
+  struct wire_request q = {.op = WIRE_PRINT_INFO};
+  int rc = link_call(r, &q, NULL, NULL, 0, NULL, "print_device_info");
+  leave(r);
+  return rc;
+}

@@ -1,0 +1,228 @@
+/*
+ * queues.c - the asynchronous entry points of remote devices: copies and
+ * kernels of `nowait` constructs. Each device has one worker thread
+ * (started at its first asynchronous operation) that runs the operations
+ * posted to it in order, through the synchronous calls of host.c, so the
+ * posting thread goes on at once and constructs on different devices run
+ * at the same time. A device rank serves one request at a time, so a
+ * device's operations run one after another whatever their queue.
+ *
+ * A queue (__tgt_async_info.queue) counts its operations not yet done and
+ * keeps the first failure's error; synchronize waits for the count to reach
+ * zero, query_async only looks, and both release the queue once it has.
+ *
+ * Locking: one mutex and two condition variables for all of it (the list
+ * of each device, each queue's count); the operations themselves run
+ * without it.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+
+enum op_kind { OP_SUBMIT, OP_RETRIEVE, OP_RUN };
+
+struct queue {
+  int pending;  /* operations posted, not finished */
+  int failed;   /* one of them failed: the rest are skipped */
+  __tgt_rtl_error error; /* the first failure's */
+};
+
+struct op {
+  enum op_kind kind;
+  struct queue *q;
+  void *tgt, *hst;
+  int64_t size;
+  int32_t nargs, teams, limit;
+  void **args; /* OP_RUN: the arguments' values (offsets applied) */
+  struct op *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work = PTHREAD_COND_INITIALIZER; /* a list grew */
+static pthread_cond_t done = PTHREAD_COND_INITIALIZER; /* a count fell */
+static struct op *head[TOPOLOGY_MAX_DEVICES], *tail[TOPOLOGY_MAX_DEVICES];
+static int started[TOPOLOGY_MAX_DEVICES];
+
+static int run_op(int32_t id, struct op *o) {
+  switch (o->kind) {
+  case OP_SUBMIT: return __tgt_rtl_data_submit(id, o->tgt, o->hst, o->size);
+  case OP_RETRIEVE: return __tgt_rtl_data_retrieve(id, o->hst, o->tgt, o->size);
+  case OP_RUN: {
+    ptrdiff_t *offsets = calloc(o->nargs > 0 ? (size_t)o->nargs : 1,
+                                sizeof *offsets);
+    int rc = offsets == NULL
+                 ? OFFLOAD_FAIL
+                 : __tgt_rtl_run_target_team_region(id, o->tgt, o->args,
+                                                    offsets, o->nargs,
+                                                    o->teams, o->limit, 0);
+    free(offsets);
+    return rc;
+  }
+  }
+  return OFFLOAD_FAIL;
+}
+
+static void *worker(void *arg) {
+  int32_t id = (int32_t)(intptr_t)arg;
+  pthread_mutex_lock(&lock);
+  for (;;) {
+    while (head[id] == NULL)
+      pthread_cond_wait(&work, &lock);
+    struct op *o = head[id];
+    head[id] = o->next;
+    if (head[id] == NULL)
+      tail[id] = NULL;
+    int skip = o->q->failed;
+    pthread_mutex_unlock(&lock);
+    int rc = skip ? OFFLOAD_FAIL : run_op(id, o);
+    __tgt_rtl_error err;
+    if (rc != OFFLOAD_SUCCESS && !skip)
+      __tgt_rtl_get_last_error(id, &err);
+    pthread_mutex_lock(&lock);
+    if (rc != OFFLOAD_SUCCESS && !skip && !o->q->failed) {
+      o->q->failed = 1;
+      o->q->error = err;
+    }
+    o->q->pending--;
+    pthread_cond_broadcast(&done);
+    free(o->args);
+    free(o);
+  }
+  return NULL;
+}
+
+/* Appends o to device id's list (its worker started if need be); 0 or -1. */
+static int post(int32_t id, __tgt_async_info *ai, struct op *o) {
+  if (link_remote(id) == NULL || ai == NULL) {
+    free(o->args);
+    free(o);
+    return OFFLOAD_FAIL;
+  }
+  pthread_mutex_lock(&lock);
+  if (ai->queue == NULL && (ai->queue = calloc(1, sizeof(struct queue))) == NULL) {
+    pthread_mutex_unlock(&lock);
+    link_error("simdevice-mpi: no memory for a queue of device %d", id);
+    free(o->args);
+    free(o);
+    return OFFLOAD_FAIL;
+  }
+  if (!started[id]) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    started[id] = pthread_create(&t, &attr, worker, (void *)(intptr_t)id) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started[id]) {
+      pthread_mutex_unlock(&lock);
+      link_error("simdevice-mpi: cannot start the queue thread of device %d",
+                 id);
+      free(o->args);
+      free(o);
+      return OFFLOAD_FAIL;
+    }
+  }
+  o->q = ai->queue;
+  o->q->pending++;
+  if (tail[id] != NULL)
+    tail[id]->next = o;
+  else
+    head[id] = o;
+  tail[id] = o;
+  pthread_cond_broadcast(&work);
+  pthread_mutex_unlock(&lock);
+  return OFFLOAD_SUCCESS;
+}
+
+static struct op *new_op(enum op_kind kind, void *tgt, void *hst,
+                         int64_t size) {
+  struct op *o = calloc(1, sizeof *o);
+  if (o == NULL) {
+    link_error("simdevice-mpi: no memory for an asynchronous operation");
+    return NULL;
+  }
+  o->kind = kind;
+  o->tgt = tgt;
+  o->hst = hst;
+  o->size = size;
+  return o;
+}
+
+int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt, void *hst,
+                                    int64_t size, __tgt_async_info *ai) {
+  struct op *o = new_op(OP_SUBMIT, tgt, hst, size);
+  return o ? post(id, ai, o) : OFFLOAD_FAIL;
+}
+
+int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst, void *tgt,
+                                      int64_t size, __tgt_async_info *ai) {
+  struct op *o = new_op(OP_RETRIEVE, tgt, hst, size);
+  return o ? post(id, ai, o) : OFFLOAD_FAIL;
+}
+
+int32_t __tgt_rtl_run_target_team_region_async(
+    int32_t id, void *entry, void **args, ptrdiff_t *offsets, int32_t nargs,
+    int32_t teams, int32_t limit, uint64_t tripcount, __tgt_async_info *ai) {
+  (void)tripcount;
+  if (nargs < 0 || nargs > 256 || (nargs > 0 && (!args || !offsets)))
+    return __tgt_rtl_run_target_team_region(id, entry, args, offsets, nargs,
+                                            teams, limit, 0); /* its error */
+  struct op *o = new_op(OP_RUN, entry, NULL, 0);
+  if (o == NULL)
+    return OFFLOAD_FAIL;
+  o->args = calloc(nargs > 0 ? (size_t)nargs : 1, sizeof *o->args);
+  if (o->args == NULL) {
+    free(o);
+    link_error("simdevice-mpi: no memory for a kernel's arguments");
+    return OFFLOAD_FAIL;
+  }
+  for (int32_t i = 0; i < nargs; i++)
+    o->args[i] = (char *)args[i] + offsets[i];
+  o->nargs = nargs;
+  o->teams = teams;
+  o->limit = limit;
+  return post(id, ai, o);
+}
+
+/* Under lock: releases a finished queue; its status. */
+static int32_t release(__tgt_async_info *ai) {
+  struct queue *q = ai->queue;
+  int32_t rc = q->failed ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  if (q->failed)
+    link_error_set(&q->error);
+  free(q);
+  ai->queue = NULL;
+  return rc;
+}
+
+int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *ai) {
+  (void)id;
+  if (ai == NULL || ai->queue == NULL)
+    return OFFLOAD_SUCCESS;
+  pthread_mutex_lock(&lock);
+  struct queue *q = ai->queue;
+  while (q->pending > 0)
+    pthread_cond_wait(&done, &lock);
+  int32_t rc = release(ai);
+  pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info *ai,
+                              int32_t *is_completed) {
+  (void)id;
+  if (ai == NULL || ai->queue == NULL) {
+    *is_completed = 1;
+    return OFFLOAD_SUCCESS;
+  }
+  pthread_mutex_lock(&lock);
+  int32_t rc = OFFLOAD_SUCCESS;
+  struct queue *q = ai->queue;
+  *is_completed = q->pending == 0;
+  if (*is_completed)
+    rc = release(ai);
+  pthread_mutex_unlock(&lock);
+  return rc;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# tests/mpi/remote_run.sh PROGRAM [ARGS...] - run PROGRAM with its simdevice
+# devices remote: under mpirun, MPMD, the program as rank 0 and one
+# simdevice-mpi-server rank per device it would have had locally
+# (SIMDEVICE_NUM_DEVICES, default 1), the local simdevice plugin given no
+# device. The PROGRAMS_RUNNER of tests/programs.sh for tests/mpi.sh.
+#   MPI_RUN_MODE=spawn: instead the plugin spawns the device ranks
+#   (SIMDEVICE_MPI_SPAWN), the program run without mpirun (a singleton).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+server=$root/build/lib/simdevice/simdevice-mpi-server
+devices=${SIMDEVICE_NUM_DEVICES:-1}
+export SIMDEVICE_NUM_DEVICES=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's own chatter about other helpers' shared memory segments and
+# this machine's interfaces is none of the program's output.
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+if [ "${MPI_RUN_MODE:-mpmd}" = spawn ]; then
+  export SIMDEVICE_MPI_SPAWN=$devices OMPI_MCA_rmaps_base_oversubscribe=1
+  exec "$@"
+fi
+# Every variable the program would see reaches its rank (-x NAME).
+xs=()
+while IFS= read -r name; do
+  xs+=(-x "$name")
+done < <(env | sed -n -E 's/^((SIMDEVICE|SIMTARGET|LIBOMPTARGET|OMP|KMP|LD_LIBRARY)[A-Z0-9_]*)=.*/\1/p')
+if [ "$devices" -le 0 ]; then
+  exec mpirun --oversubscribe -q "${xs[@]}" -np 1 "$@"
+fi
+exec mpirun --oversubscribe -q "${xs[@]}" -np 1 "$@" : -np "$devices" "$server"
