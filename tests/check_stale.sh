@@ -86,6 +86,7 @@ run_bin() {
    exit "${PIPESTATUS[0]}")
 }
 
+# shellcheck disable=SC2317 # run by compile_each (xargs bash -c)
 compile() { # N SRC
   local n=$1 src=$2 cc flags base
   eval "cc=\$TC_CC_$n flags=\$TC_FLAGS_$n"

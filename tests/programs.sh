@@ -25,6 +25,8 @@
 #   simtarget-only         the expectation needs a separate device address
 #                          space; skipped with --llvm
 #   expect: TEXT           what the program checks, shown when it fails
+#   stale-expect: RULE VAR N  under SIMTARGET_CHECK=stale the program has
+#                          N findings of RULE (tests/check_stale.sh)
 #   repeat: N              run it N times, each run must pass (races that
 #                          show in some runs only)
 #   env: VAR=VALUE ...     environment of the run (simtarget's own settings,
