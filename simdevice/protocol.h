@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 12
+#define SIMDEV_PROTO_VERSION 13
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -116,11 +116,23 @@ enum simdev_guard_mode {
                                 no memory mapping per object */
 };
 
-/* One change of protection in the device process's view of device memory. */
+/* Memcheck's view of device bytes (SIMDEVICE_VALGRIND=memcheck,
+ * simdev_control.memcheck_marks): byte-exact marks that travel in the same
+ * queue as the protection changes, so they reach the server in order with
+ * them and before the next kernel; the server turns them into memcheck
+ * client requests (server/memcheck.c) and changes no protection. */
+enum simdev_mark {
+  SIMDEV_MARK_UNDEFINED = 2, /* allocated, nothing written yet */
+  SIMDEV_MARK_DEFINED = 3,   /* written by a copy from the host */
+  SIMDEV_MARK_NOACCESS = 4,  /* freed, or outside every allocation */
+};
+
+/* One change of protection in the device process's view of device memory,
+ * or (access >= 2) one memcheck mark. */
 struct simdev_prot_change {
-  uint64_t offset; /* from dev_base, page aligned */
-  uint64_t length; /* bytes, page multiple */
-  uint32_t access; /* 1: read+write, 0: no access */
+  uint64_t offset; /* from dev_base, page aligned (a mark: any byte) */
+  uint64_t length; /* bytes, page multiple (a mark: any length) */
+  uint32_t access; /* 1: read+write, 0: no access; else enum simdev_mark */
   uint32_t pad;
 };
 
@@ -217,6 +229,9 @@ struct simdev_control {
   /* The time slice the server asks the kernel's scheduler for, for all its
    * threads (SIMDEVICE_SLICE_US; 0: the kernel's default). */
   uint32_t slice_us;
+  /* host: 1 when device bytes carry memcheck marks (SIMDEVICE_VALGRIND=
+   * memcheck): the server starts device memory NOACCESS and applies marks */
+  uint32_t memcheck_marks;
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */

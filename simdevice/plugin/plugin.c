@@ -114,6 +114,7 @@ static int device_bring_up(struct sim_device *dev) {
   /* The allocator rounds the size; the range is placed after that. */
   if (allocator_init(&dev->alloc, 0, set->memory, set->guard) != 0)
     return -1;
+  dev->alloc.marks = set->valgrind == VALGRIND_MEMCHECK;
   dev->capacity = dev->alloc.capacity;
   if (address_range_reserve(dev, dev->capacity) != 0) {
     allocator_destroy(&dev->alloc);
@@ -612,6 +613,10 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
     unsigned char *view = dev->host_view + (tgt - dev->dev_base);
     if (to_device) {
       memcpy(view, host, (size_t)size);
+      /* memcheck: the device process learns what the host wrote */
+      if (allocator_mark(&dev->alloc, tgt - dev->dev_base, (uint64_t)size,
+                         SIMDEV_MARK_DEFINED) != 0)
+        return OFFLOAD_FAIL;
     } else {
       DEVICE_BYTES_DEFINED(view, (size_t)size);
       memcpy(host, view, (size_t)size);
@@ -666,7 +671,11 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
       return OFFLOAD_FAIL;
     memmove(dst->host_view + (d - dst->dev_base),
             src->host_view + (s - src->dev_base), n);
-    return OFFLOAD_SUCCESS;
+    /* memcheck: counted as written (the source's own marks stay its) */
+    return allocator_mark(&dst->alloc, d - dst->dev_base, n,
+                          SIMDEV_MARK_DEFINED) == 0
+               ? OFFLOAD_SUCCESS
+               : OFFLOAD_FAIL;
   }
   /* A global on either side: go through a host buffer. */
   void *buf = malloc(n ? n : 1);

@@ -236,6 +236,8 @@ static int close_with_guard_regions(uint64_t off, uint64_t end,
 
 /* Applies one change (under prot_lock). */
 static void apply_change(const struct simdev_prot_change *c) {
+  if (memcheck_apply(c)) /* a memcheck mark, not a protection */
+    return;
   if (atomic_load(&ctl->guards_disabled) || c->offset >= ctl->capacity ||
       c->length > ctl->capacity - c->offset || c->length == 0)
     return;
@@ -373,4 +375,5 @@ void protections_init(struct simdev_control *control, int memory_fd) {
   if (mode == SIMDEV_GUARD_REGIONS)
     self_pidfd = open_self_for_batches(memory_fd);
   ctl->guard_mode = mode;
+  memcheck_init(ctl);
 }

@@ -137,6 +137,14 @@ HIDDEN void output_flush(void);
  * thread, before its command) applies the log up to what the command needs
  * (a queue slot: s->prot_upto; the main slot: all of it), then s->prot[]. */
 HIDDEN void protections_init(struct simdev_control *ctl, int memory_fd);
+/* memcheck.c: memcheck's view of device bytes (SIMDEVICE_VALGRIND=memcheck):
+ * memcheck_init once, after device memory is mapped; memcheck_apply takes a
+ * change of the host's queue and returns 1 when it was a mark (applied, or
+ * ignored when marks are off), 0 for a protection change; memcheck_on: 1
+ * when marks are applied in this process. */
+HIDDEN void memcheck_init(const struct simdev_control *ctl);
+HIDDEN int memcheck_apply(const struct simdev_prot_change *c);
+HIDDEN int memcheck_on(void);
 HIDDEN void protections_apply(struct simdev_slot *s, int queue_slot);
 
 /* Wakes every thread (of any process) waiting on the futex `word`, a
