@@ -148,20 +148,20 @@ $(PLUGIN): $(PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
 
 # Non-PIE at 0x40000000: host code never lies there, so a host function
 # pointer called in the device process faults (simdevice/server/indirect.c).
-$(SERVER): $(SERV_OBJ) $(B)/obj/common/image_entries.o
+$(SERVER): $(SERV_OBJ) $(B)/obj/common/image_entries.o $(B)/obj/common/check_findings.o
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -no-pie -Wl,-Ttext-segment=0x40000000 -o $@ $(SERV_OBJ) \
-	  $(B)/obj/common/image_entries.o -ldl -lpthread
+	  $(B)/obj/common/image_entries.o $(B)/obj/common/check_findings.o -ldl -lpthread
 
 # The same server with its test hooks (-DSIMTARGET_TEST_HOOKS, environment.c),
 # for tests/simdevice/test_faults.c only: beside the real one (it finds the
 # device runtime and the stand-ins in its own folder), never installed.
 HOOKS_SERVER   := $(B)/lib/simdevice/simdevice-server-hooks
 TEST_SERV_OBJ  := $(SERV_SRC:%.c=$(B)/obj-test/%.o)
-$(HOOKS_SERVER): $(TEST_SERV_OBJ) $(B)/obj/common/image_entries.o
+$(HOOKS_SERVER): $(TEST_SERV_OBJ) $(B)/obj/common/image_entries.o $(B)/obj/common/check_findings.o
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -no-pie -Wl,-Ttext-segment=0x40000000 -o $@ $(TEST_SERV_OBJ) \
-	  $(B)/obj/common/image_entries.o -ldl -lpthread
+	  $(B)/obj/common/image_entries.o $(B)/obj/common/check_findings.o -ldl -lpthread
 
 $(DEVRT): $(RT_OBJ) simdevice/runtime/exports.map
 	@mkdir -p $(dir $@)

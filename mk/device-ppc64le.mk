@@ -16,7 +16,8 @@ PPC_PLUG_OBJ := $(PLUG_SRC:%.c=$(PB)/plugin-obj/%.o)
 PPC_SERVER := $(PPC_DIR)/simdevice-server
 PPC_DEVRT  := $(PPC_DIR)/libomp.so.5
 PPC_STUBS  := $(addprefix $(PPC_DIR)/,$(SONAMES) libomptarget.so)
-PPC_SERV_OBJ := $(SERV_SRC:%.c=$(PB)/obj/%.o) $(PB)/obj/common/image_entries.o
+PPC_SERV_OBJ := $(SERV_SRC:%.c=$(PB)/obj/%.o) $(PB)/obj/common/image_entries.o \
+  $(PB)/obj/common/check_findings.o
 PPC_RT_OBJ := $(RT_SRC:%.c=$(PB)/obj/%.o)
 # The device link kit (clang 19/22 link device images with --no-undefined
 # against a libomp.so, and want libomptarget.so / libomptarget.devicertl.a

@@ -89,6 +89,11 @@ enum simdev_command {
                               (struct simdev_fptr_row) to store at row a[1] of a new
                               table of a[2] rows, installed (replacing the old one)
                               by the chunk that completes it; a[2] = 0 clears it */
+  SIMDEV_CMD_NAME = 10, /* memcheck: the allocation at offset a[0] (a[1]
+                           bytes) holds the variable the bounce describes
+                           (NUL-terminated text) */
+  SIMDEV_CMD_COPY_BACK = 11, /* memcheck: a[1] bytes at offset a[0] go back
+                                to the host; say so if none was written */
   SIMDEV_CMD_START_QUEUES = 9, /* start the server threads of queue slots [0, a[0]);
                                   reply a[0] = how many slots, from slot 0, have one
                                   (fails only when slot 0 has none) */

@@ -74,6 +74,8 @@
   X(33, PLUGINS_SET_INFO_FLAG, set_info_flag, "src/plugins.c plugins_open")  \
   /* src/plugins.c: does an on-demand plugin (simdevice-ppc64le) join */      \
   X(40, PLUGINS_ON_DEMAND_IMAGE, is_valid_binary,                              \
-    "src/plugins.c accepts_a_registered_image")
+    "src/plugins.c accepts_a_registered_image")                                \
+  /* src/device_ops.c: names of device memory for the plugin's checks */      \
+  X(41, DEVOPS_NAME_RANGE, name_range, "src/device_ops.c device_name_range")
 
 #endif

@@ -23,11 +23,13 @@
  * table is also read and written by memcheck_name and memcheck_describe,
  * which the main slot's thread calls: `lock` guards the table.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_findings.h"
 #include "server.h"
 
 #if __has_include(<valgrind/memcheck.h>)
@@ -47,7 +49,8 @@ struct mc_block {
   uint64_t offset, size; /* size 0: empty slot */
   uint64_t head;         /* bytes before it that are its block's padding */
   unsigned handle, head_handle; /* memcheck's blocks (0: none) */
-  char *name; /* what libomptarget said (memcheck_name), or NULL */
+  char *name; /* the variable (memcheck_name), or NULL */
+  char *how;  /* how and where it was mapped, with `name` */
 };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mc_block *table;
@@ -119,8 +122,11 @@ static void describe(struct mc_block *b) {
     VALGRIND_DISCARD(b->handle - 1);
   if (b->head_handle != 0)
     VALGRIND_DISCARD(b->head_handle - 1);
-  snprintf(what, sizeof what, "device allocation%s%.200s (%llu bytes at 0x%llx",
-           b->name != NULL ? " of " : "", b->name != NULL ? b->name : "",
+  char named[260] = "";
+  if (b->name != NULL)
+    snprintf(named, sizeof named, " of `%.100s` (%.140s)", b->name, b->how);
+  snprintf(what, sizeof what, "device allocation%s (%llu bytes at 0x%llx",
+           named,
            (unsigned long long)b->size,
            (unsigned long long)(uintptr_t)(base + b->offset));
   if (padded > b->size)
@@ -151,7 +157,7 @@ static void block_add(uint64_t offset, uint64_t size) {
     table_used++;
   }
   free(b->name);
-  b->name = NULL;
+  b->name = b->how = NULL;
   b->size = size;
   b->head = 0;
   describe(b);
@@ -181,6 +187,28 @@ static void block_remove(uint64_t offset) {
   }
 }
 #endif
+
+void memcheck_name(uint64_t offset, uint64_t size, const char *text) {
+#if HAVE_MEMCHECK_H
+  if (!on)
+    return;
+  pthread_mutex_lock(&lock);
+  struct mc_block *b = find(offset);
+  const char *nl = strchr(text, '\n');
+  if (b != NULL && b->size == size && nl != NULL) {
+    free(b->name);
+    b->name = strdup(text); /* one allocation: the name, then `how` */
+    if (b->name != NULL) {
+      b->name[nl - text] = '\0';
+      b->how = b->name + (nl - text) + 1;
+    }
+    describe(b);
+  }
+  pthread_mutex_unlock(&lock);
+#else
+  (void)offset, (void)size, (void)text;
+#endif
+}
 
 int memcheck_apply(const struct simdev_prot_change *c) {
   if (c->access < SIMDEV_MARK_UNDEFINED)
@@ -218,4 +246,133 @@ int memcheck_apply(const struct simdev_prot_change *c) {
   pthread_mutex_unlock(&lock);
 #endif
   return 1;
+}
+
+/* ---------------------------------------------------- what simtarget adds */
+#if HAVE_MEMCHECK_H
+/* The most bytes of one allocation scanned for never-written bytes: the
+ * scan costs a client request per 4 KiB. */
+#define SCAN_MAX (16ull << 20)
+
+/* 1 when no byte of [p, p + n) was ever written (every bit undefined). */
+static int never_written(const unsigned char *p, uint64_t n) {
+  unsigned char v[4096];
+  if (n == 0 || n > SCAN_MAX)
+    return 0;
+  for (uint64_t at = 0; at < n;) {
+    uint64_t k = n - at < sizeof v ? n - at : sizeof v;
+    if (VALGRIND_GET_VBITS(p + at, v, k) != 1)
+      return 0;
+    for (uint64_t i = 0; i < k; i++)
+      if (v[i] != 0xff)
+        return 0;
+    at += k;
+  }
+  return 1;
+}
+
+/* The named allocations no copy and no kernel wrote, "`a` (...), `b`
+ * (...)", into buf (under lock); "" when none. */
+static void list_never_written(char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < table_cap && used + 1 < len; i++) {
+    const struct mc_block *b = &table[i];
+    if (b->size == 0 || b->name == NULL ||
+        !never_written(base + b->offset, b->size))
+      continue;
+    int n = snprintf(buf + used, len - used, "%s`%s` (%s)", used ? "; " : "",
+                     b->name, b->how);
+    used = n < 0 ? len : used + (size_t)n;
+  }
+}
+
+/* The first `name` of a list, or NULL (into buf). */
+static const char *first_variable(const char *list, char *buf, size_t len) {
+  const char *a = strchr(list, '`'), *z = a ? strchr(a + 1, '`') : NULL;
+  if (z == NULL)
+    return NULL;
+  snprintf(buf, len, "%.*s", (int)(z - a - 1), a + 1);
+  return buf;
+}
+
+static void finding(const char *rule, const char *variable,
+                    const char *kernel, const char *message) {
+  struct check_finding f = {.check = "memcheck",
+                            .rule = rule,
+                            .variable = variable,
+                            .kernel = kernel,
+                            .message = message,
+                            .gpu = "a GPU reads whatever the memory held "
+                                   "before: the result is garbage, or right "
+                                   "by chance",
+                            .fix = "map the data `to` (or `tofrom`), or "
+                                   "write it on the device before reading "
+                                   "it"};
+  if (check_finding_write(&f) < 0)
+    fprintf(stderr, "simdevice: cannot write the finding to %s: %s\n",
+            CHECK_REPORT_ENV, strerror(errno));
+}
+#endif
+
+unsigned memcheck_errors(void) {
+#if HAVE_MEMCHECK_H
+  return on ? (unsigned)VALGRIND_COUNT_ERRORS : 0;
+#else
+  return 0;
+#endif
+}
+
+void memcheck_after_kernel(const char *kernel, unsigned errors_before) {
+#if HAVE_MEMCHECK_H
+  if (!on || (unsigned)VALGRIND_COUNT_ERRORS == errors_before)
+    return;
+  char never[1200], message[1600], first_name[200];
+  pthread_mutex_lock(&lock);
+  list_never_written(never, sizeof never);
+  pthread_mutex_unlock(&lock);
+  snprintf(message, sizeof message,
+           "memcheck reported errors in kernel `%.200s` (above)%s%s",
+           kernel, never[0] ? "; device memory no copy and no kernel gave "
+                              "a value: "
+                            : "",
+           never);
+  fprintf(stderr, "simdevice: %s\n", message);
+  finding("device-memory-error", first_variable(never, first_name,
+                                                sizeof first_name),
+          kernel, message);
+#else
+  (void)kernel, (void)errors_before;
+#endif
+}
+
+void memcheck_copy_back(uint64_t offset, uint64_t size) {
+#if HAVE_MEMCHECK_H
+  if (!on || offset >= capacity || size > capacity - offset ||
+      !never_written(base + offset, size))
+    return;
+  char name[200] = "", how[300] = "", never[1200], message[2000];
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < table_cap; i++) {
+    const struct mc_block *b = &table[i];
+    if (b->size != 0 && b->offset <= offset &&
+        offset - b->offset < b->size && b->name != NULL) {
+      snprintf(name, sizeof name, "%s", b->name);
+      snprintf(how, sizeof how, "%s", b->how);
+    }
+  }
+  list_never_written(never, sizeof never);
+  pthread_mutex_unlock(&lock);
+  snprintf(message, sizeof message,
+           "the %llu bytes of `%s` (%s) copied back to the host hold no "
+           "value: no copy and no kernel wrote them, or a kernel computed "
+           "them from device memory without one (now: %s)",
+           (unsigned long long)size, name[0] ? name : "device memory",
+           how[0] ? how : "not mapped by a construct",
+           never[0] ? never : "none");
+  fprintf(stderr, "simdevice: %s\n", message);
+  finding("never-written-copied-back", name[0] ? name : NULL, NULL, message);
+#else
+  (void)offset, (void)size;
+#endif
 }

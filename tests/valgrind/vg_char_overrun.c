@@ -6,7 +6,10 @@
  * versions: 14 19
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=memcheck
- * expect-stderr: Invalid read of size 1.*(\n.*)*vg_char_overrun.c:2[0-9].*(\n.*)*0 bytes after a device allocation of `s
+ * vg-expect: Invalid read of size 1
+ * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_char_overrun.c:25\)
+ * vg-expect: 12 bytes inside a device allocation of `s\[0:n - 1\]` \(map\(to\) at .*vg_char_overrun.c:23
+ * vg-finding: "check":"memcheck","rule":"device-memory-error"
  * expect: memcheck reports the one-byte read past the section with the kernel's line */
 #include <stdio.h>
 #include <stdlib.h>
