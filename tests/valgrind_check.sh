@@ -13,6 +13,8 @@
 #   env: VAR=VALUE ...  the run's environment (SIMDEVICE_VALGRIND=...)
 #   vg-expect: REGEX    an extended regex (case-insensitive) some line of
 #                       stderr must match; several lines allowed, all must
+#   vg-expect-not: REGEX  no line of a report's first four may match it (a
+#                       report in the device runtime, or at a correct line)
 #   vg-finding: REGEX   the same for a line of the findings file
 #                       (SIMTARGET_CHECK_REPORT)
 # Every program's stdout goes through a pipe and must hold a line "PASS"
@@ -34,12 +36,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#PROGS[@]} -gt 0 ] || PROGS=(tests/valgrind/*.c tests/valgrind/*.cpp)
-# Correct programs of tests/programs/ that run clean under each tool: a
-# scalar-and-array mix, structs and mappers, teams with a reduction, a C++
-# class with lambdas, asynchronous regions.
-CLEAN=(tests/programs/data_struct.c tests/programs/teams_reduction.c
-       tests/programs/mapper.c tests/programs/target_api.c)
-CLEAN_TOOLS="memcheck helgrind"
+# Correct programs of tests/programs/ that must run clean, each under the
+# tools named (PROGRAM:TOOL,TOOL), with the last clang of --versions only
+# (time): structs, teams with a reduction, mappers, the device memory API.
+CLEAN=(tests/programs/data_struct.c:memcheck,helgrind
+       tests/programs/teams_reduction.c:memcheck,helgrind,drd
+       tests/programs/mapper.c:memcheck,helgrind
+       tests/programs/target_api.c:memcheck,helgrind)
 passed=0 failed=0 skipped=0
 
 if ! command -v valgrind >/dev/null; then
@@ -109,15 +112,23 @@ for src in "${PROGS[@]}"; do
     while IFS= read -r re; do
       [ -z "$why" ] && ! grep -Eiq -- "$re" "$bin.findings" && why="no finding matching /$re/ (see $bin.findings)"
     done < <(field "$src" vg-finding)
+    # each report's first lines: what and where it happened
+    grep -A3 -E '^==[0-9]+== (Possible data race|Conflicting|Invalid|Conditional|Use of)' \
+      "$bin.err" >"$bin.reports"
+    while IFS= read -r re; do
+      [ -z "$why" ] && grep -Eiq -- "$re" "$bin.reports" && why="a report matches /$re/: $(grep -Ei -m1 -- "$re" "$bin.reports" | cut -c1-160)"
+    done < <(field "$src" vg-expect-not)
     verdict "$name" ${why:+"$why"}
   done
 done
 
 # The correct programs: as programs.sh builds them (-O1), clean.
-for src in "${CLEAN[@]}"; do
-  for n in $VERSIONS; do
+last=${VERSIONS##* }
+for item in "${CLEAN[@]}"; do
+  src=${item%%:*} tools=${item#*:}
+  for n in $last; do
     bin=$(build "$src" "$n" -O1)
-    for tool in $CLEAN_TOOLS; do
+    for tool in ${tools//,/ }; do
       name="clean $(basename "$src") clang-$n $tool"
       if [ -z "$bin" ]; then verdict "$name" "does not compile"; continue; fi
       run "$bin" "$n" "$bin.$tool" SIMDEVICE_VALGRIND=$tool

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "valgrind_hints.h"
 
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -254,6 +255,12 @@ static void apply_change(const struct simdev_prot_change *c) {
               : errno;
   if (err != 0)
     disable_guards(err, what);
+  else if (c->access)
+    /* Helgrind and DRD (SIMDEVICE_VALGRIND) do not watch memory that was
+     * PROT_NONE when mapped and became accessible later: from here on,
+     * kernels' races on it are reported (and an earlier kernel's accesses
+     * to reused memory forgotten). */
+    VALGRIND_HINT(VALGRIND_HG_ENABLE_CHECKING(base + off, end - off));
 }
 
 /* Asks for the queued markers (under prot_lock); a failure turns the

@@ -7,8 +7,8 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=memcheck
  * vg-expect: Conditional jump or move depends on uninitialised
- * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_alloc_read.c:30\)
- * vg-expect: simdevice: memcheck reported errors in kernel .*no copy and no kernel gave a value: `in\[0:n\]` \(map\(alloc\) at .*vg_alloc_read.c:27
+ * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_alloc_read.c:34\)
+ * vg-expect: simdevice: memcheck reported errors in kernel .*no copy and no kernel gave a value: `in\[0:n\]` \(map\(alloc\) at .*vg_alloc_read.c:31
  * vg-finding: "rule":"device-memory-error","variable":"in\[0:n\]"
  * vg-finding: "rule":"never-written-copied-back","variable":"out\[0:n\]"
  * expect: memcheck's report at the kernel's line, then simtarget's naming `in` */

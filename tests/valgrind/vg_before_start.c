@@ -7,7 +7,7 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=memcheck
  * vg-expect: Invalid read of size 8
- * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_before_start.c:2[0-9]\)
+ * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_before_start.c:24\)
  * vg-expect: inside a padding before the device allocation of `a\[1:n - 1\]`
  * expect: memcheck reports the read of a[0], before the section */
 #include <stdio.h>

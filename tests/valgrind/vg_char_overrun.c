@@ -7,8 +7,8 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=memcheck
  * vg-expect: Invalid read of size 1
- * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_char_overrun.c:25\)
- * vg-expect: 12 bytes inside a device allocation of `s\[0:n - 1\]` \(map\(to\) at .*vg_char_overrun.c:23
+ * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_char_overrun.c:28\)
+ * vg-expect: 12 bytes inside a device allocation of `s\[0:n - 1\]` \(map\(to\) at .*vg_char_overrun.c:26
  * vg-finding: "check":"memcheck","rule":"device-memory-error"
  * expect: memcheck reports the one-byte read past the section with the kernel's line */
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=memcheck
  * vg-expect: Invalid read of size 4
- * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_odd_int.c:2[0-9]\)
+ * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.* \(.*vg_odd_int.c:26\)
  * vg-expect: 20 bytes inside a device allocation of `a\[0:n - 1\]`
  * expect: memcheck reports the read of a[5] past the 5-int section */
 #include <stdio.h>
