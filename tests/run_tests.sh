@@ -101,6 +101,9 @@ run_suite grade tests/grade.sh
 # 900 binaries, hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff
 run_suite faults tests/faults.sh
+# SIMDEVICE_VALGRIND: bug programs reported with variable and line under
+# memcheck, helgrind and drd; correct programs clean (about 3 minutes)
+run_suite valgrind_check tests/valgrind_check.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
 run_suite replay tests/replay.sh
 run_suite coverage coverage/coverage.sh

@@ -6,7 +6,7 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=helgrind
  * vg-expect: Possible data race during (read|write) of size 8
- * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.*main_l30.* \(.*vg_race.c:33\)
+ * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:33\)
  * vg-expect: simdevice: Valgrind's helgrind reported errors
  * vg-finding: "check":"helgrind","rule":"valgrind-errors"
  * vg-expect-not: at 0x[0-9A-F]+: .*\((wait|pool|lock|reduce|barrier|sync|parallel|task)\.c:[0-9]+\)

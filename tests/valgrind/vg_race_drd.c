@@ -5,7 +5,7 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=drd
  * vg-expect: Conflicting (load|store) by thread [0-9]+ at 0x[0-9a-f]+ size 8
- * vg-expect: at 0x[0-9A-F]+: __omp_offloading_.*main_l30.* \(.*vg_race.c:33\)
+ * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:33\)
  * vg-expect: simdevice: Valgrind's drd reported errors
  * vg-finding: "check":"drd","rule":"valgrind-errors"
  * vg-expect-not: at 0x[0-9A-F]+: .*\((wait|pool|lock|reduce|barrier|sync|parallel|task)\.c:[0-9]+\)

@@ -7,7 +7,7 @@
 // cflags: -O2 -g
 // env: SIMDEVICE_VALGRIND=memcheck
 // vg-expect: Invalid read of size 2
-// vg-expect: at 0x[0-9A-F]+: .* \(.*vg_short_short.cpp:25\)
+// vg-expect: at 0x[0-9A-F]+: .* \(.*vg_short_short.cpp:2[45]\)
 // vg-expect: inside a device allocation of `(this->)?v\[0:(this->)?n - 1\]` \(map\(to\)
 // expect: memcheck reports the 2-byte read past the section, with the line and the variable
 #include <cstdio>
