@@ -122,7 +122,7 @@ enum simdev_guard_mode {
 };
 
 /* Memcheck's view of device bytes (SIMDEVICE_VALGRIND=memcheck,
- * simdev_control.memcheck_marks): byte-exact marks that travel in the same
+ * simdev_control.valgrind_tool 1): byte-exact marks that travel in the same
  * queue as the protection changes, so they reach the server in order with
  * them and before the next kernel; the server turns them into memcheck
  * client requests (server/memcheck.c) and changes no protection. */
@@ -234,9 +234,10 @@ struct simdev_control {
   /* The time slice the server asks the kernel's scheduler for, for all its
    * threads (SIMDEVICE_SLICE_US; 0: the kernel's default). */
   uint32_t slice_us;
-  /* host: 1 when device bytes carry memcheck marks (SIMDEVICE_VALGRIND=
-   * memcheck): the server starts device memory NOACCESS and applies marks */
-  uint32_t memcheck_marks;
+  /* host: the Valgrind tool the server runs under (SIMDEVICE_VALGRIND): 0
+   * none, 1 memcheck (device bytes carry marks: the server starts device
+   * memory NOACCESS and applies them), 2 helgrind, 3 drd */
+  uint32_t valgrind_tool;
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */

@@ -584,7 +584,7 @@ static void control_prepare(struct sim_device *dev) {
   ctl->version = SIMDEV_PROTO_VERSION;
   ctl->device_id = dev->id;
   ctl->guard = (uint32_t)dev->alloc.guard;
-  ctl->memcheck_marks = (uint32_t)dev->alloc.marks;
+  ctl->valgrind_tool = (uint32_t)plugin_settings()->valgrind;
   ctl->slice_us = plugin_settings()->slice_us;
   ctl->dev_base = dev->dev_base;
   ctl->capacity = dev->alloc.capacity;

@@ -1,6 +1,8 @@
 /*
  * memcheck.c - what memcheck knows of device memory in this process
- * (SIMDEVICE_VALGRIND=memcheck; simdev_control.memcheck_marks).
+ * (SIMDEVICE_VALGRIND=memcheck; simdev_control.valgrind_tool), and for
+ * every SIMDEVICE_VALGRIND tool the verdict after a kernel it reported
+ * errors in (memcheck_after_kernel).
  *
  * The host writes device memory through its own mapping of the memfd, so
  * memcheck, which watches only this process, would take every device byte
@@ -39,7 +41,27 @@
 #define HAVE_MEMCHECK_H 0
 #endif
 
+#if !HAVE_MEMCHECK_H
+/* Built without Valgrind's headers: nothing to tell a tool. */
+int memcheck_on(void) { return 0; }
+void memcheck_init(const struct simdev_control *ctl) { (void)ctl; }
+void memcheck_name(uint64_t offset, uint64_t size, const char *text) {
+  (void)offset, (void)size, (void)text;
+}
+int memcheck_apply(const struct simdev_prot_change *c) {
+  return c->access >= SIMDEV_MARK_UNDEFINED;
+}
+unsigned memcheck_errors(void) { return 0; }
+void memcheck_after_kernel(const char *kernel, unsigned errors_before) {
+  (void)kernel, (void)errors_before;
+}
+void memcheck_copy_back(uint64_t offset, uint64_t size) {
+  (void)offset, (void)size;
+}
+#else
+
 static int on;
+static uint32_t tool; /* simdev_control.valgrind_tool, under Valgrind */
 static unsigned char *base;
 static uint64_t capacity;
 
@@ -59,17 +81,16 @@ static size_t table_cap, table_used;
 int memcheck_on(void) { return on; }
 
 void memcheck_init(const struct simdev_control *ctl) {
-#if HAVE_MEMCHECK_H
-  if (!ctl->memcheck_marks || !RUNNING_ON_VALGRIND)
+  if (!RUNNING_ON_VALGRIND)
+    return;
+  tool = ctl->valgrind_tool;
+  if (tool != 1)
     return;
   base = (unsigned char *)(uintptr_t)ctl->dev_base;
   capacity = ctl->capacity;
   /* Nothing is allocated yet: no byte may be touched. */
   VALGRIND_MAKE_MEM_NOACCESS(base, capacity);
   on = 1;
-#else
-  (void)ctl;
-#endif
 }
 
 static size_t slot_of(uint64_t offset) {
@@ -107,7 +128,6 @@ static int grow(void) {
   return 0;
 }
 
-#if HAVE_MEMCHECK_H
 /* Tells memcheck the block's description (replacing the one it had).
  * Memcheck names a client block only for addresses inside it, so the
  * block covers the allocation's padding up to the next 8 bytes too (the
@@ -186,10 +206,8 @@ static void block_remove(uint64_t offset) {
     }
   }
 }
-#endif
 
 void memcheck_name(uint64_t offset, uint64_t size, const char *text) {
-#if HAVE_MEMCHECK_H
   if (!on)
     return;
   pthread_mutex_lock(&lock);
@@ -205,15 +223,11 @@ void memcheck_name(uint64_t offset, uint64_t size, const char *text) {
     describe(b);
   }
   pthread_mutex_unlock(&lock);
-#else
-  (void)offset, (void)size, (void)text;
-#endif
 }
 
 int memcheck_apply(const struct simdev_prot_change *c) {
   if (c->access < SIMDEV_MARK_UNDEFINED)
     return 0;
-#if HAVE_MEMCHECK_H
   if (!on || c->offset >= capacity || c->length > capacity - c->offset ||
       c->length == 0)
     return 1;
@@ -244,12 +258,10 @@ int memcheck_apply(const struct simdev_prot_change *c) {
     break;
   }
   pthread_mutex_unlock(&lock);
-#endif
   return 1;
 }
 
 /* ---------------------------------------------------- what simtarget adds */
-#if HAVE_MEMCHECK_H
 /* The most bytes of one allocation scanned for never-written bytes: the
  * scan costs a client request per 4 KiB. */
 #define SCAN_MAX (16ull << 20)
@@ -313,20 +325,42 @@ static void finding(const char *rule, const char *variable,
     fprintf(stderr, "simdevice: cannot write the finding to %s: %s\n",
             CHECK_REPORT_ENV, strerror(errno));
 }
-#endif
 
 unsigned memcheck_errors(void) {
-#if HAVE_MEMCHECK_H
-  return on ? (unsigned)VALGRIND_COUNT_ERRORS : 0;
-#else
-  return 0;
-#endif
+  return tool != 0 ? (unsigned)VALGRIND_COUNT_ERRORS : 0;
+}
+
+/* Helgrind and DRD: what they report in kernels are races (or misuse of
+ * locks); said with the kernel, whose name holds its line. */
+static void race_verdict(const char *kernel) {
+  static const char *const names[] = {"", "memcheck", "helgrind", "drd"};
+  char message[400];
+  snprintf(message, sizeof message,
+           "Valgrind's %s reported errors in kernel `%.200s` (above): threads "
+           "or teams of the kernel race on memory",
+           names[tool < 4 ? tool : 0], kernel);
+  fprintf(stderr, "simdevice: %s\n", message);
+  struct check_finding f = {
+      .check = names[tool < 4 ? tool : 0],
+      .rule = "data-race",
+      .kernel = kernel,
+      .message = message,
+      .gpu = "the threads run at once: updates are lost, values torn, and "
+             "the result changes from run to run",
+      .fix = "a reduction clause, `omp atomic`, or a critical section for "
+             "the shared variable"};
+  if (check_finding_write(&f) < 0)
+    fprintf(stderr, "simdevice: cannot write the finding to %s: %s\n",
+            CHECK_REPORT_ENV, strerror(errno));
 }
 
 void memcheck_after_kernel(const char *kernel, unsigned errors_before) {
-#if HAVE_MEMCHECK_H
-  if (!on || (unsigned)VALGRIND_COUNT_ERRORS == errors_before)
+  if (tool == 0 || (unsigned)VALGRIND_COUNT_ERRORS == errors_before)
     return;
+  if (!on) {
+    race_verdict(kernel);
+    return;
+  }
   char never[1200], message[1600], first_name[200];
   pthread_mutex_lock(&lock);
   list_never_written(never, sizeof never);
@@ -341,13 +375,9 @@ void memcheck_after_kernel(const char *kernel, unsigned errors_before) {
   finding("device-memory-error", first_variable(never, first_name,
                                                 sizeof first_name),
           kernel, message);
-#else
-  (void)kernel, (void)errors_before;
-#endif
 }
 
 void memcheck_copy_back(uint64_t offset, uint64_t size) {
-#if HAVE_MEMCHECK_H
   if (!on || offset >= capacity || size > capacity - offset ||
       !never_written(base + offset, size))
     return;
@@ -372,7 +402,5 @@ void memcheck_copy_back(uint64_t offset, uint64_t size) {
            never[0] ? never : "none");
   fprintf(stderr, "simdevice: %s\n", message);
   finding("never-written-copied-back", name[0] ? name : NULL, NULL, message);
-#else
-  (void)offset, (void)size;
-#endif
 }
+#endif /* HAVE_MEMCHECK_H */

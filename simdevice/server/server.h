@@ -148,9 +148,10 @@ HIDDEN int memcheck_on(void);
 /* The allocation at `offset` holds the variable `text` describes: memcheck's
  * reports of its bytes name it from now on. */
 HIDDEN void memcheck_name(uint64_t offset, uint64_t size, const char *text);
-/* memcheck's error count (0 when off), read before a kernel, and after it:
- * errors it raised are followed by the named allocations never written,
- * on stderr and as a finding (check_findings.h). */
+/* The Valgrind tool's error count (0 when off), read before a kernel, and
+ * after it: memcheck's errors are followed by the named allocations never
+ * written, helgrind's and drd's by the kernel that raced, on stderr and as
+ * a finding (check_findings.h). */
 HIDDEN unsigned memcheck_errors(void);
 HIDDEN void memcheck_after_kernel(const char *kernel, unsigned errors_before);
 /* Device bytes [offset, offset + size) go back to the host: when none was

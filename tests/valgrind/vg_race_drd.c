@@ -8,6 +8,7 @@
  * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:33\)
  * vg-expect: simdevice: Valgrind's drd reported errors
  * vg-finding: "check":"drd","rule":"valgrind-errors"
+ * vg-finding: "check":"drd","rule":"data-race","kernel":"__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l30"
  * vg-expect-not: at 0x[0-9A-F]+: .*\((wait|pool|lock|reduce|barrier|sync|parallel|task)\.c:[0-9]+\)
  * vg-expect-not: at 0x[0-9A-F]+: .*\(.*vg_race.c:2[0-9]\)
  * expect: DRD's report at the line of `sum += x[i]` */
