@@ -6,12 +6,12 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=helgrind
  * vg-expect: Possible data race during (read|write) of size 8
- * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:33\)
+ * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:34\)
  * vg-expect: simdevice: Valgrind's helgrind reported errors
  * vg-finding: "check":"helgrind","rule":"valgrind-errors"
- * vg-finding: "check":"helgrind","rule":"data-race","kernel":"__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l30"
+ * vg-finding: "check":"helgrind","rule":"data-race","kernel":"__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l31"
  * vg-expect-not: at 0x[0-9A-F]+: .*\((wait|pool|lock|reduce|barrier|sync|parallel|task)\.c:[0-9]+\)
- * vg-expect-not: at 0x[0-9A-F]+: .*\(.*vg_race.c:2[0-9]\)
+ * vg-expect-not: at 0x[0-9A-F]+: .*\(.*vg_race.c:(2[0-9]|30)\)
  * expect: a race report at the line of `sum += x[i]` */
 #include <stdio.h>
 #include <stdlib.h>
