@@ -105,9 +105,9 @@ void device_name_range(struct device *dev, void *tgt_ptr, int64_t size,
   } else if (rc != OFFLOAD_SUCCESS) {
     static atomic_flag said = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set(&said))
-      report_error("device %d: the plugin could not name device memory "
-                   "(%s): its checks' reports may name no variable",
-                   dev->id, text);
+      report_error("device %d: the plugin could not name the device copy of "
+                   "`%.*s`: its checks' reports may name no variable",
+                   dev->id, (int)strcspn(text, "\n"), text);
   }
 }
 

@@ -532,8 +532,13 @@ static void name_device_copy(struct maps_construct *c,
     return;
   const char *construct;
   const ident_t *loc;
-  char where[160], text[400];
+  char where[160], text[400], unnamed[96];
   trace_current_construct(&construct, &loc);
+  if (strcmp(name, "unknown") == 0) { /* clang passes names with -g only */
+    snprintf(unnamed, sizeof unnamed,
+             "host 0x%" PRIxPTR " (no names: compile with -g)", e->hst_begin);
+    name = unnamed;
+  }
   static const char *const motions[] = {"alloc", "to", "from", "tofrom"};
   const char *types =
       motions[it->type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)];
