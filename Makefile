@@ -49,6 +49,8 @@ DEVRT    := $(B)/lib/simdevice/libomp.so.5
 # start a sanitizer inside itself.
 SANITIZER_SONAMES := libclang_rt.asan-x86_64.so libclang_rt.tsan-x86_64.so
 DEVSTUBS := $(addprefix $(B)/lib/simdevice/,$(SONAMES) libomptarget.so $(SANITIZER_SONAMES))
+# Suppressions for the device process under SIMDEVICE_VALGRIND=<tool>.
+VGSUPP   := $(addprefix $(B)/lib/simdevice/valgrind-,memcheck.supp helgrind.supp drd.supp)
 
 # The compiler teams' tool over SIMTARGET_TRACE files (json-c).
 MAPS_TOOL := $(B)/bin/simtarget-maps
@@ -73,7 +75,7 @@ REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
 # clang 13-22 (build tree only: it uses build/toolchains).
 CLANG_TOOL := $(B)/bin/simtarget-clang
 
-ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(MAPS_TOOL) \
+ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(VGSUPP) $(MAPS_TOOL) \
   $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE) $(CHECK_TOOL)
 
 .PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
@@ -197,6 +199,10 @@ $(CLANG_TOOL): tools/simtarget-clang.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
+$(VGSUPP): $(B)/lib/simdevice/valgrind-%: simdevice/valgrind/%
+	@mkdir -p $(dir $@)
+	install -m 644 $< $@
+
 $(DEVSTUBS): $(B)/lib/simdevice/%: simdevice/server/stub.c.in
 	@mkdir -p $(dir $@)
 	$(CC) -x c -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
@@ -288,6 +294,7 @@ install: all
 	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(OMPT_TIMELINE) $(DESTDIR)$(PREFIX)/lib/
 	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
 	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
+	install -m 644 $(VGSUPP) $(DESTDIR)$(PREFIX)/lib/simdevice/
 	install -m 644 include/omptarget.h include/omptarget_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/simtarget
 	install -m 755 $(MAPS_TOOL) $(DESTDIR)$(PREFIX)/bin/
@@ -299,7 +306,7 @@ install: all
 # folders they made when empty.
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(notdir $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(PPC_PLUGIN) $(OMPT_TIMELINE)) $(SONAMES))
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS) $(VGSUPP)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(MAPS_TOOL) $(TIMELINE_TOOL) $(REPLAY_TOOL) $(CONFIG_TOOL) $(CHECK_TOOL)) simtarget-grade)

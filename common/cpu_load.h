@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "valgrind_hints.h"
+
 #define CPU_LOAD_PERIOD_NS 10000000 /* 10 ms */
 
 static _Atomic int64_t cpu_load_next_ns; /* when the next reading is due */
@@ -96,6 +98,14 @@ static inline void cpu_load_sample(void) {
  * CPUs than there are. Costs a coarse clock read, and every 10 ms one
  * caller the read of a small /proc file (a few microseconds). */
 static inline int cpu_load_oversubscribed(void) {
+  /* A hint shared on purpose without ordering (relaxed atomics), which
+   * Helgrind would report as races of the device runtime (SIMDEVICE_VALGRIND). */
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&cpu_load_next_ns,
+                                             sizeof cpu_load_next_ns));
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&cpu_load_over,
+                                             sizeof cpu_load_over));
+  VALGRIND_HINT(VALGRIND_HG_DISABLE_CHECKING(&cpu_load_cpus,
+                                             sizeof cpu_load_cpus));
   int64_t now = cpu_load_coarse_ns();
   int64_t due = atomic_load_explicit(&cpu_load_next_ns, memory_order_relaxed);
   if (now >= due &&

@@ -34,6 +34,7 @@ __attribute__((constructor(101))) static void valgrind_hints_init(void) {
 #define ANNOTATE_HAPPENS_BEFORE(obj) ((void)0)
 #define ANNOTATE_HAPPENS_AFTER(obj) ((void)0)
 #define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)0)
+#define VALGRIND_HG_ENABLE_CHECKING(addr, len) ((void)0)
 #define VALGRIND_HINT(request) ((void)0)
 #endif
 

@@ -181,7 +181,16 @@ typedef struct __tgt_rtl_error {
   X(0, int32_t, set_info_flag, (uint32_t flags), (flags), OFFLOAD_FAIL)        \
   /* absent: "no details" is printed */                                       \
   X(0, int32_t, print_device_info, (int32_t device_id), (device_id),           \
-    OFFLOAD_FAIL)
+    OFFLOAD_FAIL)                                                              \
+  /* simtarget's own, absent: device memory has no names. Gives the device  \
+   * allocation at tgt_ptr (size bytes) the host variable it holds: text is \
+   * its name, a newline, then how and where it was mapped; for a checking  \
+   * tool on the device side (simdevice under memcheck).                    \
+   * OFFLOAD_SUCCESS; 1: names are not used (not asked again for this       \
+   * device); OFFLOAD_FAIL */                                                 \
+  X(0, int32_t, name_range,                                                    \
+    (int32_t device_id, void *tgt_ptr, int64_t size, const char *text),        \
+    (device_id, tgt_ptr, size, text), OFFLOAD_FAIL)
 
 /* Prototypes, generated from the table. */
 #define TGT_RTL_DECLARE(req, ret, name, params, args, fail)                    \

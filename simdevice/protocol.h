@@ -89,6 +89,11 @@ enum simdev_command {
                               (struct simdev_fptr_row) to store at row a[1] of a new
                               table of a[2] rows, installed (replacing the old one)
                               by the chunk that completes it; a[2] = 0 clears it */
+  SIMDEV_CMD_NAME = 10, /* memcheck: the allocation at offset a[0] (a[1]
+                           bytes) holds the variable the bounce describes
+                           (NUL-terminated text) */
+  SIMDEV_CMD_COPY_BACK = 11, /* memcheck: a[1] bytes at offset a[0] go back
+                                to the host; say so if none was written */
   SIMDEV_CMD_START_QUEUES = 9, /* start the server threads of queue slots [0, a[0]);
                                   reply a[0] = how many slots, from slot 0, have one
                                   (fails only when slot 0 has none) */
@@ -117,18 +122,26 @@ enum simdev_guard_mode {
 };
 
 /* One change of protection in the device process's view of device memory:
- * access 0 or 1 (page aligned), or, for a device process that runs ASan
+ * access 0 or 1 (page aligned); for a device process that runs ASan
  * (device code built with -fsanitize=address), which bytes ASan lets device
- * code touch (any byte range; the pages' protection stays as it was). */
+ * code touch; under memcheck (SIMDEVICE_VALGRIND=memcheck,
+ * simdev_control.valgrind_tool 1), memcheck's view of the bytes. ASan and
+ * memcheck changes are byte-exact, change no page protection, and travel in
+ * the same queue as the protection changes, so they reach the server in
+ * order with them and before the next kernel (server/memcheck.c turns the
+ * marks into memcheck client requests). */
 enum simdev_access {
   SIMDEV_ACCESS_NONE = 0,          /* no access */
   SIMDEV_ACCESS_READ_WRITE = 1,    /* read and write */
   SIMDEV_ACCESS_ASAN_POISON = 2,   /* ASan reports any use */
   SIMDEV_ACCESS_ASAN_UNPOISON = 3, /* ASan lets device code use them */
+  SIMDEV_MARK_UNDEFINED = 4,       /* memcheck: allocated, nothing written yet */
+  SIMDEV_MARK_DEFINED = 5,         /* memcheck: written by a copy from the host */
+  SIMDEV_MARK_NOACCESS = 6,        /* memcheck: freed, or outside every allocation */
 };
 struct simdev_prot_change {
-  uint64_t offset; /* from dev_base */
-  uint64_t length; /* bytes */
+  uint64_t offset; /* from dev_base (page aligned for access 0 and 1) */
+  uint64_t length; /* bytes (a page multiple for access 0 and 1) */
   uint32_t access; /* enum simdev_access */
   uint32_t pad;
 };
@@ -232,6 +245,10 @@ struct simdev_control {
   /* The time slice the server asks the kernel's scheduler for, for all its
    * threads (SIMDEVICE_SLICE_US; 0: the kernel's default). */
   uint32_t slice_us;
+  /* host: the Valgrind tool the server runs under (SIMDEVICE_VALGRIND): 0
+   * none, 1 memcheck (device bytes carry marks: the server starts device
+   * memory NOACCESS and applies them), 2 helgrind, 3 drd */
+  uint32_t valgrind_tool;
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */

@@ -15,6 +15,7 @@
 #define SIMTARGET_DEVICE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,9 @@ struct device {
                            memory is device memory. Written once under `lock`
                            before the device is READY, read without it after */
   struct mapping_table map;
+  /* The plugin said it does not use names of device memory (name_range
+   * returned 1): not asked again. Atomic: any host thread maps. */
+  _Atomic bool names_unused;
 };
 
 /* Number of devices (loads the plugins on first use). */
@@ -163,6 +167,12 @@ enum device_copy {
   QUEUE_FROM_DEVICE
 };
 /* The INFO 0x20 trace line of a copy (LLVM's text; `name` may be NULL). */
+/* Tells the plugin which host variable the device memory [tgt_ptr,
+ * tgt_ptr + size) holds (`text`: its name, map type and construct), when
+ * the plugin has name_range and uses it. A refusal is said once on stderr
+ * (a check's report then names no variable); nothing fails. */
+HIDDEN void device_name_range(struct device *dev, void *tgt_ptr, int64_t size,
+                              const char *text);
 HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
                               void *tgt_ptr, int64_t size, const char *name);
 /* The cause of a failed copy (report_error_set, plus the plugin's own). */

@@ -94,6 +94,23 @@ int device_delete(struct device *dev, void *tgt_ptr) {
   return rc;
 }
 
+void device_name_range(struct device *dev, void *tgt_ptr, int64_t size,
+                       const char *text) {
+  if (dev->plugin->ops.name_range == NULL || atomic_load(&dev->names_unused))
+    return;
+  int32_t rc = RTL_CALL(DEVOPS_NAME_RANGE, &dev->plugin->ops,
+                        name_range)(dev->rtl_id, tgt_ptr, size, text);
+  if (rc == 1) {
+    atomic_store(&dev->names_unused, true);
+  } else if (rc != OFFLOAD_SUCCESS) {
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&said))
+      report_error("device %d: the plugin could not name the device copy of "
+                   "`%.*s`: its checks' reports may name no variable",
+                   dev->id, (int)strcspn(text, "\n"), text);
+  }
+}
+
 void device_trace_copy(enum device_copy kind, void *hst_ptr, void *tgt_ptr,
                        int64_t size, const char *name) {
   trace_copy(kind == COPY_TO_DEVICE || kind == QUEUE_TO_DEVICE,

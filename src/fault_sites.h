@@ -76,6 +76,8 @@
   X(40, PLUGINS_ON_DEMAND_IMAGE, is_valid_binary,                              \
     "src/plugins.c accepts_a_registered_image")                                 \
   /* src/device_ops.c: a check's own read of device memory (SIMTARGET_CHECK) */ \
-  X(41, DEVOPS_PEEK, data_retrieve, "src/device_ops.c device_peek")
+  X(41, DEVOPS_PEEK, data_retrieve, "src/device_ops.c device_peek")       \
+  /* src/device_ops.c: names of device memory for the plugin's checks */      \
+  X(42, DEVOPS_NAME_RANGE, name_range, "src/device_ops.c device_name_range")
 
 #endif

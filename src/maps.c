@@ -40,6 +40,8 @@
 #include "trace.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -530,6 +532,37 @@ static uintptr_t section_base(const struct map_item *it) {
   return base;
 }
 
+/* Tells the plugin which variable the new device copy of `e` holds, how
+ * it was mapped and where (a check on the device side names it): with no
+ * `to`, nothing copies the host's bytes there. */
+static void name_device_copy(struct maps_construct *c,
+                             const struct mapping_entry *e,
+                             const struct map_item *it, const char *name) {
+  if (c->dev->plugin->ops.name_range == NULL ||
+      atomic_load(&c->dev->names_unused))
+    return;
+  const char *construct;
+  const ident_t *loc;
+  char where[160], text[400], unnamed[96];
+  trace_current_construct(&construct, &loc);
+  if (strcmp(name, "unknown") == 0) { /* clang passes names with -g only */
+    snprintf(unnamed, sizeof unnamed,
+             "host 0x%" PRIxPTR " (no names: compile with -g)", e->hst_begin);
+    name = unnamed;
+  }
+  static const char *const motions[] = {"alloc", "to", "from", "tofrom"};
+  const char *types =
+      motions[it->type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)];
+  snprintf(text, sizeof text, "%s\nmap(%s) at %s%s%s%s%s", name, types,
+           report_location(loc, where, sizeof where),
+           construct ? " by `" : "", construct ? construct : "",
+           construct ? "`" : "",
+           it->type & OMP_TGT_MAPTYPE_TO ? ""
+                                         : ", which copies nothing to it");
+  device_name_range(c->dev, (void *)e->tgt_begin,
+                    (int64_t)(e->hst_end - e->hst_begin), text);
+}
+
 /*
  * Map the object [begin, begin+size) of item `it` (the pointee of a
  * PTR_AND_OBJ): find or create its entry, count the reference, copy TO.
@@ -564,6 +597,7 @@ static int map_object(struct maps_construct *c, const struct map_item *it,
                      (it->type & OMP_TGT_MAPTYPE_CLOSE) != 0);
     if (!e)
       return -1;
+    name_device_copy(c, e, it, name);
     break;
   case FIND_OK:
     trace_entry("reused", e->hst_begin, e->hst_end, e->tgt_begin,

@@ -399,7 +399,19 @@ static void put_arg(FILE *f, int32_t i, void *base, void *begin, int64_t size,
 
 /* -------------------------------------------------------------- events */
 
+/* The calling thread's construct, for names of device memory (maps.c):
+ * set by every trace_call, traced or not. */
+static __thread const char *current_construct;
+static __thread const ident_t *current_loc;
+
+void trace_current_construct(const char **construct, const ident_t **loc) {
+  *construct = current_construct;
+  *loc = current_loc;
+}
+
 void trace_call(const struct trace_call_info *info, const struct map_args *a) {
+  current_construct = info->construct;
+  current_loc = info->loc;
   if (PROFILE_ON()) /* LIBOMPTARGET_PROFILE: the same construct events */
     profile_construct_begin(info->construct, info->loc, info->device_id,
                             info->nowait);

@@ -59,6 +59,10 @@ HIDDEN const char *map_type_bit_name(size_t i, int64_t *bit);
  * makes it the calling thread's current construct. */
 HIDDEN void trace_call(const struct trace_call_info *info,
                        const struct map_args *a);
+/* The construct and source location of the calling thread's last
+ * trace_call (NULL, NULL before any). */
+HIDDEN void trace_current_construct(const char **construct,
+                                    const ident_t **loc);
 /* A mapper's components for argument `arg` of the current construct. */
 HIDDEN void trace_mapper(int32_t arg, int32_t num, void *const *base,
                          void *const *begin, const int64_t *sizes,

@@ -109,6 +109,9 @@ run_suite faults tests/faults.sh
 # remote simdevice devices over Open MPI, several ranks on this machine
 # (skipped, counted, where mpirun is absent)
 run_suite mpi tests/mpi.sh
+# SIMDEVICE_VALGRIND: bug programs reported with variable and line under
+# memcheck, helgrind and drd; correct programs clean (about 3 minutes)
+run_suite valgrind_check tests/valgrind_check.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
 run_suite replay tests/replay.sh
 run_suite coverage coverage/coverage.sh

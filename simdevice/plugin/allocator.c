@@ -236,6 +236,10 @@ static int queue_protection(struct device_allocator *a, uint64_t offset,
    * first: only when memory runs short). */
   size_t end = q->head + q->count;
   size_t stop = q->count > CANCEL_WINDOW ? end - CANCEL_WINDOW : q->head;
+  /* ASan and memcheck changes (access >= 2) never cancel: each says what
+   * the bytes hold. */
+  if (access > SIMDEV_ACCESS_READ_WRITE)
+    stop = end;
   for (size_t i = end; i-- > stop;) {
     struct simdev_prot_change *c = &q->items[i];
     if (c->offset == offset && c->length == length && c->access != access &&
@@ -574,6 +578,24 @@ static struct alloc_block *coalesce(struct device_allocator *a,
   return b;
 }
 
+/* memcheck marks of a new allocation: its bytes [user, user + size)
+ * UNDEFINED, the rest of its block's data [start, start + data) NOACCESS,
+ * so both the bytes after its end (8-byte end alignment) and those before
+ * its start are reported exactly. */
+static int queue_marks_alloc(struct device_allocator *a, uint64_t start,
+                             uint64_t data, uint64_t user, uint64_t size) {
+  uint64_t end = user + size;
+  if (size > 0 && queue_protection(a, user, size, SIMDEV_MARK_UNDEFINED) != 0)
+    return -1;
+  if (user > start &&
+      queue_protection(a, start, user - start, SIMDEV_MARK_NOACCESS) != 0)
+    return -1;
+  if (start + data > end &&
+      queue_protection(a, end, start + data - end, SIMDEV_MARK_NOACCESS) != 0)
+    return -1;
+  return 0;
+}
+
 int allocator_alloc(struct device_allocator *a, uint64_t size, uint64_t host,
                     uint64_t *offset_out) {
   uint64_t payload = size == 0 ? 8 : (size + 7) & ~7ull;
@@ -620,7 +642,10 @@ int allocator_alloc(struct device_allocator *a, uint64_t size, uint64_t host,
   if ((a->guard &&
        queue_protection(a, b->start * a->unit, (need - 1) * a->unit, 1) != 0) ||
       queue_asan(a, &(struct alloc_block){.start = b->start, .units = need},
-                 user_offset, size, 1) != 0) {
+                 user_offset, size, 1) != 0 ||
+      (a->marks && queue_marks_alloc(a, b->start * a->unit,
+                                     (need - (a->guard ? 1 : 0)) * a->unit,
+                                     user_offset, size) != 0)) {
     table_take(a, user_offset);
     goto out_restore_offset;
   }
@@ -679,7 +704,10 @@ int allocator_free(struct device_allocator *a, uint64_t offset) {
   }
   if ((a->guard &&
        queue_protection(a, b->start * a->unit, data_bytes(a, b), 0) != 0) ||
-      queue_asan(a, b, 0, 0, 0) != 0) {
+      queue_asan(a, b, 0, 0, 0) != 0 ||
+      (a->marks && b->user_size > 0 &&
+       queue_protection(a, b->user_offset, b->user_size,
+                        SIMDEV_MARK_NOACCESS) != 0)) {
     /* Keep the memory allocated rather than lose track of its protection. */
     table_put(a, b);
     pthread_mutex_unlock(&a->lock);
@@ -715,18 +743,35 @@ size_t allocator_take_protections(struct device_allocator *a,
   return n;
 }
 
+int allocator_mark(struct device_allocator *a, uint64_t offset,
+                   uint64_t length, uint32_t mark) {
+  if (!a->marks || length == 0)
+    return 0;
+  pthread_mutex_lock(&a->lock);
+  int rc = queue_protection(a, offset, length, mark);
+  pthread_mutex_unlock(&a->lock);
+  if (rc != 0)
+    plugin_error("simdevice: no host memory to queue a memcheck mark");
+  return rc;
+}
+
 int allocator_requeue_live(struct device_allocator *a) {
   int rc = 0;
   pthread_mutex_lock(&a->lock);
   a->pending.count = 0;
   a->pending.head = 0;
-  if (a->guard)
-    for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
-      if (!b->is_free && !b->quarantined)
-        rc = queue_protection(a, b->start * a->unit, data_bytes(a, b), 1);
+  /* A new process knows nothing the old one wrote: with memcheck marks,
+   * live bytes count as defined (no report the program did not earn). */
   for (struct alloc_block *b = a->first; b != NULL && rc == 0; b = b->next)
-    if (!b->is_free && !b->quarantined)
-      rc = queue_asan(a, b, b->user_offset, b->user_size, 1);
+    if (!b->is_free && !b->quarantined) {
+      if (a->guard)
+        rc = queue_protection(a, b->start * a->unit, data_bytes(a, b), 1);
+      if (rc == 0)
+        rc = queue_asan(a, b, b->user_offset, b->user_size, 1);
+      if (rc == 0 && a->marks && b->user_size > 0)
+        rc = queue_protection(a, b->user_offset, b->user_size,
+                              SIMDEV_MARK_DEFINED);
+    }
   pthread_mutex_unlock(&a->lock);
   if (rc != 0)
     plugin_error("simdevice: no host memory to restore device memory "

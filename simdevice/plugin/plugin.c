@@ -118,6 +118,7 @@ static int device_bring_up(struct sim_device *dev) {
   dev->sanitizer = sanitizer_wanted(dev->sanitizer_runtime,
                                     sizeof dev->sanitizer_runtime);
   dev->alloc.asan = dev->sanitizer == DEVICE_SAN_ADDRESS;
+  dev->alloc.marks = set->valgrind == VALGRIND_MEMCHECK;
   dev->capacity = dev->alloc.capacity;
   if (address_range_reserve(dev, dev->capacity) != 0) {
     allocator_destroy(&dev->alloc);
@@ -624,6 +625,20 @@ static int host_range_device(const void *host, int64_t size) {
   return -1;
 }
 
+/* SIMDEVICE_VALGRIND=memcheck: the device process checks that bytes going
+ * back to the host were written (server/memcheck.c). 0, or -1. */
+static int copy_back_check(struct sim_device *dev, uint64_t tgt,
+                           int64_t size) {
+  if (enter_device(dev->id) == NULL)
+    return -1;
+  struct simdev_slot *s = &dev->ctl->slot;
+  s->a[0] = tgt - dev->dev_base;
+  s->a[1] = (uint64_t)size;
+  int rc = channel_send(dev, SIMDEV_CMD_COPY_BACK, NULL);
+  leave_device(dev);
+  return rc;
+}
+
 static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
                         int to_device) {
   const char *what = to_device ? "data_submit" : "data_retrieve";
@@ -651,7 +666,13 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
     unsigned char *view = dev->host_view + (tgt - dev->dev_base);
     if (to_device) {
       memcpy(view, host, (size_t)size);
+      /* memcheck: the device process learns what the host wrote */
+      if (allocator_mark(&dev->alloc, tgt - dev->dev_base, (uint64_t)size,
+                         SIMDEV_MARK_DEFINED) != 0)
+        return OFFLOAD_FAIL;
     } else {
+      if (dev->alloc.marks && copy_back_check(dev, tgt, size) != 0)
+        return OFFLOAD_FAIL;
       DEVICE_BYTES_DEFINED(view, (size_t)size);
       memcpy(host, view, (size_t)size);
     }
@@ -705,7 +726,11 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
       return OFFLOAD_FAIL;
     memmove(dst->host_view + (d - dst->dev_base),
             src->host_view + (s - src->dev_base), n);
-    return OFFLOAD_SUCCESS;
+    /* memcheck: counted as written (the source's own marks stay its) */
+    return allocator_mark(&dst->alloc, d - dst->dev_base, n,
+                          SIMDEV_MARK_DEFINED) == 0
+               ? OFFLOAD_SUCCESS
+               : OFFLOAD_FAIL;
   }
   /* A global on either side: go through a host buffer. */
   void *buf = malloc(n ? n : 1);
@@ -719,6 +744,31 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
     rc = __tgt_rtl_data_submit(dst_id, dst_ptr, buf, size);
   free(buf);
   return rc;
+}
+
+/* libomptarget names a new device copy (SIMDEVICE_VALGRIND=memcheck):
+ * the device process describes the allocation to memcheck by its variable
+ * (server/memcheck.c). 1 when names are not used: libomptarget stops. */
+int32_t __tgt_rtl_name_range(int32_t id, void *tgt_ptr, int64_t size,
+                             const char *text) {
+  struct sim_device *dev = device_get(id);
+  if (usm_active() || dev == NULL || !dev->alloc.marks)
+    return 1;
+  uint64_t addr = (uint64_t)tgt_ptr;
+  if (size < 0 || text == NULL || !in_device_memory(dev, addr, (uint64_t)size))
+    return OFFLOAD_SUCCESS; /* a global or host memory: nothing to name */
+  dev = enter_device(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  size_t n = strnlen(text, SIMDEV_MESSAGE_SIZE - 1);
+  memcpy(dev->bounce, text, n);
+  ((char *)dev->bounce)[n] = '\0';
+  struct simdev_slot *s = &dev->ctl->slot;
+  s->a[0] = addr - dev->dev_base;
+  s->a[1] = (uint64_t)size;
+  int rc = channel_send(dev, SIMDEV_CMD_NAME, NULL);
+  leave_device(dev);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
 int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,

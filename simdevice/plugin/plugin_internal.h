@@ -92,6 +92,17 @@
 #define DEVICE_SLOT_OFFSET 0
 #endif
 
+/* SIMDEVICE_VALGRIND: the Valgrind tool each device process runs under. */
+enum valgrind_tool {
+  VALGRIND_NONE = 0,
+  VALGRIND_MEMCHECK = 1,
+  VALGRIND_HELGRIND = 2,
+  VALGRIND_DRD = 3,
+};
+/* The exit status a device process gets from Valgrind when the tool
+ * reported errors (--error-exitcode): process.c says so at its end. */
+#define VALGRIND_ERROR_EXIT 86
+
 /* -------------------------------------------------------------- settings.c
  * The environment, read and validated once (bad values: a warning and the
  * default); see simdevice/README.md. Strings are NULL when unset. */
@@ -101,6 +112,7 @@ struct plugin_settings {
   int guard;                   /* SIMDEVICE_GUARD */
   const char *server;          /* SIMDEVICE_SERVER (DEVICE_SERVER_VAR) */
   const char *wrapper;         /* SIMDEVICE_WRAPPER */
+  int valgrind;                /* SIMDEVICE_VALGRIND: enum valgrind_tool */
   const char *search_path;     /* PATH, for the wrapper's command */
   const char *faults_simtarget; /* SIMTARGET_FAULTS */
   const char *faults_simdevice; /* SIMDEVICE_FAULTS */
@@ -159,6 +171,7 @@ struct device_allocator {
   uint64_t unit;     /* allocation granule: a page with guards, else 64 */
   int guard;
   int asan; /* the device process runs ASan: tell it each block's bytes */
+  int marks; /* SIMDEVICE_VALGRIND=memcheck: queue memcheck marks (protocol.h) */
   struct alloc_block *bins[64];     /* free blocks by floor(log2(units)) */
   struct alloc_block *first;        /* every block, in address order */
   struct alloc_block **table;       /* used blocks by offset (open addressing) */
@@ -203,6 +216,11 @@ HIDDEN size_t allocator_take_protections(struct device_allocator *a,
                                          struct simdev_prot_change *out,
                                          size_t max);
 /* After a restart: forget the queue and queue access to every live block. */
+/* SIMDEVICE_VALGRIND=memcheck: queues the memcheck mark `mark` (enum
+ * simdev_mark) on [offset, offset + length) for the next command; 0, or -1
+ * with the error set. Nothing without marks. */
+HIDDEN int allocator_mark(struct device_allocator *a, uint64_t offset,
+                          uint64_t length, uint32_t mark);
 HIDDEN int allocator_requeue_live(struct device_allocator *a);
 /* The live allocation holding `offset`: 0 with its user offset and size, or
  * -1 when no live allocation holds it (freed, never allocated, padding or a

@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_findings.h"
 #include "plugin_faults.h"
 #include "lock_check.h"
 #include "plugin_internal.h"
@@ -91,6 +92,32 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
     path += n + (colon ? 1 : 0);
   }
   return -1;
+}
+
+/* SIMDEVICE_VALGRIND: the Valgrind command line in front of the server,
+ * into wrapper_buf (split at spaces as SIMDEVICE_WRAPPER is): the tool,
+ * an exit status that says it found errors (process_stop reports it), the
+ * suppressions for the device runtime installed beside the server, and for
+ * memcheck the origin of every undefined value. */
+static void valgrind_words(int tool) {
+  static const char *const names[] = {"", "memcheck", "helgrind", "drd"};
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", server_path);
+  char *slash = strrchr(dir, '/');
+  if (slash != NULL)
+    *slash = '\0';
+  int n = snprintf(wrapper_buf, sizeof wrapper_buf,
+                   "valgrind --tool=%s -q --error-exitcode=%d "
+                   "--child-silent-after-fork=yes%s",
+                   names[tool], VALGRIND_ERROR_EXIT,
+                   tool == VALGRIND_MEMCHECK ? " --track-origins=yes" : "");
+  char supp[PATH_MAX + 32];
+  snprintf(supp, sizeof supp, "%.4000s/valgrind-%s.supp",
+           slash != NULL ? dir : ".", names[tool]);
+  /* A space in the path would split it: left out, as a missing file is. */
+  if (n > 0 && access(supp, R_OK) == 0 && strchr(supp, ' ') == NULL)
+    snprintf(wrapper_buf + n, sizeof wrapper_buf - (size_t)n,
+             " --suppressions=%s", supp);
 }
 
 static void compute_paths(void) {
@@ -136,8 +163,11 @@ static void compute_paths(void) {
              supervisor_path, strerror(errno));
     return;
   }
-  if (set->wrapper != NULL) {
+  if (set->valgrind != VALGRIND_NONE)
+    valgrind_words(set->valgrind);
+  else if (set->wrapper != NULL)
     snprintf(wrapper_buf, sizeof wrapper_buf, "%s", set->wrapper);
+  if (wrapper_buf[0] != '\0') {
     char *save = NULL;
     for (char *w = strtok_r(wrapper_buf, " \t", &save);
          w != NULL && wrapper_words < MAX_WRAPPER_WORDS;
@@ -555,6 +585,7 @@ static void control_prepare(struct sim_device *dev) {
   ctl->version = SIMDEV_PROTO_VERSION;
   ctl->device_id = dev->id;
   ctl->guard = (uint32_t)dev->alloc.guard;
+  ctl->valgrind_tool = (uint32_t)plugin_settings()->valgrind;
   ctl->slice_us = plugin_settings()->slice_us;
   ctl->dev_base = dev->dev_base;
   ctl->capacity = dev->alloc.capacity;
@@ -776,6 +807,30 @@ int process_start(struct sim_device *dev) {
   return process_launch(dev) != 0 ? -1 : process_await(dev);
 }
 
+/* SIMDEVICE_VALGRIND: a device process that ended with Valgrind's error
+ * status had its tool report errors (above, on stderr): said once more at
+ * the end, and written as a finding for simtarget-check. */
+static void valgrind_verdict(struct sim_device *dev) {
+  int tool = plugin_settings()->valgrind;
+  if (tool == VALGRIND_NONE || !dev->reaped || dev->wait_status == -1 ||
+      !WIFEXITED(dev->wait_status) ||
+      WEXITSTATUS(dev->wait_status) != VALGRIND_ERROR_EXIT)
+    return;
+  static const char *const names[] = {"", "memcheck", "helgrind", "drd"};
+  char message[200];
+  snprintf(message, sizeof message,
+           "Valgrind's %s reported errors in device %d's process (its "
+           "report is on stderr above)",
+           names[tool], dev->id);
+  fprintf(stderr, "simdevice: %s\n", message);
+  struct check_finding f = {.check = names[tool],
+                            .rule = "valgrind-errors",
+                            .message = message};
+  if (check_finding_write(&f) < 0)
+    fprintf(stderr, "simdevice: cannot write the finding to %s: %s\n",
+            CHECK_REPORT_ENV, strerror(errno));
+}
+
 void process_stop(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   if (starter_failed(dev) != 0) { /* an early start that never got going */
@@ -785,8 +840,11 @@ void process_stop(struct sim_device *dev) {
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
   if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {
-    for (int i = 0; i < 100 && !process_gone(dev); i++)
+    /* Valgrind writes its summary as the process ends: give it time. */
+    int tries = plugin_settings()->valgrind != VALGRIND_NONE ? 6000 : 100;
+    for (int i = 0; i < tries && !process_gone(dev); i++)
       sleep_ms(10);
+    valgrind_verdict(dev);
   } else if (!dev->dead) {
     __tgt_rtl_error err;
     plugin_error_take(&err);

@@ -33,6 +33,12 @@ void *shared_alloc(struct sim_device *dev, int64_t size, const char *kind) {
   /* One page more, so that whole pages inside the block can be mapped. */
   if (allocator_alloc(&dev->alloc, len + PAGE_BYTES, 0, &block) != 0)
     return NULL;
+  /* memcheck: the host writes it without copies: every byte is defined. */
+  if (allocator_mark(&dev->alloc, block, len + PAGE_BYTES,
+                     SIMDEV_MARK_DEFINED) != 0) {
+    allocator_free(&dev->alloc, block);
+    return NULL;
+  }
   uint64_t start = (block + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
   struct shared_block *s = malloc(sizeof *s);
   void *at = s ? mmap((void *)(dev->dev_base + start), len, PROT_READ | PROT_WRITE,

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "valgrind_hints.h"
 
 /* kmp_taskred_input_t (clang 9+: __kmpc_taskred_init and the modifier). */
 typedef struct {
@@ -234,6 +235,8 @@ static void *modifier_init(ident_t *loc, int32_t gtid, int32_t is_ws, int32_t nu
     }
     if (shared)
       shared->owns_copies = 1;
+    /* The copies are published with the pointer (Helgrind, DRD: an edge) */
+    VALGRIND_HINT(ANNOTATE_HAPPENS_BEFORE(&team->task_reduction[slot]));
     atomic_store(&team->task_reduction[slot], shared ? (void *)shared : making);
     if (!shared)
       rt_error("reduction with the task modifier at %s: out of memory",
@@ -241,6 +244,7 @@ static void *modifier_init(ident_t *loc, int32_t gtid, int32_t is_ws, int32_t nu
   } else {
     while ((shared = atomic_load(&team->task_reduction[slot])) == making)
       sched_yield();
+    VALGRIND_HINT(ANNOTATE_HAPPENS_AFTER(&team->task_reduction[slot]));
   }
   if (shared == NULL || (void *)shared == making) {
     free(mine);

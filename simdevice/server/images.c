@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,12 @@
 
 #include "image_entries.h"
 #include "server.h"
+
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 struct loaded_image {
   void *handle;      /* dlopen handle; NULL when the slot is free */
@@ -92,6 +99,33 @@ static int publish_entry_index(char *msg, size_t msg_len) {
   }
   free(snapshot_replace(&entry_index, next));
   return 0;
+}
+
+/* Under Valgrind: dlopen a copy of the image in memfd `fd` from a file,
+ * removed once loaded. Valgrind reads an object's debug information (the
+ * kernel's source lines in its reports) by the name of the mapped file,
+ * and a memfd's name opens nothing. NULL when that cannot be done: the
+ * caller loads the memfd, and reports then show no lines. */
+static void *dlopen_as_file(int fd) {
+  const char *dir = getenv("TMPDIR");
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/simdevice-image-XXXXXX",
+           dir != NULL && *dir != '\0' ? dir : "/tmp");
+  int out = mkostemp(path, O_CLOEXEC);
+  if (out < 0)
+    return NULL;
+  char buf[65536];
+  ssize_t n;
+  off_t at = 0;
+  int ok = 1;
+  while (ok && (n = pread(fd, buf, sizeof buf, at)) > 0) {
+    ok = write(out, buf, (size_t)n) == n;
+    at += n;
+  }
+  close(out);
+  void *handle = ok ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+  unlink(path);
+  return handle;
 }
 
 int images_stage(const void *bytes, size_t size, int start_new, char *msg,
@@ -220,15 +254,18 @@ int images_load(const char *names, uint64_t name_count, size_t names_len,
     goto out_release;
   }
   stubs_load_for_image(img->fd);
-  char path[64];
-  /* Under a sanitizer's runtime its symbolizer, another process, reads the
-   * image by this name for the report's source lines: /proc/self is its
-   * own there. */
-  if (dlsym(RTLD_DEFAULT, "__sanitizer_set_report_path") != NULL)
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), img->fd);
-  else
-    snprintf(path, sizeof path, "/proc/self/fd/%d", img->fd);
-  img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  img->handle = RUNNING_ON_VALGRIND ? dlopen_as_file(img->fd) : NULL;
+  if (img->handle == NULL) {
+    char path[64];
+    /* Under a sanitizer's runtime its symbolizer, another process, reads
+     * the image by this name for the report's source lines: /proc/self is
+     * its own there. */
+    if (dlsym(RTLD_DEFAULT, "__sanitizer_set_report_path") != NULL)
+      snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), img->fd);
+    else
+      snprintf(path, sizeof path, "/proc/self/fd/%d", img->fd);
+    img->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  }
   if (img->handle == NULL) {
     /* A copy: the next dl* call (dlsym in describe_load_failure) frees
      * dlerror's string. */

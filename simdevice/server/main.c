@@ -153,6 +153,7 @@ static int run_kernel(struct simdev_slot *s) {
   int rc;
   faults_set_running_kernel(s->a[0]);
   sanitizer_kernel_begin();
+  unsigned errors = memcheck_errors();
   if (runtime.call != NULL) {
     runtime.kernel_begin(num_teams, thread_limit);
     rc = runtime.call(fn, nargs, s->args);
@@ -161,6 +162,12 @@ static int run_kernel(struct simdev_slot *s) {
     rc = call_without_runtime(fn, nargs, s->args);
   }
   sanitizer_kernel_end();
+  if (memcheck_errors() != errors) {
+    char name[SIMDEV_KERNEL_NAME_SIZE];
+    if (!images_entry_name(s->a[0], name, sizeof name))
+      snprintf(name, sizeof name, "0x%llx", (unsigned long long)s->a[0]);
+    memcheck_after_kernel(name, errors);
+  }
   /* (serve clears the running kernel after its reply) */
   if (rc != 0) {
     char name[SIMDEV_KERNEL_NAME_SIZE];
@@ -333,6 +340,13 @@ static int serve_command(struct simdev_slot *s, int queue_slot, int *leave) {
     break;
   case SIMDEV_CMD_FPTR_MAP:
     rc = serve_fptr_map(s);
+    break;
+  case SIMDEV_CMD_COPY_BACK:
+    memcheck_copy_back(s->a[0], s->a[1]);
+    break;
+  case SIMDEV_CMD_NAME:
+    bounce[SIMDEV_MESSAGE_SIZE - 1] = '\0';
+    memcheck_name(s->a[0], s->a[1], (const char *)bounce);
     break;
   default:
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "valgrind_hints.h"
 
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -254,7 +255,10 @@ static void apply_asan_change(const struct simdev_prot_change *c) {
 
 /* Applies one change (under prot_lock). */
 static void apply_change(const struct simdev_prot_change *c) {
-  if (c->access >= SIMDEV_ACCESS_ASAN_POISON) {
+  if (memcheck_apply(c)) /* a memcheck mark, not a protection */
+    return;
+  if (c->access == SIMDEV_ACCESS_ASAN_POISON ||
+      c->access == SIMDEV_ACCESS_ASAN_UNPOISON) {
     apply_asan_change(c);
     return;
   }
@@ -274,6 +278,12 @@ static void apply_change(const struct simdev_prot_change *c) {
               : errno;
   if (err != 0)
     disable_guards(err, what);
+  else if (c->access)
+    /* Helgrind and DRD (SIMDEVICE_VALGRIND) do not watch memory that was
+     * PROT_NONE when mapped and became accessible later: from here on,
+     * kernels' races on it are reported (and an earlier kernel's accesses
+     * to reused memory forgotten). */
+    VALGRIND_HINT(VALGRIND_HG_ENABLE_CHECKING(base + off, end - off));
 }
 
 /* Asks for the queued markers (under prot_lock); a failure turns the
@@ -395,4 +405,5 @@ void protections_init(struct simdev_control *control, int memory_fd) {
   if (mode == SIMDEV_GUARD_REGIONS)
     self_pidfd = open_self_for_batches(memory_fd);
   ctl->guard_mode = mode;
+  memcheck_init(ctl);
 }

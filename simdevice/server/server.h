@@ -153,6 +153,26 @@ HIDDEN void output_flush(void);
  * thread, before its command) applies the log up to what the command needs
  * (a queue slot: s->prot_upto; the main slot: all of it), then s->prot[]. */
 HIDDEN void protections_init(struct simdev_control *ctl, int memory_fd);
+/* memcheck.c: memcheck's view of device bytes (SIMDEVICE_VALGRIND=memcheck):
+ * memcheck_init once, after device memory is mapped; memcheck_apply takes a
+ * change of the host's queue and returns 1 when it was a mark (applied, or
+ * ignored when marks are off), 0 for a protection change; memcheck_on: 1
+ * when marks are applied in this process. */
+HIDDEN void memcheck_init(const struct simdev_control *ctl);
+HIDDEN int memcheck_apply(const struct simdev_prot_change *c);
+HIDDEN int memcheck_on(void);
+/* The allocation at `offset` holds the variable `text` describes: memcheck's
+ * reports of its bytes name it from now on. */
+HIDDEN void memcheck_name(uint64_t offset, uint64_t size, const char *text);
+/* The Valgrind tool's error count (0 when off), read before a kernel, and
+ * after it: memcheck's errors are followed by the named allocations never
+ * written, helgrind's and drd's by the kernel that raced, on stderr and as
+ * a finding (check_findings.h). */
+HIDDEN unsigned memcheck_errors(void);
+HIDDEN void memcheck_after_kernel(const char *kernel, unsigned errors_before);
+/* Device bytes [offset, offset + size) go back to the host: when none was
+ * ever written, that is said naming their variable, and as a finding. */
+HIDDEN void memcheck_copy_back(uint64_t offset, uint64_t size);
 HIDDEN void protections_apply(struct simdev_slot *s, int queue_slot);
 
 /* Wakes every thread (of any process) waiting on the futex `word`, a

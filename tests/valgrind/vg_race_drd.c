@@ -1,0 +1,15 @@
+/* vg_race_drd.c - vg_race.c under DRD instead of Helgrind: the same race
+ * of teams' threads on one shared scalar, reported at its line.
+ * simtarget-only
+ * versions: 19
+ * cflags: -O2 -g
+ * env: SIMDEVICE_VALGRIND=drd
+ * vg-expect: Conflicting (load|store) by thread [0-9]+ at 0x[0-9a-f]+ size 8
+ * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:34\)
+ * vg-expect: simdevice: Valgrind's drd reported errors
+ * vg-finding: "check":"drd","rule":"valgrind-errors"
+ * vg-finding: "check":"drd","rule":"data-race","kernel":"__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l31"
+ * vg-expect-not: at 0x[0-9A-F]+: .*\((wait|pool|lock|reduce|barrier|sync|parallel|task)\.c:[0-9]+\)
+ * vg-expect-not: at 0x[0-9A-F]+: .*\(.*vg_race.c:(2[0-9]|30)\)
+ * expect: DRD's report at the line of `sum += x[i]` */
+#include "vg_race.c"

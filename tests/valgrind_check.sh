@@ -1,0 +1,148 @@
+#!/bin/bash
+# tests/valgrind_check.sh - SIMDEVICE_VALGRIND in `make check`, kept short
+# (Valgrind is slow): the bug programs of tests/valgrind/, each reported
+# with its variable and line, then a subset of the correct programs of
+# tests/programs/ run clean under memcheck and helgrind (no report, no
+# finding).
+#
+# Usage: tests/valgrind_check.sh [--versions "14 19"] [PROGRAM ...]
+#
+# Each bug program says in header lines (see tests/valgrind/*.c):
+#   versions: 14 19     clangs to build it with (default: --versions)
+#   cflags: -O2 -g      extra compiler flags
+#   env: VAR=VALUE ...  the run's environment (SIMDEVICE_VALGRIND=...)
+#   vg-expect: REGEX    an extended regex (case-insensitive) some line of
+#                       stderr must match; several lines allowed, all must
+#   vg-expect-not: REGEX  no line of a report's first four may match it (a
+#                       report in the device runtime, or at a correct line)
+#   vg-finding: REGEX   the same for a line of the findings file
+#                       (SIMTARGET_CHECK_REPORT)
+# Every program's stdout goes through a pipe and must hold a line "PASS"
+# (the bugs here run to a wrong result and exit 0, as on a GPU).
+# Binaries are cached in build/valgrind-check/<N>/. Ends with
+# "N passed, N failed, N skipped".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+OUT=build/valgrind-check
+VERSIONS="14 19"
+PROGS=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --versions) VERSIONS=$2; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) PROGS+=("$1") ;;
+  esac
+  shift
+done
+[ ${#PROGS[@]} -gt 0 ] || PROGS=(tests/valgrind/*.c tests/valgrind/*.cpp)
+# Correct programs of tests/programs/ that must run clean, each under the
+# tools named (PROGRAM:TOOL,TOOL), with the last clang of --versions only
+# (time): structs, teams with a reduction, mappers, the device memory API.
+CLEAN=(tests/programs/data_struct.c:memcheck,helgrind
+       tests/programs/teams_reduction.c:memcheck,helgrind,drd
+       tests/programs/mapper.c:memcheck,helgrind
+       tests/programs/target_api.c:memcheck,helgrind)
+passed=0 failed=0 skipped=0
+
+if ! command -v valgrind >/dev/null; then
+  echo "valgrind_check.sh: valgrind is not installed"
+  echo "0 passed, 0 failed, 1 skipped"; exit 0
+fi
+# shellcheck disable=SC1091
+. build/toolchains/env.sh 2>/dev/null || { echo "valgrind_check.sh: no build/toolchains/env.sh"; echo "0 passed, 1 failed"; exit 1; }
+
+field() { # FILE NAME: the values of header lines "NAME: value"
+  sed -n -E "s@^[[:space:]/*]*$2:[[:space:]]*(.*[^[:space:]*/])[[:space:]*/]*\$@\\1@p" "$1"
+}
+
+build() { # SRC N OPT -> prints the binary, or nothing
+  local src=$1 n=$2 opt=$3 cc flags bin
+  eval "cc=\${TC_CC_$n:-} flags=\${TC_FLAGS_$n:-}"
+  [ -n "$cc" ] || return
+  bin=$OUT/$n/$(basename "${src%.*}")
+  local extra
+  extra=$(field "$src" cflags | head -1)
+  case $src in *.cpp) cc=${cc/clang-/clang++-}; extra="$extra -lstdc++" ;; esac
+  mkdir -p "$OUT/$n"
+  if ! [ "$bin" -nt "$src" ] || ! [ "$bin" -nt tests/programs/check.h ]; then
+    # shellcheck disable=SC2086
+    $cc $flags $opt -Itests/programs $extra "$src" -o "$bin" >"$bin.log" 2>&1 || return
+  fi
+  echo "$bin"
+}
+
+run() { # BIN N LOG ENV...: runs it, stdout through a pipe; sets rc
+  local bin=$1 n=$2 log=$3; shift 3
+  local hostlib
+  eval "hostlib=\${TC_HOSTLIB_$n:-}"
+  rm -f "$log.findings"
+  ( env LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" OMP_TARGET_OFFLOAD=mandatory \
+      SIMTARGET_CHECK_REPORT="$ROOT/$log.findings" "$@" \
+      timeout -k 5 300 "$bin" 2>"$log.err" | cat >"$log.out"
+    exit "${PIPESTATUS[0]}" )
+  rc=$?
+  touch "$log.findings"
+}
+
+verdict() { # NAME WHY...: counts one result
+  if [ $# -eq 1 ]; then
+    passed=$((passed + 1)); echo "ok    $1"
+  else
+    failed=$((failed + 1)); echo "FAIL  $1: $2"
+  fi
+}
+
+for src in "${PROGS[@]}"; do
+  vers=$(field "$src" versions | head -1)
+  for n in ${vers:-$VERSIONS}; do
+    case " $VERSIONS " in *" $n "*) ;; *) continue ;; esac
+    name="$(basename "$src") clang-$n"
+    bin=$(build "$src" "$n" "")
+    if [ -z "$bin" ]; then
+      verdict "$name" "does not compile (log: $OUT/$n/$(basename "${src%.*}").log)"; continue
+    fi
+    read -ra envs <<<"$(field "$src" env | head -1)"
+    run "$bin" "$n" "$bin" "${envs[@]}"
+    why=""
+    grep -q '^PASS$' "$bin.out" || why="no PASS line on stdout (exit $rc)"
+    while IFS= read -r re; do
+      [ -z "$why" ] && ! grep -Eiq -- "$re" "$bin.err" && why="stderr has no line matching /$re/ (see $bin.err)"
+    done < <(field "$src" vg-expect)
+    while IFS= read -r re; do
+      [ -z "$why" ] && ! grep -Eiq -- "$re" "$bin.findings" && why="no finding matching /$re/ (see $bin.findings)"
+    done < <(field "$src" vg-finding)
+    # each report's first lines: what and where it happened
+    grep -A3 -E '^==[0-9]+== (Possible data race|Conflicting|Invalid|Conditional|Use of)' \
+      "$bin.err" >"$bin.reports"
+    while IFS= read -r re; do
+      [ -z "$why" ] && grep -Eiq -- "$re" "$bin.reports" && why="a report matches /$re/: $(grep -Ei -m1 -- "$re" "$bin.reports" | cut -c1-160)"
+    done < <(field "$src" vg-expect-not)
+    verdict "$name" ${why:+"$why"}
+  done
+done
+
+# The correct programs: as programs.sh builds them (-O1), clean.
+last=${VERSIONS##* }
+for item in "${CLEAN[@]}"; do
+  src=${item%%:*} tools=${item#*:}
+  for n in $last; do
+    bin=$(build "$src" "$n" -O1)
+    for tool in ${tools//,/ }; do
+      name="clean $(basename "$src") clang-$n $tool"
+      if [ -z "$bin" ]; then verdict "$name" "does not compile"; continue; fi
+      run "$bin" "$n" "$bin.$tool" SIMDEVICE_VALGRIND=$tool
+      why=""
+      if [ $rc != 0 ]; then why="exit $rc"
+      elif grep -q '^==[0-9]*== ' "$bin.$tool.err"; then
+        why="Valgrind reported: $(grep -m1 '^==[0-9]*== [A-Z]' "$bin.$tool.err")"
+      elif grep -q 'simdevice: ' "$bin.$tool.err"; then
+        why="$(grep -m1 'simdevice: ' "$bin.$tool.err" | cut -c1-200)"
+      elif [ -s "$bin.$tool.findings" ]; then why="findings: $(head -c 200 "$bin.$tool.findings")"
+      fi
+      verdict "$name" ${why:+"$why"}
+    done
+  done
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
