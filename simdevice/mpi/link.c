@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,6 +380,31 @@ int link_hello(struct remote *r) {
 }
 
 /* ---- the end --------------------------------------------------------------- */
+/* When waiting for devices at exit ends: 2 s after the first such wait,
+ * for every device and step together, as for a local device (0: none yet). */
+static _Atomic int64_t exit_deadline_ns;
+
+int link_lock_for_exit(struct remote *r) {
+  if (pthread_mutex_trylock(&r->lock) == 0)
+    return 0;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  int64_t none = 0, deadline = (int64_t)now.tv_sec * 1000000000ll +
+                               now.tv_nsec + 2000000000ll;
+  if (!atomic_compare_exchange_strong(&exit_deadline_ns, &none, deadline))
+    deadline = none;
+  struct timespec until = {.tv_sec = deadline / 1000000000ll,
+                           .tv_nsec = deadline % 1000000000ll};
+  if (pthread_mutex_timedlock(&r->lock, &until) == 0)
+    return 0;
+  /* A call still runs (a kernel that never ends): the rank is given up,
+   * and killed when on this machine (its waiting thread then returns). */
+  if (!r->lost)
+    lose(r, "simdevice-mpi: device %d: its MPI rank %d (pid %d on %s) was "
+            "still busy with %s when the program ended; given up", "a call");
+  fail_lost(r);
+  return -1;
+}
 int link_closed(void) {
   pthread_mutex_lock(&link_lock);
   int closed = state == 2;
@@ -401,8 +427,8 @@ void link_close(void) {
   int any_lost = 0;
   for (int i = 0; i < topo.count; i++) {
     struct remote *r = &remotes[i];
-    if (pthread_mutex_trylock(&r->lock) != 0) {
-      any_lost = 1; /* a call still runs (a kernel that never ends) */
+    if (link_lock_for_exit(r) != 0) {
+      any_lost = 1;
       continue;
     }
     if (!r->lost) { /* every rank waits for its EXIT, used or not */
@@ -415,13 +441,11 @@ void link_close(void) {
     r->pidfd = -1;
     pthread_mutex_unlock(&r->lock);
   }
-  if (topo.spawn) {
-    if (any_lost)
-      MPI_Comm_free(&comm);
-    else
-      MPI_Comm_disconnect(&comm);
-  }
-  if (we_initialised)
+  /* MPI_Finalize and a disconnect wait for every rank; one lost never
+   * comes: then the plugin leaves MPI as it is (mpirun reports it). */
+  if (topo.spawn && !any_lost)
+    MPI_Comm_disconnect(&comm);
+  if (we_initialised && !any_lost)
     MPI_Finalize();
   state = 2;
   pthread_mutex_unlock(&link_lock);
