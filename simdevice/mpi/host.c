@@ -172,7 +172,8 @@ fail:
 }
 
 int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
-  if (link_closed()) /* released at MPI_Finalize, images and all */
+  /* released at MPI_Finalize, images and all; or a fork() child's */
+  if (link_closed())
     return OFFLOAD_SUCCESS;
   struct remote *r = enter_for(id, 1);
   if (r == NULL)

@@ -64,6 +64,30 @@ void link_error_take(__tgt_rtl_error *out) {
   memset(&last_error, 0, sizeof last_error);
 }
 
+/* ---- fork ----------------------------------------------------------------- */
+/* In the child of a fork(): the MPI connection is the parent's, so the
+ * remote devices become unusable here and nothing MPI is called, at exit
+ * either (as a local device belongs to the process that started it). */
+static pid_t owner_pid; /* the process that owns the devices */
+static int forked;
+
+static void after_fork_in_child(void) {
+  forked = 1;
+  pthread_mutex_init(&link_lock, NULL);
+  pthread_mutex_init(&mpi_lock, NULL);
+  for (int i = 0; i < TOPOLOGY_MAX_DEVICES; i++) {
+    pthread_mutex_init(&remotes[i].lock, NULL);
+    snprintf(remotes[i].lost_cause, sizeof remotes[i].lost_cause,
+             "simdevice-mpi: device %d belongs to process %d, which created "
+             "this process (pid %d) with fork(): a forked child cannot use "
+             "its parent's device (a remote device: its MPI connection is "
+             "the parent's)", i, (int)owner_pid, (int)getpid());
+    remotes[i].lost = 1;
+    remotes[i].pidfd = -1; /* (the parent's descriptor: never signalled) */
+  }
+  state = 2;
+}
+
 /* ---- setup ---------------------------------------------------------------- */
 void link_configure(int program_uses_mpi, uint32_t flags) {
   char why[8];
@@ -80,6 +104,8 @@ void link_configure(int program_uses_mpi, uint32_t flags) {
     remotes[i].rank = topology_device_rank(&topo, i);
     pthread_mutex_init(&remotes[i].lock, NULL);
   }
+  owner_pid = getpid();
+  pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
 const struct topology *link_topology(void) { return &topo; }
@@ -207,7 +233,9 @@ int link_up(void) {
   if (state == 0)
     state = bring_up() == 0 ? 1 : -1;
   int rc = state == 1 ? 0 : -1;
-  if (state == 2)
+  if (forked)
+    link_error("%s", remotes[0].lost_cause);
+  else if (state == 2)
     link_error("simdevice-mpi: the remote devices were released (at "
                "MPI_Finalize or the plugin's release)");
   else if (rc != 0)
