@@ -34,20 +34,26 @@ void simdevice_mpi_configure(int program_uses_mpi, uint32_t info_flags) {
   link_configure(program_uses_mpi, info_flags);
 }
 
-/* The device, locked and ready for a call; NULL with the error set. */
-static struct remote *enter(int32_t id) {
+/* The device, locked and ready for a call (`at_exit`: a release, which
+ * waits for a busy device at most 2 s, link.h); NULL with the error set. */
+static struct remote *enter_for(int32_t id, int at_exit) {
   struct remote *r = link_remote(id);
   if (r == NULL)
     return NULL;
   if (link_up() != 0)
     return NULL;
-  pthread_mutex_lock(&r->lock);
+  if (!at_exit)
+    pthread_mutex_lock(&r->lock);
+  else if (link_lock_for_exit(r) != 0)
+    return NULL;
   if (link_hello(r) != 0) {
     pthread_mutex_unlock(&r->lock);
     return NULL;
   }
   return r;
 }
+
+static struct remote *enter(int32_t id) { return enter_for(id, 0); }
 
 static void leave(struct remote *r) { pthread_mutex_unlock(&r->lock); }
 
@@ -166,9 +172,10 @@ fail:
 }
 
 int32_t __tgt_rtl_unload_binary(int32_t id, __tgt_device_image *image) {
-  if (link_closed()) /* released at MPI_Finalize, images and all */
+  /* released at MPI_Finalize, images and all; or a fork() child's */
+  if (link_closed())
     return OFFLOAD_SUCCESS;
-  struct remote *r = enter(id);
+  struct remote *r = enter_for(id, 1);
   if (r == NULL)
     return OFFLOAD_FAIL;
   struct wire_request q = {.op = WIRE_UNLOAD_BINARY,
@@ -336,7 +343,14 @@ int32_t __tgt_rtl_set_function_ptr_map(int32_t id, uint64_t size,
     return OFFLOAD_SUCCESS; /* nothing to clear on a device never used */
   struct wire_request q = {.op = WIRE_FPTR_MAP, .a = {size},
                            .payload = size * sizeof *table};
-  return simple_call(id, &q, table, NULL, 0, NULL, "set_function_ptr_map");
+  if (size > 0)
+    return simple_call(id, &q, table, NULL, 0, NULL, "set_function_ptr_map");
+  /* clearing comes with unloading, at exit */
+  if (enter_for(id, 1) == NULL)
+    return OFFLOAD_FAIL;
+  int rc = link_call(r, &q, table, NULL, 0, NULL, "set_function_ptr_map");
+  leave(r);
+  return rc;
 }
 
 int32_t __tgt_rtl_deinit_device(int32_t id) {
@@ -346,7 +360,11 @@ int32_t __tgt_rtl_deinit_device(int32_t id) {
   if (!r->hello || r->lost || link_closed())
     return OFFLOAD_SUCCESS;
   struct wire_request q = {.op = WIRE_DEINIT_DEVICE};
-  return simple_call(id, &q, NULL, NULL, 0, NULL, "deinit_device");
+  if (enter_for(id, 1) == NULL)
+    return OFFLOAD_FAIL;
+  int rc = link_call(r, &q, NULL, NULL, 0, NULL, "deinit_device");
+  leave(r);
+  return rc;
 }
 
 int32_t __tgt_rtl_deinit_plugin(void) {

@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,30 @@ void link_error_take(__tgt_rtl_error *out) {
   memset(&last_error, 0, sizeof last_error);
 }
 
+/* ---- fork ----------------------------------------------------------------- */
+/* In the child of a fork(): the MPI connection is the parent's, so the
+ * remote devices become unusable here and nothing MPI is called, at exit
+ * either (as a local device belongs to the process that started it). */
+static pid_t owner_pid; /* the process that owns the devices */
+static int forked;
+
+static void after_fork_in_child(void) {
+  forked = 1;
+  pthread_mutex_init(&link_lock, NULL);
+  pthread_mutex_init(&mpi_lock, NULL);
+  for (int i = 0; i < TOPOLOGY_MAX_DEVICES; i++) {
+    pthread_mutex_init(&remotes[i].lock, NULL);
+    snprintf(remotes[i].lost_cause, sizeof remotes[i].lost_cause,
+             "simdevice-mpi: device %d belongs to process %d, which created "
+             "this process (pid %d) with fork(): a forked child cannot use "
+             "its parent's device (a remote device: its MPI connection is "
+             "the parent's)", i, (int)owner_pid, (int)getpid());
+    remotes[i].lost = 1;
+    remotes[i].pidfd = -1; /* (the parent's descriptor: never signalled) */
+  }
+  state = 2;
+}
+
 /* ---- setup ---------------------------------------------------------------- */
 void link_configure(int program_uses_mpi, uint32_t flags) {
   char why[8];
@@ -79,6 +104,8 @@ void link_configure(int program_uses_mpi, uint32_t flags) {
     remotes[i].rank = topology_device_rank(&topo, i);
     pthread_mutex_init(&remotes[i].lock, NULL);
   }
+  owner_pid = getpid();
+  pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
 const struct topology *link_topology(void) { return &topo; }
@@ -206,7 +233,9 @@ int link_up(void) {
   if (state == 0)
     state = bring_up() == 0 ? 1 : -1;
   int rc = state == 1 ? 0 : -1;
-  if (state == 2)
+  if (forked)
+    link_error("%s", remotes[0].lost_cause);
+  else if (state == 2)
     link_error("simdevice-mpi: the remote devices were released (at "
                "MPI_Finalize or the plugin's release)");
   else if (rc != 0)
@@ -379,6 +408,31 @@ int link_hello(struct remote *r) {
 }
 
 /* ---- the end --------------------------------------------------------------- */
+/* When waiting for devices at exit ends: 2 s after the first such wait,
+ * for every device and step together, as for a local device (0: none yet). */
+static _Atomic int64_t exit_deadline_ns;
+
+int link_lock_for_exit(struct remote *r) {
+  if (pthread_mutex_trylock(&r->lock) == 0)
+    return 0;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  int64_t none = 0, deadline = (int64_t)now.tv_sec * 1000000000ll +
+                               now.tv_nsec + 2000000000ll;
+  if (!atomic_compare_exchange_strong(&exit_deadline_ns, &none, deadline))
+    deadline = none;
+  struct timespec until = {.tv_sec = deadline / 1000000000ll,
+                           .tv_nsec = deadline % 1000000000ll};
+  if (pthread_mutex_timedlock(&r->lock, &until) == 0)
+    return 0;
+  /* A call still runs (a kernel that never ends): the rank is given up,
+   * and killed when on this machine (its waiting thread then returns). */
+  if (!r->lost)
+    lose(r, "simdevice-mpi: device %d: its MPI rank %d (pid %d on %s) was "
+            "still busy with %s when the program ended; given up", "a call");
+  fail_lost(r);
+  return -1;
+}
 int link_closed(void) {
   pthread_mutex_lock(&link_lock);
   int closed = state == 2;
@@ -401,8 +455,8 @@ void link_close(void) {
   int any_lost = 0;
   for (int i = 0; i < topo.count; i++) {
     struct remote *r = &remotes[i];
-    if (pthread_mutex_trylock(&r->lock) != 0) {
-      any_lost = 1; /* a call still runs (a kernel that never ends) */
+    if (link_lock_for_exit(r) != 0) {
+      any_lost = 1;
       continue;
     }
     if (!r->lost) { /* every rank waits for its EXIT, used or not */
@@ -415,13 +469,11 @@ void link_close(void) {
     r->pidfd = -1;
     pthread_mutex_unlock(&r->lock);
   }
-  if (topo.spawn) {
-    if (any_lost)
-      MPI_Comm_free(&comm);
-    else
-      MPI_Comm_disconnect(&comm);
-  }
-  if (we_initialised)
+  /* MPI_Finalize and a disconnect wait for every rank; one lost never
+   * comes: then the plugin leaves MPI as it is (mpirun reports it). */
+  if (topo.spawn && !any_lost)
+    MPI_Comm_disconnect(&comm);
+  if (we_initialised && !any_lost)
     MPI_Finalize();
   state = 2;
   pthread_mutex_unlock(&link_lock);

@@ -62,6 +62,10 @@ HIDDEN int link_call(struct remote *r, struct wire_request *q,
  * (the spawned ranks' communicator, MPI when the plugin initialised it).
  * Idempotent. */
 HIDDEN void link_close(void);
+/* r->lock for a release at exit (unload, deinit, link_close): waits at
+ * most 2 s in all, for every device together; then the rank is given up
+ * (killed when on this machine) and -1 returned with the error set. */
+HIDDEN int link_lock_for_exit(struct remote *r);
 /* 1 once link_close ran: the devices are released (their images unloaded
  * with them), so the release calls that follow have nothing to do. */
 HIDDEN int link_closed(void);

@@ -15,8 +15,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topology.h"
+
+/* 1 when the parent process carries the same MPI identity as this one
+ * (OMPI_COMM_WORLD_RANK and the PMIx namespace): this process is then a
+ * child the rank started (fork and exec, as a program that runs itself),
+ * not the rank mpirun started, and an MPI_Init here would abort. */
+static int child_of_the_rank(void) {
+  const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+  const char *ns = getenv("PMIX_NAMESPACE");
+  char path[64], buf[65536];
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)getppid());
+  FILE *f = fopen(path, "r");
+  if (f == NULL || rank == NULL)
+    return f ? fclose(f), 0 : 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  int same_rank = 0, same_ns = ns == NULL;
+  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+    const char *e = buf + i;
+    if (strncmp(e, "OMPI_COMM_WORLD_RANK=", 21) == 0)
+      same_rank = strcmp(e + 21, rank) == 0;
+    else if (ns != NULL && strncmp(e, "PMIX_NAMESPACE=", 15) == 0)
+      same_ns = strcmp(e + 15, ns) == 0;
+  }
+  return same_rank && same_ns;
+}
 
 static int env_int(const char *name, int *out) {
   const char *v = getenv(name);
@@ -59,6 +86,12 @@ int topology_get(struct topology *t, char *why, size_t len) {
   }
   if (rank >= hosts)
     return 0; /* a rank of another app context: not a program rank */
+  if (child_of_the_rank()) {
+    snprintf(why, len, "simdevice-mpi: this process is a child of MPI rank "
+             "%d (it inherited the rank's environment): the remote devices "
+             "are the rank's own", rank);
+    return 0;
+  }
   int servers = size - hosts;
   t->hosts = hosts;
   t->rank = rank;
