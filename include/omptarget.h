@@ -352,6 +352,17 @@ void __tgt_push_mapper_component(void *rt_mapper_handle, void *base,
 int __tgt_get_num_devices(void);
 /* Info flags at run time (LIBOMPTARGET_INFO bits). */
 void __tgt_set_info_flag(uint32_t flags);
+/* libomp 21+ (OpenMP 6.0 device memory spaces) finds these by name. The
+ * handles are libomp's omp_memspace_handle_t and omp_allocator_handle_t
+ * (pointer-sized); an allocator's first field is its memory space, a
+ * kmp_memspace_t * { handle; int num_resources; int *resources; ... }.
+ * simtarget's resource r is device r / 2's memory: device memory when r is
+ * even, its shared memory (the host maps it too) when odd. */
+int __tgt_get_mem_resources(int num_devices, const int *devices,
+                            int host_access, uintptr_t memspace,
+                            int *resources);
+void *__tgt_omp_alloc(size_t size, uintptr_t allocator);
+void __tgt_omp_free(void *ptr, uintptr_t allocator);
 
 /* ---- OpenMP user routines (also provided by libomp) ---------------- */
 int omp_get_num_devices(void);
@@ -360,6 +371,11 @@ int omp_is_initial_device(void);
 int omp_get_device_num(void);
 void omp_set_default_device(int device_num);
 int omp_get_default_device(void);
+/* OpenMP 6.0: "HOST" for the initial device, "<plugin>-<n>" for a device
+ * ("simdevice-0"); NULL for omp_invalid_device (-2); a UID nobody has gives
+ * omp_invalid_device. */
+const char *omp_get_uid_from_device(int device_num);
+int omp_get_device_from_uid(const char *device_uid);
 
 /* ---- device memory routines ----------------------------------------- */
 void *omp_target_alloc(size_t size, int device_num);
