@@ -40,13 +40,16 @@ enum tgt_map_type {
   OMP_TGT_MAPTYPE_PRESENT = 0x1000,
   OMP_TGT_MAPTYPE_OMPX_HOLD = 0x2000,
   OMP_TGT_MAPTYPE_ATTACH = 0x4000, /* LLVM 22 */
+  /* LLVM 23, OpenMP 6.1 use_device_ptr(fb_nullify): a pointer that is not
+   * mapped becomes NULL instead of keeping its host address */
+  OMP_TGT_MAPTYPE_FB_NULLIFY = 0x8000,
   OMP_TGT_MAPTYPE_NON_CONTIG = 0x100000000000LL,
   OMP_TGT_MAPTYPE_MEMBER_OF = (int64_t)0xffff000000000000ULL,
 };
 #define OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT 48
 /* Every bit a compiler may legitimately set; anything else is rejected. */
 #define OMP_TGT_MAPTYPE_KNOWN_BITS                                             \
-  ((int64_t)(0x7fffULL | 0x100000000000ULL | 0xffff000000000000ULL))
+  ((int64_t)(0xffffULL | 0x100000000000ULL | 0xffff000000000000ULL))
 
 /* Offload entry flags (clang-abi.md section 4). */
 enum tgt_entry_flags {
@@ -122,7 +125,8 @@ typedef struct ident_t {
 } ident_t;
 
 /* Kernel launch arguments of __tgt_target_kernel (clang 15: version 1,
- * 16: version 2, 19 and 22: version 3). Version 1 ends after Tripcount. */
+ * 16: version 2, 19 and 22: version 3, 23: version 4). Version 1 ends after
+ * Tripcount; versions 2-4 have the same layout. */
 typedef struct __tgt_kernel_arguments {
   uint32_t Version;
   uint32_t NumArgs;
@@ -140,8 +144,15 @@ typedef struct __tgt_kernel_arguments {
   uint32_t DynCGroupMem;
 } __tgt_kernel_arguments;
 #define TGT_KERNEL_ARGS_V1_SIZE 64
-/* From version 3 on, kernels take a leading `dyn_ptr` parameter. */
+/* Version 3 kernels take a leading `dyn_ptr` parameter. */
 #define TGT_KERNEL_ARGS_MIN_VERSION_WITH_DYN_PTR 3
+/* From version 4 on (clang 23, LLVM #185989) the dyn_ptr is the last
+ * parameter, and the compiler emits it as the arrays' last entry, of type
+ * TARGET_PARAM|LITERAL; and a host-CPU kernel (x86-64, ppc64le) takes all
+ * its parameters through one `void **`, element i pointing at parameter i
+ * (LLVM #205355). GPU kernels keep one parameter per entry. */
+#define TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST 4
+#define TGT_KERNEL_ARGS_MAX_VERSION 4
 
 /* Reserved device ids (seed 000). */
 #define OFFLOAD_DEVICE_DEFAULT (-1)

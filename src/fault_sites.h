@@ -74,6 +74,10 @@
   X(33, PLUGINS_SET_INFO_FLAG, set_info_flag, "src/plugins.c plugins_open")  \
   /* src/plugins.c: does an on-demand plugin (simdevice-ppc64le) join */      \
   X(40, PLUGINS_ON_DEMAND_IMAGE, is_valid_binary,                              \
-    "src/plugins.c accepts_a_registered_image")
+    "src/plugins.c accepts_a_registered_image")                                  \
+  /* KernelArgs version 4+ launches (clang 23): src/device_ops.c, async.c */  \
+  X(41, DEVOPS_LAUNCH_KERNEL, run_target_kernel,                               \
+    "src/device_ops.c device_run_kernel")                                      \
+  X(42, ASYNC_LAUNCH_KERNEL, run_target_kernel, "src/async.c async_launch")
 
 #endif
