@@ -227,12 +227,33 @@ static void test_refusals(void **state) {
   }
 }
 
+/* requires unified_shared_memory: the kernel runs in the host process
+ * (simdevice's usm.c), called through the void ** there too */
+static void test_v4_unified_shared_memory(void **state) {
+  (void)state;
+  char out[8192];
+  int status = abi_run_child(self_path, "usm-v4", no_env, NULL, out,
+                             sizeof out);
+  if (status != 0)
+    fail_msg("status %d, stderr:\n%s", status, out);
+}
+
 static int child(const char *mode) {
+  if (!strcmp(mode, "usm-v4"))
+    __tgt_register_requires(OMP_REQ_UNIFIED_SHARED_MEMORY);
   if (setup(NULL) != 0)
     return 2;
   long x[N], y[N];
   input(x, y);
   int rc = 0;
+  if (!strcmp(mode, "usm-v4")) {
+    if (launch_scale(&scale23_region, 4, 0, y, x, LIT) != 0)
+      return 3;
+    for (int i = 0; i < N; i++)
+      if (y[i] != x[i] * 3)
+        return 4;
+    return 0;
+  }
   if (!strcmp(mode, "v3-on-clang23"))
     rc = launch_scale(&scale23_region, 3, 0, y, x, 0);
   else if (!strcmp(mode, "v4-on-clang22"))
@@ -264,6 +285,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_private_attach),
       cmocka_unit_test(test_fb_nullify),
       cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_v4_unified_shared_memory),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
