@@ -229,6 +229,18 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 $(B)/tests/abi/kernels.so: tests/abi/kernels.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC -o $@ $<
+# The same kernels in an image that names clang 22 as its compiler, and
+# clang 23's convention with and without its compiler's name (kernels23.c)
+$(B)/tests/abi/kernels22.so: tests/abi/kernels.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC '-DPRODUCER="clang version 22.1.8"' -o $@ $<
+$(B)/tests/abi/kernels23.so: tests/abi/kernels23.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC '-DPRODUCER="clang version 23.1.0 (simtarget hand-built)"' -o $@ $<
+$(B)/tests/abi/kernels23_anon.so: tests/abi/kernels23.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC -o $@ $<
+ABI_IMAGES := $(addprefix $(B)/tests/abi/,kernels.so kernels22.so kernels23.so kernels23_anon.so)
 
 # Tiny plugins for test_plugins: tests/unit/fixtures/rtl_<x>.c ->
 # build/tests/plugins/libomptarget.rtl.<x>.so
@@ -239,7 +251,7 @@ $(B)/tests/plugins/libomptarget.rtl.%.so: tests/unit/fixtures/rtl_%.c tests/unit
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -shared -fPIC -o $@ $<
 $(B)/tests/unit/test_plugins: $(TEST_RTL)
 
-$(B)/tests/abi/%: tests/abi/%.c tests/abi/abi_image.h $(LIB) $(B)/tests/abi/kernels.so
+$(B)/tests/abi/%: tests/abi/%.c tests/abi/abi_image.h $(LIB) $(ABI_IMAGES)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< -L$(B)/lib -lomptarget -lcmocka -ldl -Wl,-rpath,'$$ORIGIN/../../lib'
 

@@ -581,6 +581,51 @@ int offload_elf_section_bytes(const void *bytes, size_t size, size_t index,
   return rc;
 }
 
+/* The highest N of "clang version N" in a .comment section's bytes. */
+static unsigned comment_clang_major(const char *s, size_t n) {
+  static const char key[] = "clang version ";
+  const size_t klen = sizeof key - 1;
+  unsigned best = 0;
+  for (size_t i = 0; i + klen < n; i++) {
+    if (memcmp(s + i, key, klen) != 0)
+      continue;
+    unsigned v = 0;
+    size_t j = i + klen;
+    while (j < n && s[j] >= '0' && s[j] <= '9' && v < 100000)
+      v = v * 10 + (unsigned)(s[j++] - '0');
+    if (v > best)
+      best = v;
+  }
+  return best;
+}
+
+unsigned offload_elf_clang_major(const void *bytes, size_t size) {
+  char why[128];
+  Elf *elf = open_host_elf64(bytes, size, "comment", why, sizeof why);
+  if (!elf)
+    return 0;
+  size_t shstrndx;
+  unsigned major = 0;
+  if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
+         scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS)
+        continue;
+      const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+      if (!name || strcmp(name, ".comment") != 0 ||
+          section_inside(scn, size, &sh) < 0)
+        continue;
+      unsigned v = comment_clang_major((const char *)bytes + sh.sh_offset,
+                                       sh.sh_size);
+      if (v > major)
+        major = v;
+    }
+  }
+  elf_end(elf);
+  return major;
+}
+
 int offload_elf_find_symtab(const void *bytes, size_t size, bool dynamic,
                             struct offload_elf_symtab *out, char *why,
                             size_t why_len) {

@@ -140,6 +140,14 @@ OFFLOAD_IMAGE_HIDDEN int offload_elf_section_bytes(
     const void *bytes, size_t size, size_t index,
     struct offload_elf_section *out, char *why, size_t why_len);
 
+/* The major version of the clang that compiled the image, from the
+ * "clang version N" its `.comment` section holds (every clang 13-22 device
+ * image measured has it, after crtbegin's "GCC: ..." string); the highest
+ * when there are several. 0 when there is none (stripped, another
+ * compiler, not an ELF64 image of this host's byte order). */
+OFFLOAD_IMAGE_HIDDEN unsigned offload_elf_clang_major(const void *bytes,
+                                                      size_t size);
+
 /* For messages: "x86-64", "NVIDIA CUDA", ..., or "unknown". */
 OFFLOAD_IMAGE_HIDDEN const char *offload_elf_machine_name(unsigned machine);
 OFFLOAD_IMAGE_HIDDEN const char *offload_elf_osabi_name(unsigned osabi);

@@ -40,13 +40,16 @@ enum tgt_map_type {
   OMP_TGT_MAPTYPE_PRESENT = 0x1000,
   OMP_TGT_MAPTYPE_OMPX_HOLD = 0x2000,
   OMP_TGT_MAPTYPE_ATTACH = 0x4000, /* LLVM 22 */
+  /* LLVM 23, OpenMP 6.1 use_device_ptr(fb_nullify): a pointer that is not
+   * mapped becomes NULL instead of keeping its host address */
+  OMP_TGT_MAPTYPE_FB_NULLIFY = 0x8000,
   OMP_TGT_MAPTYPE_NON_CONTIG = 0x100000000000LL,
   OMP_TGT_MAPTYPE_MEMBER_OF = (int64_t)0xffff000000000000ULL,
 };
 #define OMP_TGT_MAPTYPE_MEMBER_OF_SHIFT 48
 /* Every bit a compiler may legitimately set; anything else is rejected. */
 #define OMP_TGT_MAPTYPE_KNOWN_BITS                                             \
-  ((int64_t)(0x7fffULL | 0x100000000000ULL | 0xffff000000000000ULL))
+  ((int64_t)(0xffffULL | 0x100000000000ULL | 0xffff000000000000ULL))
 
 /* Offload entry flags (clang-abi.md section 4). */
 enum tgt_entry_flags {
@@ -122,7 +125,8 @@ typedef struct ident_t {
 } ident_t;
 
 /* Kernel launch arguments of __tgt_target_kernel (clang 15: version 1,
- * 16: version 2, 19 and 22: version 3). Version 1 ends after Tripcount. */
+ * 16: version 2, 19 and 22: version 3, 23: version 4). Version 1 ends after
+ * Tripcount; versions 2-4 have the same layout. */
 typedef struct __tgt_kernel_arguments {
   uint32_t Version;
   uint32_t NumArgs;
@@ -140,8 +144,15 @@ typedef struct __tgt_kernel_arguments {
   uint32_t DynCGroupMem;
 } __tgt_kernel_arguments;
 #define TGT_KERNEL_ARGS_V1_SIZE 64
-/* From version 3 on, kernels take a leading `dyn_ptr` parameter. */
+/* Version 3 kernels take a leading `dyn_ptr` parameter. */
 #define TGT_KERNEL_ARGS_MIN_VERSION_WITH_DYN_PTR 3
+/* From version 4 on (clang 23, LLVM #185989) the dyn_ptr is the last
+ * parameter, and the compiler emits it as the arrays' last entry, of type
+ * TARGET_PARAM|LITERAL; and a host-CPU kernel (x86-64, ppc64le) takes all
+ * its parameters through one `void **`, element i pointing at parameter i
+ * (LLVM #205355). GPU kernels keep one parameter per entry. */
+#define TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST 4
+#define TGT_KERNEL_ARGS_MAX_VERSION 4
 
 /* Reserved device ids (seed 000). */
 #define OFFLOAD_DEVICE_DEFAULT (-1)
@@ -352,6 +363,17 @@ void __tgt_push_mapper_component(void *rt_mapper_handle, void *base,
 int __tgt_get_num_devices(void);
 /* Info flags at run time (LIBOMPTARGET_INFO bits). */
 void __tgt_set_info_flag(uint32_t flags);
+/* libomp 21+ (OpenMP 6.0 device memory spaces) finds these by name. The
+ * handles are libomp's omp_memspace_handle_t and omp_allocator_handle_t
+ * (pointer-sized); an allocator's first field is its memory space, a
+ * kmp_memspace_t * { handle; int num_resources; int *resources; ... }.
+ * simtarget's resource r is device r / 2's memory: device memory when r is
+ * even, its shared memory (the host maps it too) when odd. */
+int __tgt_get_mem_resources(int num_devices, const int *devices,
+                            int host_access, uintptr_t memspace,
+                            int *resources);
+void *__tgt_omp_alloc(size_t size, uintptr_t allocator);
+void __tgt_omp_free(void *ptr, uintptr_t allocator);
 
 /* ---- OpenMP user routines (also provided by libomp) ---------------- */
 int omp_get_num_devices(void);
@@ -360,6 +382,11 @@ int omp_is_initial_device(void);
 int omp_get_device_num(void);
 void omp_set_default_device(int device_num);
 int omp_get_default_device(void);
+/* OpenMP 6.0: "HOST" for the initial device, "<plugin>-<n>" for a device
+ * ("simdevice-0"); NULL for omp_invalid_device (-2); a UID nobody has gives
+ * omp_invalid_device. */
+const char *omp_get_uid_from_device(int device_num);
+int omp_get_device_from_uid(const char *device_uid);
 
 /* ---- device memory routines ----------------------------------------- */
 void *omp_target_alloc(size_t size, int device_num);

@@ -179,6 +179,21 @@ typedef struct __tgt_rtl_error {
     (device_id, err), OFFLOAD_FAIL)                                            \
   /* absent: the plugin prints nothing of its own */                          \
   X(0, int32_t, set_info_flag, (uint32_t flags), (flags), OFFLOAD_FAIL)        \
+  /* absent: run_target_team_region(_async), parameters one by one (what a \
+   * GPU plugin does for every KernelArgs version). A kernel launched by     \
+   * __tgt_target_kernel with KernelArgs version kargs_version (0: an older  \
+   * entry point); async_info NULL: complete when the call returns. A plugin \
+   * of host-CPU devices calls the kernel as its image and kargs_version say \
+   * (TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST in omptarget.h) and refuses an    \
+   * image whose compiler disagrees with the version. */                     \
+  X(0, int32_t, run_target_kernel,                                             \
+    (int32_t device_id, void *tgt_entry_ptr, void **tgt_args,                  \
+     ptrdiff_t *tgt_offsets, int32_t arg_num, int32_t num_teams,               \
+     int32_t thread_limit, uint64_t loop_tripcount, uint32_t kargs_version,    \
+     __tgt_async_info *async_info),                                            \
+    (device_id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num, num_teams,      \
+     thread_limit, loop_tripcount, kargs_version, async_info),                 \
+    OFFLOAD_FAIL)                                                              \
   /* absent: "no details" is printed */                                       \
   X(0, int32_t, print_device_info, (int32_t device_id), (device_id),           \
     OFFLOAD_FAIL)                                                              \

@@ -80,6 +80,7 @@ enum simdev_command {
                              reply: a[0] = image id, bounce = u64 address per name */
   SIMDEV_CMD_UNLOAD = 3,  /* dlclose image a[0] */
   SIMDEV_CMD_RUN = 4,     /* call a[0] with args[0, a[1]); a[2]=num_teams, a[3]=thread_limit;
+                             a[5] = how (enum simdev_call);
                              reply on a queue slot: a[4] = nanoseconds the kernel ran
                              (CLOCK_MONOTONIC); the main slot leaves a[4] as it was */
   SIMDEV_CMD_READ = 5,    /* copy a[1] bytes at device address a[0] into the bounce */
@@ -190,6 +191,14 @@ struct simdev_fault_record {
 
 /* Each slot starts a 64-byte cache line (the control area is page aligned):
  * the handshake line is shared with nothing else, queue slots included. */
+/* How RUN calls a kernel (a[5]): with one 64-bit parameter per args[i]
+ * (clang 13-22), or (clang 23, KernelArgs version 4) with one `void **`
+ * whose element i points at args[i]. */
+enum simdev_call {
+  SIMDEV_CALL_POSITIONAL = 0,
+  SIMDEV_CALL_ARG_POINTERS = 1,
+};
+
 struct simdev_slot {
   _Alignas(64) _Atomic uint32_t state; /* enum simdev_slot_state; the futex word */
   _Atomic uint32_t host_sleeping; /* 1 while the host futex-waits on state */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "api_uid.h"
 #include "check_findings.h"
 #include "device.h"
 #include "faults.h"
@@ -84,7 +85,7 @@ static const char *alloc_kind_name(int32_t kind) {
 
 /* `size` bytes of memory of `kind` for device_num (host memory from malloc
  * for the initial device), or NULL after saying why. */
-static void *api_alloc(const char *routine, size_t size, int device_num,
+void *api_alloc(const char *routine, size_t size, int device_num,
                        int32_t kind) {
   struct device *dev;
   if (size == 0)
@@ -114,7 +115,7 @@ static void *api_alloc(const char *routine, size_t size, int device_num,
 }
 
 /* Free what api_alloc returned (any kind: the plugin knows which it is). */
-static void api_free(const char *routine, void *ptr, int device_num) {
+void api_free(const char *routine, void *ptr, int device_num) {
   struct device *dev;
   if (!ptr)
     return;
@@ -153,17 +154,20 @@ EXPORT int omp_target_is_present(const void *ptr, int device_num) {
 }
 
 /* OpenMP 5.1: can device_num's kernels access host memory [ptr, ptr+size)?
- * The host can; a device only inside host or shared memory it gave out
+ * Never NULL; the host can (device_num the initial device or, OpenMP 5.2,
+ * omp_initial_device); a device only inside host or shared memory it gave out
  * (simdevice's other memory is its own process's; the CUDA plugin's host
  * and managed memory likewise). */
 EXPORT int omp_target_is_accessible(const void *ptr, size_t size,
                                     int device_num) {
   struct device *dev;
+  if (!ptr)
+    return 0; /* as LLVM 21+: not even for the host */
+  if (device_num == API_INITIAL_DEVICE)
+    return 1;
   int where = api_device("omp_target_is_accessible", device_num, &dev);
   if (where != 0)
     return where == 1;
-  if (!ptr)
-    return 0;
   uintptr_t begin = (uintptr_t)ptr, end = begin + (size ? size : 1);
   struct memory_block b;
   return memory_blocks_find(device_num, false, begin, &b) && end <= b.end;

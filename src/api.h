@@ -19,6 +19,12 @@
  * -1 after printing why it is neither. */
 HIDDEN int api_device(const char *routine, int device_num,
                       struct device **dev);
+/* `size` bytes of memory of `kind` (TARGET_ALLOC_*) for device_num (malloc
+ * for the host), or NULL after printing why, naming `routine`. */
+HIDDEN void *api_alloc(const char *routine, size_t size, int device_num,
+                       int32_t kind);
+/* Free what api_alloc returned; a failure is printed, naming `routine`. */
+HIDDEN void api_free(const char *routine, void *ptr, int device_num);
 HIDDEN int api_memcpy(const char *routine, void *dst, const void *src,
                       size_t length, size_t dst_offset, size_t src_offset,
                       int dst_device, int src_device);

@@ -232,18 +232,30 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
 
 int async_launch(struct async_record *r, const struct device_entry *kernel,
                  void **args, ptrdiff_t *offsets, int32_t num_args,
-                 int32_t num_teams, int32_t thread_limit, uint64_t tripcount) {
-  if (!ops_of(r)->run_target_team_region_async)
+                 int32_t num_teams, int32_t thread_limit, uint64_t tripcount,
+                 uint32_t kargs_version) {
+  /* a KernelArgs version 4+ launch through run_target_kernel when the
+   * plugin has it (device_run_kernel says why) */
+  bool by_kernel = kargs_version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST &&
+                   ops_of(r)->run_target_kernel;
+  if (!by_kernel && !ops_of(r)->run_target_team_region_async)
     return device_run_kernel(r->dev, kernel, args, offsets, num_args,
-                             num_teams, thread_limit, tripcount);
+                             num_teams, thread_limit, tripcount,
+                             kargs_version);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
   unsigned teams = ompt_requested_teams(num_teams);
   ompt_submit_begin(teams, &op_id);
   pthread_mutex_lock(&r->lock);
-  int rc = RTL_CALL(ASYNC_LAUNCH, ops_of(r), run_target_team_region_async)(
-      r->dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
-      thread_limit, tripcount, &r->info);
+  int rc = by_kernel
+               ? RTL_CALL(ASYNC_LAUNCH_KERNEL, ops_of(r), run_target_kernel)(
+                     r->dev->rtl_id, kernel->tgt_addr, args, offsets,
+                     num_args, num_teams, thread_limit, tripcount,
+                     kargs_version, &r->info)
+               : RTL_CALL(ASYNC_LAUNCH, ops_of(r),
+                          run_target_team_region_async)(
+                     r->dev->rtl_id, kernel->tgt_addr, args, offsets,
+                     num_args, num_teams, thread_limit, tripcount, &r->info);
   pthread_mutex_unlock(&r->lock);
   ompt_submit_end(teams, &op_id);
   if (PROFILE_ON())

@@ -64,7 +64,7 @@ HIDDEN int async_launch(struct async_record *r,
                         const struct device_entry *kernel, void **args,
                         ptrdiff_t *offsets, int32_t num_args,
                         int32_t num_teams, int32_t thread_limit,
-                        uint64_t tripcount);
+                        uint64_t tripcount, uint32_t kargs_version);
 
 /* ---- deferred work (0, or -1 out of memory with report_error_set) ---- */
 /* Restore 8 bytes of host memory at `addr` to `value` (a shadow pointer). */

@@ -559,7 +559,7 @@ static int run_structors(struct device *dev, const struct registered_lib *lib,
     };
     if (!kernel.tgt_addr)
       continue;
-    if (device_run_kernel(dev, &kernel, NULL, NULL, 0, 1, 1, 0) != 0) {
+    if (device_run_kernel(dev, &kernel, NULL, NULL, 0, 1, 1, 0, 0) != 0) {
       report_error_set("%s kernel '%s' of the library registered at %p"
                        " failed on device %d",
                        ctors ? "constructor" : "destructor", e->name,

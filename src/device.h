@@ -178,10 +178,14 @@ HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
 /* The cause of a failed copy (report_error_set, plus the plugin's own). */
 HIDDEN void device_copy_failed(struct device *dev, enum device_copy kind,
                                void *hst_ptr, void *tgt_ptr, int64_t size);
+/* kargs_version: the launch's KernelArgs version (0: an older entry
+ * point); from TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST on, the plugin's
+ * run_target_kernel calls the kernel when it has one (a host-CPU plugin,
+ * which calls it as the image and the version say). */
 HIDDEN int device_run_kernel(struct device *dev,
                              const struct device_entry *kernel, void **args,
                              ptrdiff_t *offsets, int32_t num_args,
                              int32_t num_teams, int32_t thread_limit,
-                             uint64_t tripcount);
+                             uint64_t tripcount, uint32_t kargs_version);
 
 #endif

@@ -215,14 +215,22 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
 int device_run_kernel(struct device *dev, const struct device_entry *kernel,
                       void **args, ptrdiff_t *offsets, int32_t num_args,
                       int32_t num_teams, int32_t thread_limit,
-                      uint64_t tripcount) {
+                      uint64_t tripcount, uint32_t kargs_version) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   uint64_t op_id = 0;
   unsigned teams = ompt_requested_teams(num_teams);
   ompt_submit_begin(teams, &op_id);
-  int rc = RTL_CALL(DEVOPS_LAUNCH, &dev->plugin->ops, run_target_team_region)(
-      dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
-      thread_limit, tripcount);
+  const struct plugin_ops *ops = &dev->plugin->ops;
+  int rc;
+  if (kargs_version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST &&
+      ops->run_target_kernel)
+    rc = RTL_CALL(DEVOPS_LAUNCH_KERNEL, ops, run_target_kernel)(
+        dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
+        thread_limit, tripcount, kargs_version, NULL);
+  else
+    rc = RTL_CALL(DEVOPS_LAUNCH, ops, run_target_team_region)(
+        dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
+        thread_limit, tripcount);
   ompt_submit_end(teams, &op_id);
   if (PROFILE_ON())
     profile_kernel(dev->id, -1, kernel->name, num_teams, thread_limit, t0);

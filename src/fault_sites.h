@@ -78,6 +78,10 @@
   /* src/device_ops.c: a check's own read of device memory (SIMTARGET_CHECK) */ \
   X(41, DEVOPS_PEEK, data_retrieve, "src/device_ops.c device_peek")       \
   /* src/device_ops.c: names of device memory for the plugin's checks */      \
-  X(42, DEVOPS_NAME_RANGE, name_range, "src/device_ops.c device_name_range")
+  X(42, DEVOPS_NAME_RANGE, name_range, "src/device_ops.c device_name_range")\
+  /* KernelArgs version 4+ launches (clang 23): src/device_ops.c, async.c */  \
+  X(43, DEVOPS_LAUNCH_KERNEL, run_target_kernel,                               \
+    "src/device_ops.c device_run_kernel")                                      \
+  X(44, ASYNC_LAUNCH_KERNEL, run_target_kernel, "src/async.c async_launch")
 
 #endif

@@ -605,7 +605,7 @@ static int32_t target_teams_common(const char *entry, ident_t *loc, int64_t devi
       .num_teams = num_teams,
       .thread_limit = thread_limit,
       .tripcount = launch_pop_tripcount(device_id),
-      .dyn_ptr = false,
+      .dyn_ptr = LAUNCH_DYN_PTR_NONE,
   };
   return target_construct(entry, loc, device_id, &req, nowait, 0);
 }
@@ -690,7 +690,47 @@ EXPORT void __kmpc_push_target_tripcount(int64_t device_id,
   launch_push_tripcount(device_id, loop_tripcount);
 }
 
-/* clang 15+: KernelArgs version 1 (15), 2 (16), 3 (19, 22). */
+/* KernelArgs version 4 (clang 23): the arrays end with the implicit
+ * dyn_ptr, TARGET_PARAM|LITERAL; anything else there is a malformed launch
+ * (an older compiler's arrays with a newer version number). 0, or -1 with
+ * the cause recorded. */
+static int check_trailing_dyn_ptr(const __tgt_kernel_arguments *kargs) {
+  const int64_t want = OMP_TGT_MAPTYPE_TARGET_PARAM | OMP_TGT_MAPTYPE_LITERAL;
+  if (kargs->NumArgs == 0 || !kargs->ArgTypes) {
+    report_error_set("__tgt_target_kernel: KernelArgs version %u has no "
+                     "entries, but from version %d on the last one is the "
+                     "implicit dyn_ptr (TARGET_PARAM|LITERAL, 0x%" PRIx64 ")",
+                     kargs->Version, TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST,
+                     (uint64_t)want);
+    return -1;
+  }
+  int64_t last = kargs->ArgTypes[kargs->NumArgs - 1];
+  if (last != want) {
+    report_error_set("__tgt_target_kernel: KernelArgs version %u: the last "
+                     "of %u entries has type 0x%" PRIx64 ", but from version "
+                     "%d on it is the implicit dyn_ptr (TARGET_PARAM|LITERAL, "
+                     "0x%" PRIx64 ")",
+                     kargs->Version, kargs->NumArgs, (uint64_t)last,
+                     TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST, (uint64_t)want);
+    return -1;
+  }
+  return 0;
+}
+
+/* The request's dyn_ptr place and argument count for KernelArgs version v. */
+static void kernel_args_layout(const __tgt_kernel_arguments *kargs,
+                               enum launch_dyn_ptr *dyn_ptr, int32_t *num) {
+  *num = (int32_t)kargs->NumArgs;
+  *dyn_ptr = LAUNCH_DYN_PTR_NONE;
+  if (kargs->Version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST) {
+    *dyn_ptr = LAUNCH_DYN_PTR_LAST;
+    *num -= 1; /* the mapping never sees the dyn_ptr entry */
+  } else if (kargs->Version >= TGT_KERNEL_ARGS_MIN_VERSION_WITH_DYN_PTR) {
+    *dyn_ptr = LAUNCH_DYN_PTR_FIRST;
+  }
+}
+
+/* clang 15+: KernelArgs version 1 (15), 2 (16), 3 (19, 22), 4 (23). */
 static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
                              int32_t num_teams, int32_t thread_limit,
                              void *host_ptr, __tgt_kernel_arguments *kargs,
@@ -703,11 +743,16 @@ static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
     failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
-  if (kargs->Version < 1 || kargs->Version > 3) {
+  if (kargs->Version < 1 || kargs->Version > TGT_KERNEL_ARGS_MAX_VERSION) {
     report_error_set("__tgt_target_kernel: kernel-arguments version %u is "
-                     "not supported (simtarget reads versions 1 to 3, as "
-                     "emitted by clang 15 to 22)",
-                     kargs->Version);
+                     "not supported (simtarget reads versions 1 to %d, as "
+                     "emitted by clang 15 to 23)",
+                     kargs->Version, TGT_KERNEL_ARGS_MAX_VERSION);
+    failure_apply_policy(loc, "target", NULL, NULL);
+    return OFFLOAD_FAIL;
+  }
+  if (kargs->Version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST &&
+      check_trailing_dyn_ptr(kargs) != 0) {
     failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
@@ -717,15 +762,18 @@ static int32_t target_kernel(const char *entry, ident_t *loc, int64_t device_id,
     failure_apply_policy(loc, "target", NULL, NULL);
     return OFFLOAD_FAIL;
   }
+  enum launch_dyn_ptr dyn_ptr;
+  int32_t num;
+  kernel_args_layout(kargs, &dyn_ptr, &num);
   struct launch_request req = {
       .host_ptr = host_ptr,
-      .args = {(int32_t)kargs->NumArgs, kargs->ArgBasePtrs, kargs->ArgPtrs,
-               kargs->ArgSizes, kargs->ArgTypes, kargs->ArgNames,
-               kargs->ArgMappers},
+      .args = {num, kargs->ArgBasePtrs, kargs->ArgPtrs, kargs->ArgSizes,
+               kargs->ArgTypes, kargs->ArgNames, kargs->ArgMappers},
       .num_teams = num_teams,
       .thread_limit = thread_limit,
       .tripcount = kargs->Tripcount,
-      .dyn_ptr = kargs->Version >= TGT_KERNEL_ARGS_MIN_VERSION_WITH_DYN_PTR,
+      .dyn_ptr = dyn_ptr,
+      .kargs_version = kargs->Version,
   };
   /* Flags bit 0 (version 2+): nowait. */
   bool nowait = kargs->Version >= 2 && (kargs->Flags & 1);
@@ -877,7 +925,7 @@ static int32_t seed_dispatch(const struct seed_call *sc) {
         .num_teams = sc->num_teams,
         .thread_limit = sc->thread_limit,
         .tripcount = 0,
-        .dyn_ptr = false,
+        .dyn_ptr = LAUNCH_DYN_PTR_NONE,
     };
     rc = launch_region_async(dev, &req, rec);
   }

@@ -275,7 +275,7 @@ static int begin_maps(struct launch *l) {
  * stay on the heap. */
 static int alloc_arrays(struct launch *l) {
   const struct map_args *a = &l->req->args;
-  int32_t n = l->req->dyn_ptr ? 1 : 0;
+  int32_t n = l->req->dyn_ptr != LAUNCH_DYN_PTR_NONE ? 1 : 0;
   for (int32_t i = 0; i < a->num; i++)
     n += (a->types[i] & OMP_TGT_MAPTYPE_TARGET_PARAM) != 0;
   l->n = n;
@@ -308,6 +308,50 @@ static int alloc_arrays(struct launch *l) {
   return 0;
 }
 
+/* PRIVATE|ATTACH (LLVM 22+, #160760): a private copy of the pointer at
+ * base, initialised to its pointee's device address when the pointee
+ * [begin] is mapped, else to the pointer's host value. Its parameter is
+ * the private copy's device address. */
+static int private_attach_param(struct launch *l, int32_t i, void **param) {
+  const struct map_args *a = &l->req->args;
+  struct async_record *rec = l->rec;
+  uintptr_t host_value, begin = (uintptr_t)a->begin[i];
+  memcpy(&host_value, a->base[i], sizeof host_value);
+  uintptr_t dev_begin = mapping_device_address(&l->dev->map, begin);
+  uintptr_t value = dev_begin ? dev_begin - (begin - host_value) : host_value;
+  void *tgt = device_alloc(l->dev, private_alloc_size(sizeof value), NULL,
+                           TARGET_ALLOC_DEFAULT);
+  if (!tgt)
+    return -1;
+  if (rec && async_defer_device_free(rec, tgt) != 0) {
+    device_delete(l->dev, tgt);
+    return -1;
+  }
+  if (!rec)
+    l->privates[l->num_privates++] = tgt;
+  if (!rec) {
+    if (device_submit(l->dev, tgt, &value, sizeof value) != 0)
+      return -1;
+    *param = tgt;
+    return 0;
+  }
+  /* a queued copy reads its source later: a cell freed with the record */
+  uintptr_t *cell = malloc(sizeof *cell);
+  if (!cell) {
+    report_error_set("out of host memory for a PRIVATE|ATTACH pointer");
+    return -1;
+  }
+  *cell = value;
+  if (async_defer_host_free(rec, cell) != 0) {
+    free(cell);
+    return -1;
+  }
+  if (async_submit(rec, tgt, cell, sizeof value, NULL) != 0)
+    return -1;
+  *param = tgt;
+  return 0;
+}
+
 /* (first)private argument i: a device copy of the host object for this
  * launch, distinct from it also under unified_shared_memory (no hst_ptr);
  * its parameter value into *param. */
@@ -315,6 +359,8 @@ static int private_param(struct launch *l, int32_t i, void **param) {
   const struct map_args *a = &l->req->args;
   struct async_record *rec = l->rec;
   int64_t size = a->sizes[i];
+  if (a->types[i] & OMP_TGT_MAPTYPE_ATTACH)
+    return private_attach_param(l, i, param);
   void *tgt = device_alloc(l->dev, private_alloc_size(size), NULL,
                            TARGET_ALLOC_DEFAULT);
   if (!tgt)
@@ -360,7 +406,7 @@ static int param_value(struct launch *l, int32_t i, void **param) {
 static int build_params(struct launch *l) {
   const struct map_args *a = &l->req->args;
   int32_t k = 0;
-  if (l->req->dyn_ptr)
+  if (l->req->dyn_ptr == LAUNCH_DYN_PTR_FIRST)
     l->params[k++] = NULL; /* CPU kernels never read it (clang-abi.md 6) */
   for (int32_t i = 0; i < a->num; i++) {
     int64_t type = a->types[i];
@@ -382,6 +428,8 @@ static int build_params(struct launch *l) {
       return -1;
     k++;
   }
+  if (l->req->dyn_ptr == LAUNCH_DYN_PTR_LAST)
+    l->params[k] = NULL; /* the entry clang 23 appends, value unused */
   return 0;
 }
 
@@ -392,7 +440,8 @@ static void note_launch(const struct launch *l) {
   if (trace_enabled()) {
     int32_t *param_arg = calloc((size_t)l->n + 1, sizeof *param_arg);
     if (param_arg) { /* the trace is best effort: no failure for it */
-      param_arg[0] = -1; /* the dyn_ptr, when there is one */
+      /* the dyn_ptr, when there is one: first or last */
+      param_arg[req->dyn_ptr == LAUNCH_DYN_PTR_LAST ? l->n - 1 : 0] = -1;
       for (int32_t i = 0; i < a->num; i++)
         if (l->param_of[i] >= 0)
           param_arg[l->param_of[i]] = i;
@@ -419,8 +468,8 @@ static int run_kernel(struct launch *l) {
   const struct launch_request *req = l->req;
   if (!l->rec) {
     if (device_run_kernel(l->dev, &l->kernel, l->params, l->offsets, l->n,
-                          req->num_teams, req->thread_limit,
-                          req->tripcount) == 0)
+                          req->num_teams, req->thread_limit, req->tripcount,
+                          req->kargs_version) == 0)
       return 0;
     host_objects_explain_fault(l->dev, req->host_ptr, &req->args);
     return -1;
@@ -435,7 +484,8 @@ static int run_kernel(struct launch *l) {
     return -1;
   l->offsets = NULL;
   return async_launch(l->rec, &l->kernel, async_params, async_offsets, l->n,
-                      req->num_teams, req->thread_limit, req->tripcount);
+                      req->num_teams, req->thread_limit, req->tripcount,
+                      req->kargs_version);
 }
 
 /* Free the privates, then unmap (rc 0) or undo the mappings (rc -1), then

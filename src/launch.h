@@ -24,13 +24,24 @@ enum target_resolution {
 HIDDEN enum target_resolution target_resolve(int64_t device_id,
                                              struct device **dev);
 
+/* Where the kernel's implicit dyn_ptr parameter goes (KernelArgs version
+ * 3: first; 4 and later: last, the entry clang 23 appends to the arrays,
+ * which interface.c takes off before the mapping sees them). Its value is
+ * NULL: CPU kernels never read it (clang-abi.md 6). */
+enum launch_dyn_ptr {
+  LAUNCH_DYN_PTR_NONE = 0,
+  LAUNCH_DYN_PTR_FIRST,
+  LAUNCH_DYN_PTR_LAST,
+};
+
 struct launch_request {
   void *host_ptr;           /* the region id: key of the kernel's entry */
   struct map_args args;
   int32_t num_teams;        /* as the compiler passed them */
   int32_t thread_limit;
   uint64_t tripcount;
-  bool dyn_ptr;             /* clang 19+: a leading dyn_ptr parameter */
+  enum launch_dyn_ptr dyn_ptr; /* the kernel's implicit dyn_ptr parameter */
+  uint32_t kargs_version;   /* KernelArgs version; 0: an older entry point */
 };
 
 /* Run one target region on a ready device. Returns 0, or -1 with the cause

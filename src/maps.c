@@ -686,6 +686,14 @@ static void return_device_address(struct maps_construct *c,
   struct mapping_entry *e = mapping_find_zero_size(&c->dev->map, begin);
   char name[96];
   item_name(it, name, sizeof name);
+  if (!e && (it->type & OMP_TGT_MAPTYPE_FB_NULLIFY)) {
+    report_info(INFO_EMPTY_MAPPING,
+                "use_device_ptr(fb_nullify) of %s host 0x%" PRIxPTR
+                " is not mapped: it becomes NULL",
+                name, begin);
+    *it->return_slot = NULL;
+    return;
+  }
   if (!e) {
     report_info(INFO_EMPTY_MAPPING,
                 "use_device_ptr/addr of %s host 0x%" PRIxPTR

@@ -280,6 +280,7 @@ static const struct {
     {OMP_TGT_MAPTYPE_PRESENT, "present"},
     {OMP_TGT_MAPTYPE_OMPX_HOLD, "ompx_hold"},
     {OMP_TGT_MAPTYPE_ATTACH, "attach"},
+    {OMP_TGT_MAPTYPE_FB_NULLIFY, "fb_nullify"},
     {OMP_TGT_MAPTYPE_NON_CONTIG, "non_contig"},
 };
 

@@ -104,7 +104,7 @@ for f in $(sh_blocks); do
   echo "$PROG" >prog.c; cp prog.c t.c
   bash -e "$f" >"$f.log" 2>&1
   rc=$?
-  rm -f prog.c t.c prog t14 t19 t22 t14.jsonl t19.jsonl t22.jsonl
+  rm -f prog.c t.c prog t14 t19 t22 t14.jsonl t19.jsonl t22.jsonl omp60
   ok=0; [ $rc = 0 ] && ok=1
   report "README.md block: $(grep -m1 simtarget-clang "$f")" $ok "$f.log"
 done

@@ -46,7 +46,7 @@ POLLED_FUNCTIONS=" query_async "
 mkdir -p "$OUT" "$LOGS"
 rm -f "$LOGS"/*
 
-for f in build/lib/libomptarget.so build/lib/libomptarget.rtl.simdevice.so build/tests/abi/kernels.so; do
+for f in build/lib/libomptarget.so build/lib/libomptarget.rtl.simdevice.so build/tests/abi/kernels.so build/tests/abi/kernels23.so; do
   [ -e "$f" ] || { echo "faults.sh: $f is missing: run 'make all testbins'" >&2; exit 2; }
 done
 if ! tests/toolchains.sh -q; then
@@ -101,7 +101,7 @@ if b=$(build_prog $V tests/programs/nowait_depend.c); then
   # ... and each region waiting in its task (__tgt_rtl_synchronize)
   add "nowait_depend/clang-$V/wait" "$b" mandatory SIMTARGET_NOWAIT=wait
 fi
-add "abi_driver" "$OUT/abi_driver $ROOT/build/tests/abi/kernels.so" mandatory "" 1
+add "abi_driver" "$OUT/abi_driver $ROOT/build/tests/abi/kernels.so $ROOT/build/tests/abi/kernels23.so" mandatory "" 1
 
 # ---------------------------------------------------------------- running
 passed=0 failed=0 runs=0

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offload_image.h"
 #include "plugin_faults.h"
 #include "lock_check.h"
 #include "plugin_internal.h"
@@ -24,6 +25,7 @@ struct plugin_image {
   char *names;                   /* NUL-separated names as sent */
   size_t names_len;
   uint64_t server_id;
+  unsigned clang_major;          /* its compiler (.comment), 0: unknown */
   __tgt_target_table table;
 };
 
@@ -96,7 +98,7 @@ static int rebuild_kernels(struct sim_device *dev) {
     for (uint64_t i = 0; i < img->count; i++)
       if (is_kernel(&img->entries[i]) && img->entries[i].addr != NULL)
         k[j++] = (struct kernel_ref){(uint64_t)img->entries[i].addr,
-                                     img->entries[i].name};
+                                     img->entries[i].name, img->clang_major};
   qsort(k, n, sizeof *k, kernel_order);
   free(dev->kernels);
   dev->kernels = k;
@@ -143,6 +145,7 @@ __tgt_target_table *images_load(struct sim_device *dev,
   if (img->elf == NULL || img->entries == NULL || addrs == NULL)
     goto out_no_memory;
   memcpy(img->elf, elf, elf_size);
+  img->clang_major = offload_elf_clang_major(elf, elf_size);
   memcpy(img->entries, image->EntriesBegin, span);
   for (uint64_t i = 0; i < img->count; i++) {
     const __tgt_offload_entry *e = &img->entries[i];

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -771,13 +772,43 @@ int32_t __tgt_rtl_name_range(int32_t id, void *tgt_ptr, int64_t size,
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
-int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
-                                         void **tgt_args,
-                                         ptrdiff_t *tgt_offsets,
-                                         int32_t arg_num, int32_t num_teams,
-                                         int32_t thread_limit,
-                                         uint64_t loop_tripcount) {
-  (void)loop_tripcount;
+/* How kernel `k` takes its parameters when KernelArgs version
+ * `kargs_version` (0: an older entry point) launches it: version 4 on
+ * (clang 23) through one `void **`, before that one by one; and its image
+ * must agree when it names its compiler (.comment): a clang 23+ image
+ * called one by one, or a clang 13-22 image through a pointer array, would
+ * read garbage. 0 with *call set, or -1 with the error set. */
+int plugin_kernel_call(const struct kernel_ref *k, uint32_t kargs_version,
+                       int32_t id, enum simdev_call *call) {
+  bool pointers = kargs_version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST;
+  *call = pointers ? SIMDEV_CALL_ARG_POINTERS : SIMDEV_CALL_POSITIONAL;
+  if (k->clang_major == 0 || (k->clang_major >= 23) == pointers)
+    return 0;
+  if (pointers)
+    plugin_error("simdevice: device %d: kernel `%s` comes from an image "
+                 "made by clang %u, whose host kernels take one parameter "
+                 "per argument, but KernelArgs version %u launches it "
+                 "(clang 23's convention: one void ** of argument "
+                 "pointers); host code and device image are from different "
+                 "compilers",
+                 id, k->name ? k->name : "?", k->clang_major, kargs_version);
+  else
+    plugin_error("simdevice: device %d: kernel `%s` comes from an image "
+                 "made by clang %u, whose host kernels take one void ** of "
+                 "argument pointers, but it is launched %s (clang 13-22's "
+                 "convention: one parameter per argument); host code and "
+                 "device image are from different compilers",
+                 id, k->name ? k->name : "?", k->clang_major,
+                 kargs_version ? "with KernelArgs version below 4"
+                               : "through an entry point older than "
+                                 "__tgt_target_kernel");
+  return -1;
+}
+
+int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
+                        ptrdiff_t *tgt_offsets, int32_t arg_num,
+                        int32_t num_teams, int32_t thread_limit,
+                        uint32_t kargs_version) {
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
     plugin_error("simdevice: a kernel launch on device %d with %d arguments: "
@@ -788,11 +819,15 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   if (usm_active())
     return usm_run(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
                    num_teams, thread_limit,
-                   atomic_load_explicit(&info_flags, memory_order_relaxed));
+                   atomic_load_explicit(&info_flags, memory_order_relaxed),
+                   kargs_version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST
+                       ? SIMDEV_CALL_ARG_POINTERS
+                       : SIMDEV_CALL_POSITIONAL);
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return OFFLOAD_FAIL;
   int rc = -1;
+  enum simdev_call call;
   const struct kernel_ref *k = images_find_kernel(dev, (uint64_t)tgt_entry_ptr);
   if (k == NULL) {
     plugin_error("simdevice: launch on device %d of %p, which is not a "
@@ -800,7 +835,11 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                  id, tgt_entry_ptr);
     goto out_leave;
   }
-  int recording = record_wanted(k->name); /* SIMTARGET_RECORD: record.c */
+  if (plugin_kernel_call(k, kargs_version, id, &call) != 0)
+    goto out_leave;
+  /* SIMTARGET_RECORD (record.c): simtarget-replay calls one parameter per
+   * argument, so clang 23's kernels are not recorded */
+  int recording = call == SIMDEV_CALL_POSITIONAL && record_wanted(k->name);
   if (recording)
     record_before(dev, k->name, tgt_args, tgt_offsets, arg_num, num_teams,
                   thread_limit);
@@ -811,12 +850,15 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   s->a[1] = (uint64_t)arg_num;
   s->a[2] = (uint64_t)(int64_t)num_teams;
   s->a[3] = (uint64_t)(int64_t)thread_limit;
+  s->a[5] = (uint64_t)call;
   if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
       INFO_PLUGIN_KERNEL)
     fprintf(stderr,
-            "%s: device %d runs kernel `%s` (%d arguments, num_teams "
+            "%s: device %d runs kernel `%s` (%d arguments%s, num_teams "
             "%d, thread_limit %d)\n",
-            PLUGIN_TAG, id, k->name, arg_num, num_teams, thread_limit);
+            PLUGIN_TAG, id, k->name, arg_num,
+            call == SIMDEV_CALL_ARG_POINTERS ? " through a void **" : "",
+            num_teams, thread_limit);
   output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
   if (recording)
@@ -824,6 +866,17 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
 out_leave:
   leave_device(dev);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
+                                         void **tgt_args,
+                                         ptrdiff_t *tgt_offsets,
+                                         int32_t arg_num, int32_t num_teams,
+                                         int32_t thread_limit,
+                                         uint64_t loop_tripcount) {
+  (void)loop_tripcount;
+  return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                         num_teams, thread_limit, 0);
 }
 
 /* simtarget-replay's own entry (not libomptarget's): an allocation at a

@@ -289,6 +289,8 @@ struct plugin_image;
 struct kernel_ref {
   uint64_t addr;    /* device address */
   const char *name; /* host entry name (owned by its plugin_image) */
+  unsigned clang_major; /* the clang that made its image (.comment), 0 if
+                           the image does not say */
 };
 
 /* What a device process inherits from the program (inherit.c). */
@@ -365,6 +367,18 @@ struct sim_device {
 };
 
 HIDDEN struct sim_device *device_get(int32_t id); /* NULL with an error */
+/* plugin.c: how kernel k takes its parameters when KernelArgs version
+ * kargs_version (0: an older entry point) launches it, checked against
+ * its image's compiler: 0 with *call, or -1 with the error set. */
+HIDDEN int plugin_kernel_call(const struct kernel_ref *k,
+                              uint32_t kargs_version, int32_t id,
+                              enum simdev_call *call);
+/* plugin.c: a synchronous launch (run_target_team_region with the
+ * KernelArgs version; 0 for the older entry points). */
+HIDDEN int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr,
+                               void **tgt_args, ptrdiff_t *tgt_offsets,
+                               int32_t arg_num, int32_t num_teams,
+                               int32_t thread_limit, uint32_t kargs_version);
 HIDDEN int device_count(void);
 HIDDEN int device_setup(struct sim_device *dev);    /* memory + process */
 HIDDEN void device_teardown(struct sim_device *dev);
@@ -515,10 +529,12 @@ HIDDEN int32_t usm_unload_binary(int32_t id, __tgt_device_image *image);
 HIDDEN void *usm_data_alloc(int32_t id, int64_t size, void *hst_ptr);
 HIDDEN int32_t usm_data_delete(int32_t id, void *tgt_ptr);
 HIDDEN int32_t usm_copy(void *dst, const void *src, int64_t size);
-/* usm_run: arg_num is already checked (0..SIMDEV_PROTO_MAX_ARGS). */
+/* usm_run: arg_num is already checked (0..SIMDEV_PROTO_MAX_ARGS); `call`
+ * is how the kernel takes its parameters. */
 HIDDEN int32_t usm_run(int32_t id, void *entry, void **tgt_args,
                        ptrdiff_t *tgt_offsets, int32_t arg_num,
-                       int32_t num_teams, int32_t thread_limit, uint32_t info);
+                       int32_t num_teams, int32_t thread_limit, uint32_t info,
+                       enum simdev_call call);
 
 /* --------------------------------------------------------------- record.c
  * SIMTARGET_RECORD=DIR (simdevice/README.md): record_wanted (it counts the

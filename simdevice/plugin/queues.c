@@ -77,6 +77,7 @@ struct queue_op {
   int64_t size;
   uint64_t kernel;  /* RUN: device address of the kernel */
   int32_t num_args, num_teams, thread_limit;
+  uint32_t kargs_version; /* RUN: its KernelArgs version (0: older entry) */
   uint64_t *args;   /* RUN: the parameter values, already offset */
   struct queue_op *next;
 };
@@ -243,6 +244,9 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
                  q->device_id, (unsigned long long)op->kernel);
     goto out_fail;
   }
+  enum simdev_call call;
+  if (plugin_kernel_call(k, op->kargs_version, q->device_id, &call) != 0)
+    goto out_fail;
   /* The slot's thread must see every allocation made so far accessible:
    * it applies the protection log up to here before the kernel runs. */
   uint64_t prot_upto;
@@ -261,6 +265,7 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
   s->a[2] = (uint64_t)(int64_t)op->num_teams;
   s->a[3] = (uint64_t)(int64_t)op->thread_limit;
   s->a[4] = UINT64_MAX; /* the run time, in the reply */
+  s->a[5] = (uint64_t)call;
   q->short_kernel = run_hint_short(q->device_id, op->kernel);
   snprintf(q->kernel_name, sizeof q->kernel_name, "%s",
            k->name ? k->name : "?");
@@ -515,15 +520,15 @@ int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst_ptr,
   return enqueue_copy(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size, info);
 }
 
-int32_t __tgt_rtl_run_target_team_region_async(
-    int32_t id, void *tgt_entry_ptr, void **tgt_args, ptrdiff_t *tgt_offsets,
-    int32_t arg_num, int32_t num_teams, int32_t thread_limit,
-    uint64_t loop_tripcount, __tgt_async_info *info) {
-  (void)loop_tripcount;
+/* An asynchronous launch with its KernelArgs version (0: older entry
+ * points), for run_target_team_region_async and run_target_kernel. */
+static int32_t run_async(int32_t id, void *tgt_entry_ptr, void **tgt_args,
+                         ptrdiff_t *tgt_offsets, int32_t arg_num,
+                         int32_t num_teams, int32_t thread_limit,
+                         uint32_t kargs_version, __tgt_async_info *info) {
   if (usm_active())
-    return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
-                                            tgt_offsets, arg_num, num_teams,
-                                            thread_limit, loop_tripcount);
+    return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                           num_teams, thread_limit, kargs_version);
   output_host_flush();
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
@@ -541,9 +546,8 @@ int32_t __tgt_rtl_run_target_team_region_async(
       queue_report(q);
       return OFFLOAD_FAIL;
     }
-    return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
-                                            tgt_offsets, arg_num, num_teams,
-                                            thread_limit, loop_tripcount);
+    return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                           num_teams, thread_limit, kargs_version);
   }
   struct queue_op *op = calloc(1, sizeof *op);
   uint64_t *args = calloc((size_t)arg_num + 1, sizeof *args);
@@ -560,8 +564,35 @@ int32_t __tgt_rtl_run_target_team_region_async(
   op->num_args = arg_num;
   op->num_teams = num_teams;
   op->thread_limit = thread_limit;
+  op->kargs_version = kargs_version;
   op->args = args;
   return enqueue(q, op);
+}
+
+int32_t __tgt_rtl_run_target_team_region_async(
+    int32_t id, void *tgt_entry_ptr, void **tgt_args, ptrdiff_t *tgt_offsets,
+    int32_t arg_num, int32_t num_teams, int32_t thread_limit,
+    uint64_t loop_tripcount, __tgt_async_info *info) {
+  (void)loop_tripcount;
+  return run_async(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                   num_teams, thread_limit, 0, info);
+}
+
+/* KernelArgs version 4+ (clang 23): called as the image and the version
+ * say (plugin_kernel_call); async_info NULL: synchronously. */
+int32_t __tgt_rtl_run_target_kernel(int32_t id, void *tgt_entry_ptr,
+                                    void **tgt_args, ptrdiff_t *tgt_offsets,
+                                    int32_t arg_num, int32_t num_teams,
+                                    int32_t thread_limit,
+                                    uint64_t loop_tripcount,
+                                    uint32_t kargs_version,
+                                    __tgt_async_info *async_info) {
+  (void)loop_tripcount;
+  if (async_info)
+    return run_async(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                     num_teams, thread_limit, kargs_version, async_info);
+  return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                         num_teams, thread_limit, kargs_version);
 }
 
 int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *info) {

@@ -434,7 +434,7 @@ static const char *usm_kernel_name(struct usm_device *d, void *addr) {
 
 int32_t usm_run(int32_t id, void *entry, void **tgt_args,
                 ptrdiff_t *tgt_offsets, int32_t arg_num, int32_t num_teams,
-                int32_t thread_limit, uint32_t info) {
+                int32_t thread_limit, uint32_t info, enum simdev_call call) {
   struct usm_device *d = usm_device(id);
   if (d == NULL)
     return OFFLOAD_FAIL;
@@ -459,7 +459,13 @@ int32_t usm_run(int32_t id, void *entry, void **tgt_args,
   const char *outer = atomic_exchange(&running_kernel, name);
   int rc = d->kernel_begin(num_teams, thread_limit);
   if (rc == 0) {
-    rc = d->call(entry, arg_num, args);
+    /* clang 23: one void ** whose element i points at parameter i */
+    void *pointers[SIMDEV_PROTO_MAX_ARGS];
+    for (int32_t i = 0; i < arg_num; i++)
+      pointers[i] = &args[i];
+    uint64_t array = (uint64_t)(uintptr_t)pointers;
+    rc = call == SIMDEV_CALL_ARG_POINTERS ? d->call(entry, 1, &array)
+                                          : d->call(entry, arg_num, args);
     d->kernel_end();
   }
   atomic_store(&running_kernel, outer);

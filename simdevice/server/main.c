@@ -146,20 +146,40 @@ static int call_without_runtime(void *fn, int nargs, const uint64_t *args) {
   return 0;
 }
 
+/* The one parameter of a kernel that takes its parameters through a
+ * `void **` (clang 23, SIMDEV_CALL_ARG_POINTERS): element i of `pointers`
+ * points at args[i], which stays in the slot while the kernel runs. */
+static uint64_t argument_pointers(struct simdev_slot *s, int nargs,
+                                  void **pointers) {
+  for (int i = 0; i < nargs && i < SIMDEV_PROTO_MAX_ARGS; i++)
+    pointers[i] = &s->args[i];
+  return (uint64_t)(uintptr_t)pointers;
+}
+
 static int run_kernel(struct simdev_slot *s) {
   void *fn = (void *)s->a[0];
   int nargs = (int)s->a[1];
   int32_t num_teams = (int32_t)s->a[2], thread_limit = (int32_t)s->a[3];
+  /* the fixed-arity call of clang 13-22, or clang 23's single void ** */
+  void *pointers[SIMDEV_PROTO_MAX_ARGS];
+  uint64_t array;
+  const uint64_t *args = s->args;
+  int count = nargs;
+  if (s->a[5] == SIMDEV_CALL_ARG_POINTERS) {
+    array = argument_pointers(s, nargs, pointers);
+    args = &array;
+    count = 1;
+  }
   int rc;
   faults_set_running_kernel(s->a[0]);
   sanitizer_kernel_begin();
   unsigned errors = memcheck_errors();
   if (runtime.call != NULL) {
     runtime.kernel_begin(num_teams, thread_limit);
-    rc = runtime.call(fn, nargs, s->args);
+    rc = runtime.call(fn, count, args);
     runtime.kernel_end();
   } else {
-    rc = call_without_runtime(fn, nargs, s->args);
+    rc = call_without_runtime(fn, count, args);
   }
   sanitizer_kernel_end();
   if (memcheck_errors() != errors) {

@@ -9,6 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* -DPRODUCER="clang version N": the compiler an image names (kernels22.so) */
+#ifdef PRODUCER
+__asm__(".section .comment,\"MS\",@progbits,1\n"
+        ".asciz \"" PRODUCER "\"\n"
+        ".previous\n");
+#endif
+
 struct legacy_entry {
   void *addr;
   const char *name;

@@ -35,6 +35,10 @@ static const char *const required[] = {
     "omp_get_mapped_ptr", "omp_target_memset", "omp_get_num_devices",
     "omp_get_initial_device", "omp_get_device_num",
     "llvm_omp_target_alloc_device", "llvm_omp_target_free_device",
+    /* OpenMP 6.0 (LLVM 22), and what libomp 21+ looks up by name */
+    "omp_get_uid_from_device", "omp_get_device_from_uid",
+    "omp_target_is_accessible", "__tgt_get_mem_resources", "__tgt_omp_alloc",
+    "__tgt_omp_free",
 };
 
 static void test_every_soname_resolves(void **state) {

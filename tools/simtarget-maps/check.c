@@ -345,7 +345,7 @@ static void check_params(struct checker *k, json_object *kernel) {
   size_t n = args ? json_object_array_length(args) : 0;
   size_t np = params ? json_object_array_length(params) : 0, p = 0;
   while (p < np && field_int(json_object_array_get_idx(params, p), "arg") < 0)
-    p++; /* the dyn_ptr */
+    p++; /* the dyn_ptr first (KernelArgs version 3, clang 19-22) */
   for (size_t i = 0; i < n; i++) {
     if (!(arg_type(json_object_array_get_idx(args, i)) & BIT("target_param")))
       continue;
@@ -358,6 +358,8 @@ static void check_params(struct checker *k, json_object *kernel) {
                        : "the kernel has fewer parameters");
     p++;
   }
+  while (p < np && field_int(json_object_array_get_idx(params, p), "arg") < 0)
+    p++; /* the dyn_ptr last (KernelArgs version 4, clang 23) */
   if (p < np)
     violation(k, -1, "param-order",
               "the kernel has %zu parameters, the TARGET_PARAM entries "

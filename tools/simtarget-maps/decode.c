@@ -27,6 +27,8 @@ const struct map_bit map_bits[] = {
     {0x1000, "present", "the object must already be present"},
     {0x2000, "ompx_hold", "counted in the hold reference count"},
     {0x4000, "attach", "clang 22: attach the pointer at base to begin"},
+    {0x8000, "fb_nullify",
+     "clang 23, use_device_ptr(fb_nullify): NULL when not mapped"},
     {0x100000000000LL, "non_contig",
      "target update of a strided section: begin is a descriptor of size "
      "dimensions"},

@@ -80,8 +80,8 @@ static int check_ref(json_object *o, const char *what, bool required,
 static const char *const bit_names[] = {
     "to",      "from",     "always",       "delete",  "ptr_and_obj",
     "target_param", "return_param", "private", "literal", "implicit",
-    "close",   "present",  "ompx_hold",    "attach",  "non_contig",
-    NULL};
+    "close",   "present",  "ompx_hold",    "attach",  "fb_nullify",
+    "non_contig", NULL};
 
 static int check_arg(json_object *a, const char *list, size_t i,
                      struct why *w) {
