@@ -682,12 +682,55 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
   return rc;
 }
 
+/* OMPT device tracing (__tgt_rtl_time_kernel): where this host thread's
+ * next kernel launch on device timing_id stores the device's start and end
+ * of the kernel. Thread-local: a launch comes from the thread that armed
+ * it, and every launch disarms it, failing or not. */
+static __thread uint64_t *timing_sink;
+static __thread int32_t timing_id;
+
+int32_t __tgt_rtl_time_kernel(int32_t id, uint64_t *times) {
+  timing_sink = NULL;
+  if (times == NULL)
+    return OFFLOAD_SUCCESS; /* disarmed */
+  if (id < 0 || id >= PLUGIN_MAX_DEVICES) {
+    plugin_error("simdevice: time_kernel on device %d: no such device", id);
+    return OFFLOAD_FAIL;
+  }
+  timing_sink = times;
+  timing_id = id;
+  return OFFLOAD_SUCCESS;
+}
+
+uint64_t *plugin_take_timing(int32_t id) {
+  uint64_t *times = timing_sink;
+  timing_sink = NULL;
+  return times != NULL && timing_id == id ? times : NULL;
+}
+
+/* The reply of a RUN on slot s that was asked to time its kernel. */
+void plugin_store_times(const struct simdev_slot *s, uint64_t *times) {
+  if (times == NULL)
+    return;
+  times[0] = s->a[5];
+  times[1] = s->a[6];
+}
+
 int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                                          void **tgt_args,
                                          ptrdiff_t *tgt_offsets,
                                          int32_t arg_num, int32_t num_teams,
                                          int32_t thread_limit,
                                          uint64_t loop_tripcount) {
+  return plugin_run_kernel(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                           num_teams, thread_limit, loop_tripcount,
+                           plugin_take_timing(id));
+}
+
+int32_t plugin_run_kernel(int32_t id, void *tgt_entry_ptr, void **tgt_args,
+                          ptrdiff_t *tgt_offsets, int32_t arg_num,
+                          int32_t num_teams, int32_t thread_limit,
+                          uint64_t loop_tripcount, uint64_t *times) {
   (void)loop_tripcount;
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
@@ -722,6 +765,7 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
   s->a[1] = (uint64_t)arg_num;
   s->a[2] = (uint64_t)(int64_t)num_teams;
   s->a[3] = (uint64_t)(int64_t)thread_limit;
+  s->a[5] = times != NULL; /* stamp the kernel's start and end */
   if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
       INFO_PLUGIN_KERNEL)
     fprintf(stderr,
@@ -730,6 +774,8 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
             PLUGIN_TAG, id, k->name, arg_num, num_teams, thread_limit);
   output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
+  if (rc == 0)
+    plugin_store_times(s, times);
   if (recording)
     record_after(dev, rc);
 out_leave:

@@ -117,6 +117,19 @@ HIDDEN const struct plugin_settings *plugin_settings(void);
 /* Bytes of address space RLIMIT_AS leaves (UINT64_MAX: no limit). */
 HIDDEN uint64_t address_space_left(void);
 
+/* ---------------------------------------------------------------- plugin.c
+ * OMPT device tracing: the times array __tgt_rtl_time_kernel armed for this
+ * thread's next launch on device id (NULL: none; disarms it either way);
+ * the start and end a RUN reply on slot s carries into it; and the
+ * synchronous launch with those times (NULL: untimed). */
+HIDDEN uint64_t *plugin_take_timing(int32_t id);
+HIDDEN void plugin_store_times(const struct simdev_slot *s, uint64_t *times);
+HIDDEN int32_t plugin_run_kernel(int32_t id, void *tgt_entry_ptr,
+                                 void **tgt_args, ptrdiff_t *tgt_offsets,
+                                 int32_t arg_num, int32_t num_teams,
+                                 int32_t thread_limit,
+                                 uint64_t loop_tripcount, uint64_t *times);
+
 /* ---------------------------------------------------------------- errors.c
  * The cause of this thread's last failure, returned by get_last_error. */
 HIDDEN void plugin_error(const char *fmt, ...)

@@ -78,6 +78,7 @@ struct queue_op {
   uint64_t kernel;  /* RUN: device address of the kernel */
   int32_t num_args, num_teams, thread_limit;
   uint64_t *args;   /* RUN: the parameter values, already offset */
+  uint64_t *times;  /* RUN: its device start and end go here (OMPT), or NULL */
   struct queue_op *next;
 };
 
@@ -309,7 +310,13 @@ static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
 static enum queue_step run_finish(struct sim_queue *q, struct queue_op *op,
                                   struct sim_device *dev) {
   run_hint_record(q->device_id, op->kernel, dev->ctl->queues[q->slot].a[4]);
+  const uint64_t start = dev->ctl->queues[q->slot].a[5];
+  const uint64_t end = dev->ctl->queues[q->slot].a[6];
   int rc = channel_queue_take_reply(dev, q->slot);
+  if (rc == 0 && op->times != NULL) {
+    op->times[0] = start;
+    op->times[1] = end;
+  }
   slot_release(q->device_id, q->slot);
   q->slot = -1;
   if (rc != 0)
@@ -519,11 +526,11 @@ int32_t __tgt_rtl_run_target_team_region_async(
     int32_t id, void *tgt_entry_ptr, void **tgt_args, ptrdiff_t *tgt_offsets,
     int32_t arg_num, int32_t num_teams, int32_t thread_limit,
     uint64_t loop_tripcount, __tgt_async_info *info) {
-  (void)loop_tripcount;
+  uint64_t *times = plugin_take_timing(id);
   if (usm_active())
-    return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
-                                            tgt_offsets, arg_num, num_teams,
-                                            thread_limit, loop_tripcount);
+    return plugin_run_kernel(id, tgt_entry_ptr, tgt_args, tgt_offsets,
+                             arg_num, num_teams, thread_limit, loop_tripcount,
+                             times);
   output_host_flush();
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
@@ -541,9 +548,9 @@ int32_t __tgt_rtl_run_target_team_region_async(
       queue_report(q);
       return OFFLOAD_FAIL;
     }
-    return __tgt_rtl_run_target_team_region(id, tgt_entry_ptr, tgt_args,
-                                            tgt_offsets, arg_num, num_teams,
-                                            thread_limit, loop_tripcount);
+    return plugin_run_kernel(id, tgt_entry_ptr, tgt_args, tgt_offsets,
+                             arg_num, num_teams, thread_limit, loop_tripcount,
+                             times);
   }
   struct queue_op *op = calloc(1, sizeof *op);
   uint64_t *args = calloc((size_t)arg_num + 1, sizeof *args);
@@ -561,6 +568,7 @@ int32_t __tgt_rtl_run_target_team_region_async(
   op->num_teams = num_teams;
   op->thread_limit = thread_limit;
   op->args = args;
+  op->times = times;
   return enqueue(q, op);
 }
 
