@@ -163,6 +163,10 @@ HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
 /* The cause of a failed copy (report_error_set, plus the plugin's own). */
 HIDDEN void device_copy_failed(struct device *dev, enum device_copy kind,
                                void *hst_ptr, void *tgt_ptr, int64_t size);
+/* OMPT device tracing: have the plugin store the device's start and end of
+ * this thread's next kernel on dev in times[0..1] (time_kernel, where the
+ * plugin has it; left 0, 0 otherwise); NULL disarms it. */
+HIDDEN void device_time_kernel(struct device *dev, uint64_t *times);
 HIDDEN int device_run_kernel(struct device *dev,
                              const struct device_entry *kernel, void **args,
                              ptrdiff_t *offsets, int32_t num_args,
