@@ -193,8 +193,8 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
 void device_time_kernel(struct device *dev, uint64_t *times) {
   const struct plugin_ops *ops = &dev->plugin->ops;
   /* Not a fault site (fault_sites.h says why). */
-  if (ops->time_kernel && ops->time_kernel(dev->rtl_id, times) != OFFLOAD_SUCCESS &&
-      times)
+  if (ops->time_kernel &&
+      ops->time_kernel(dev->rtl_id, times) != OFFLOAD_SUCCESS && times)
     times[0] = times[1] = 0; /* the record keeps the host's times */
 }
 
