@@ -81,8 +81,10 @@ enum simdev_command {
   SIMDEV_CMD_UNLOAD = 3,  /* dlclose image a[0] */
   SIMDEV_CMD_RUN = 4,     /* call a[0] with args[0, a[1]); a[2]=num_teams, a[3]=thread_limit;
                              a[5] = how (enum simdev_call);
-                             reply on a queue slot: a[4] = nanoseconds the kernel ran
-                             (CLOCK_MONOTONIC); the main slot leaves a[4] as it was */
+                             reply on a queue slot: a[4] = nanoseconds the kernel ran,
+                             a[6], a[7] = CLOCK_MONOTONIC ns when it started and ended;
+                             the main slot leaves a[4] as it was and stamps a[6], a[7]
+                             only when the request's a[6] is 1 (OMPT tracing) */
   SIMDEV_CMD_READ = 5,    /* copy a[1] bytes at device address a[0] into the bounce */
   SIMDEV_CMD_WRITE = 6,   /* copy a[1] bytes from the bounce to device address a[0] */
   SIMDEV_CMD_EXIT = 7,    /* reply, then exit(0) */

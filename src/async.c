@@ -60,6 +60,12 @@ struct pointer_list {
   size_t num, cap;
 };
 
+/* A queued kernel whose OMPT trace record waits for the queue. */
+struct traced_kernel {
+  struct ompt_kernel k;
+  struct traced_kernel *next;
+};
+
 struct async_record {
   struct device *dev;
   const char *what;
@@ -78,6 +84,7 @@ struct async_record {
   struct pointer_list host_frees;
   void (*callback)(void *);
   void *callback_param;
+  struct traced_kernel *traced_kernels; /* newest first */
   struct async_record *next_tracked;
   int profile_lane;   /* LIBOMPTARGET_PROFILE's nowait lane; -1: none */
   uint64_t profile_t0;
@@ -151,6 +158,11 @@ void async_record_put(struct async_record *r) {
   if (r->live_next)
     r->live_next->live_prev = r->live_prev;
   pthread_mutex_unlock(&live_lock);
+  while (r->traced_kernels) {
+    struct traced_kernel *tk = r->traced_kernels;
+    r->traced_kernels = tk->next;
+    free(tk);
+  }
   free(r->restores);
   free(r->pinned);
   free(r->device_frees.ptrs);
@@ -230,6 +242,42 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
   return copy_queued(r, rc, QUEUE_FROM_DEVICE, hst, tgt, size);
 }
 
+/* A queued kernel traced for OMPT: the plugin stores its device times in
+ * k.times when it ends (time_kernel), so the record is appended when the
+ * queue completes. NULL (host times at the launch, as without the entry
+ * point) when the plugin does not time kernels or no memory is left. */
+static struct traced_kernel *traced_kernel_new(struct async_record *r,
+                                               const struct ompt_kernel *k) {
+  if (!ops_of(r)->time_kernel)
+    return NULL;
+  struct traced_kernel *tk = calloc(1, sizeof *tk);
+  if (!tk)
+    return NULL;
+  tk->k = *k;
+  device_time_kernel(r->dev, tk->k.times);
+  return tk;
+}
+
+/* The trace records of r's queued kernels, once its queue completed (or
+ * failed: a kernel that never ran has no device times, and its record the
+ * host's). Under r->lock; the tool's buffer callbacks run under it. */
+static void traced_kernels_record(struct async_record *r) {
+  LOCK_ASSERT_HELD(&r->lock);
+  struct traced_kernel *tk = r->traced_kernels, *prev = NULL;
+  r->traced_kernels = NULL;
+  while (tk) { /* newest first: reverse to launch order */
+    struct traced_kernel *next = tk->next;
+    tk->next = prev;
+    prev = tk;
+    tk = next;
+  }
+  for (tk = prev; tk; tk = prev) {
+    ompt_kernel_record(&tk->k);
+    prev = tk->next;
+    free(tk);
+  }
+}
+
 int async_launch(struct async_record *r, const struct device_entry *kernel,
                  void **args, ptrdiff_t *offsets, int32_t num_args,
                  int32_t num_teams, int32_t thread_limit, uint64_t tripcount,
@@ -243,9 +291,9 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
                              num_teams, thread_limit, tripcount,
                              kargs_version);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  uint64_t op_id = 0;
-  unsigned teams = ompt_requested_teams(num_teams);
-  ompt_submit_begin(teams, &op_id);
+  struct ompt_kernel ok = {.teams = ompt_requested_teams(num_teams)};
+  ompt_submit_begin(&ok);
+  struct traced_kernel *tk = ok.traced ? traced_kernel_new(r, &ok) : NULL;
   pthread_mutex_lock(&r->lock);
   int rc = by_kernel
                ? RTL_CALL(ASYNC_LAUNCH_KERNEL, ops_of(r), run_target_kernel)(
@@ -256,8 +304,18 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
                           run_target_team_region_async)(
                      r->dev->rtl_id, kernel->tgt_addr, args, offsets,
                      num_args, num_teams, thread_limit, tripcount, &r->info);
+  if (tk && rc == OFFLOAD_SUCCESS) {
+    ok.deferred = true; /* recorded when the queue completes */
+    tk->next = r->traced_kernels;
+    r->traced_kernels = tk;
+    tk = NULL;
+  }
   pthread_mutex_unlock(&r->lock);
-  ompt_submit_end(teams, &op_id);
+  if (tk) { /* it may not have reached the plugin */
+    device_time_kernel(r->dev, NULL);
+    free(tk);
+  }
+  ompt_submit_end(&ok);
   if (PROFILE_ON())
     profile_kernel(r->dev->id, r->profile_lane, kernel->name, num_teams,
                    thread_limit, t0);
@@ -454,6 +512,8 @@ static void queue_progress(struct async_record *r, bool block) {
     if (r->info.queue && ops->synchronize)
       RTL_CALL(ASYNC_SYNCHRONIZE, ops, synchronize)(r->dev->rtl_id, &r->info);
   }
+  if (r->traced_kernels)
+    traced_kernels_record(r);
   run_deferred(r);
 }
 

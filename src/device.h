@@ -166,18 +166,22 @@ enum device_copy {
   QUEUE_TO_DEVICE,
   QUEUE_FROM_DEVICE
 };
-/* The INFO 0x20 trace line of a copy (LLVM's text; `name` may be NULL). */
 /* Tells the plugin which host variable the device memory [tgt_ptr,
  * tgt_ptr + size) holds (`text`: its name, map type and construct), when
  * the plugin has name_range and uses it. A refusal is said once on stderr
  * (a check's report then names no variable); nothing fails. */
 HIDDEN void device_name_range(struct device *dev, void *tgt_ptr, int64_t size,
                               const char *text);
+/* The INFO 0x20 trace line of a copy (LLVM's text; `name` may be NULL). */
 HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
                               void *tgt_ptr, int64_t size, const char *name);
 /* The cause of a failed copy (report_error_set, plus the plugin's own). */
 HIDDEN void device_copy_failed(struct device *dev, enum device_copy kind,
                                void *hst_ptr, void *tgt_ptr, int64_t size);
+/* OMPT device tracing: have the plugin store the device's start and end of
+ * this thread's next kernel on dev in times[0..1] (time_kernel, where the
+ * plugin has it; left 0, 0 otherwise); NULL disarms it. */
+HIDDEN void device_time_kernel(struct device *dev, uint64_t *times);
 /* kargs_version: the launch's KernelArgs version (0: an older entry
  * point); from TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST on, the plugin's
  * run_target_kernel calls the kernel when it has one (a host-CPU plugin,

@@ -212,14 +212,23 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
   return device_retrieve_named(dev, hst_ptr, tgt_ptr, size, NULL);
 }
 
+void device_time_kernel(struct device *dev, uint64_t *times) {
+  const struct plugin_ops *ops = &dev->plugin->ops;
+  /* Not a fault site (fault_sites.h says why). */
+  if (ops->time_kernel &&
+      ops->time_kernel(dev->rtl_id, times) != OFFLOAD_SUCCESS && times)
+    times[0] = times[1] = 0; /* the record keeps the host's times */
+}
+
 int device_run_kernel(struct device *dev, const struct device_entry *kernel,
                       void **args, ptrdiff_t *offsets, int32_t num_args,
                       int32_t num_teams, int32_t thread_limit,
                       uint64_t tripcount, uint32_t kargs_version) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  uint64_t op_id = 0;
-  unsigned teams = ompt_requested_teams(num_teams);
-  ompt_submit_begin(teams, &op_id);
+  struct ompt_kernel ok = {.teams = ompt_requested_teams(num_teams)};
+  ompt_submit_begin(&ok);
+  if (ok.traced)
+    device_time_kernel(dev, ok.times);
   const struct plugin_ops *ops = &dev->plugin->ops;
   int rc;
   if (kargs_version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST &&
@@ -231,7 +240,9 @@ int device_run_kernel(struct device *dev, const struct device_entry *kernel,
     rc = RTL_CALL(DEVOPS_LAUNCH, ops, run_target_team_region)(
         dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
         thread_limit, tripcount);
-  ompt_submit_end(teams, &op_id);
+  if (ok.traced && rc != OFFLOAD_SUCCESS)
+    device_time_kernel(dev, NULL); /* it may not have reached the plugin */
+  ompt_submit_end(&ok);
   if (PROFILE_ON())
     profile_kernel(dev->id, -1, kernel->name, num_teams, thread_limit, t0);
   if (rc != OFFLOAD_SUCCESS) {

@@ -106,7 +106,6 @@ static __thread struct {
   ompt_data target_data;
   uint64_t target_id; /* ours, for non-EMI callbacks and trace records */
   const void *codeptr;
-  uint64_t submit_t0; /* the traced kernel's begin */
 } cur;
 
 static uint64_t new_id(void) {
@@ -313,33 +312,44 @@ void ompt_raise_op_end(struct ompt_op *op) {
   raise_op(op, END);
 }
 
-void ompt_raise_submit_begin(unsigned requested_teams, uint64_t *host_op_id) {
+void ompt_raise_submit_begin(struct ompt_kernel *k) {
   ompt_data scratch;
-  *host_op_id = 0;
+  k->host_op_id = 0;
+  k->traced = false;
   if (on(cb.submit_emi))
-    cb.submit_emi(BEGIN, op_target_data(&scratch), host_op_id,
-                  requested_teams);
+    cb.submit_emi(BEGIN, op_target_data(&scratch), &k->host_op_id,
+                  k->teams);
   else if (on(cb.submit)) {
-    *host_op_id = new_id();
-    cb.submit(cur.in_construct ? cur.target_id : 0, *host_op_id,
-              requested_teams);
+    k->host_op_id = new_id();
+    cb.submit(cur.in_construct ? cur.target_id : 0, k->host_op_id,
+              k->teams);
   }
-  cur.submit_t0 = 0;
   if (ompt_trace_on(cur.device, CB_SUBMIT)) {
-    if (!*host_op_id)
-      *host_op_id = new_id();
-    cur.submit_t0 = ompt_trace_now();
+    if (!k->host_op_id)
+      k->host_op_id = new_id();
+    k->traced = true;
+    k->device = cur.device;
+    k->target_id = cur.target_id;
+    k->times[0] = k->times[1] = 0;
+    k->t0 = ompt_trace_now();
   }
 }
 
-void ompt_raise_submit_end(unsigned requested_teams, uint64_t *host_op_id) {
-  if (cur.submit_t0 && ompt_trace_on(cur.device, CB_SUBMIT))
-    ompt_trace_kernel(cur.device, cur.target_id, *host_op_id,
-                      requested_teams, cur.submit_t0, ompt_trace_now());
+void ompt_kernel_record(const struct ompt_kernel *k) {
+  if (!k->traced || !ompt_trace_on(k->device, CB_SUBMIT))
+    return;
+  bool timed = k->times[1] != 0 && k->times[1] >= k->times[0];
+  ompt_trace_kernel(k->device, k->target_id, k->host_op_id, k->teams,
+                    timed ? k->times[0] : k->t0,
+                    timed ? k->times[1] : ompt_trace_now());
+}
+
+void ompt_raise_submit_end(struct ompt_kernel *k) {
+  if (!k->deferred)
+    ompt_kernel_record(k);
   ompt_data scratch;
   if (on(cb.submit_emi))
-    cb.submit_emi(END, op_target_data(&scratch), host_op_id,
-                  requested_teams);
+    cb.submit_emi(END, op_target_data(&scratch), &k->host_op_id, k->teams);
 }
 
 /* ---- devices -------------------------------------------------------------*/

@@ -85,8 +85,26 @@ struct ompt_op {
 /* Raise the events (ompt.c); callers use the guarded forms below. */
 void ompt_raise_op_begin(struct ompt_op *op);
 void ompt_raise_op_end(struct ompt_op *op);
-void ompt_raise_submit_begin(unsigned requested_teams, uint64_t *host_op_id);
-void ompt_raise_submit_end(unsigned requested_teams, uint64_t *host_op_id);
+/* One kernel launch's target-submit events and trace record. The caller
+ * fills teams (ompt_requested_teams); ompt_submit_begin fills the rest.
+ * When `traced`, a device trace record is due: the caller may have the
+ * plugin store the device's start and end in `times` (time_kernel); with
+ * `deferred` set before ompt_submit_end, the caller appends the record
+ * itself once the kernel ended (ompt_kernel_record: a queued kernel). */
+struct ompt_kernel {
+  unsigned teams;
+  uint64_t host_op_id;
+  uint64_t target_id;
+  int device;
+  bool traced, deferred;
+  uint64_t t0;       /* the host's begin, the record's time without times */
+  uint64_t times[2]; /* the device's start and end; 0, 0: not timed */
+};
+void ompt_raise_submit_begin(struct ompt_kernel *k);
+void ompt_raise_submit_end(struct ompt_kernel *k);
+/* k's trace record: the device's times when the plugin stored them, else
+ * the host's begin and now. */
+void ompt_kernel_record(const struct ompt_kernel *k);
 
 /* Without a tool these cost one load: they sit on every copy, allocation
  * and launch. */
@@ -107,15 +125,13 @@ static inline unsigned ompt_requested_teams(int32_t n) {
 }
 
 /* target-submit-begin / -end around a kernel launch. */
-static inline void ompt_submit_begin(unsigned requested_teams,
-                                     uint64_t *host_op_id) {
+static inline void ompt_submit_begin(struct ompt_kernel *k) {
   if (ompt_active)
-    ompt_raise_submit_begin(requested_teams, host_op_id);
+    ompt_raise_submit_begin(k);
 }
-static inline void ompt_submit_end(unsigned requested_teams,
-                                   uint64_t *host_op_id) {
+static inline void ompt_submit_end(struct ompt_kernel *k) {
   if (ompt_active)
-    ompt_raise_submit_end(requested_teams, host_op_id);
+    ompt_raise_submit_end(k);
 }
 
 /* The device events. ompt_device_load returns the module id it gave. */

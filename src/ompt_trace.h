@@ -8,10 +8,14 @@
  * (ompt_record_ompt_t) of each copy, allocation, free and kernel.
  *
  * Times: the device clock is CLOCK_MONOTONIC in nanoseconds (simdevice runs
- * on the host's own clock); a record's time and end_time are taken on the
- * host around the plugin call that does the operation, so for a `nowait`
- * construct's queued copies and kernels they bound the queueing, not the
- * work. ompt_translate_time gives omp_get_wtime() seconds.
+ * on the host's own clock, one clock for every process of the machine). A
+ * kernel's time and end_time are the device process's own start and end of
+ * it where the plugin times kernels (time_kernel: simdevice), else the
+ * host's around the plugin call; a copy's, allocation's and free's are the
+ * host's around the plugin call (the host does a copy's memcpy into the
+ * shared device memory), so for a `nowait` construct's queued copies they
+ * bound the queueing, not the copy. ompt_translate_time gives
+ * omp_get_wtime() seconds.
  *
  * Layer: bottom of src/, below ompt.c, which calls it.
  *
@@ -40,7 +44,7 @@ bool ompt_trace_on(int device_num, int code);
 /* The device clock. */
 uint64_t ompt_trace_now(void);
 
-/* One record each; t0 and t1 are ompt_trace_now() before and after. */
+/* One record each; t0 and t1 are its begin and end on the device clock. */
 struct ompt_trace_op {
   uint64_t target_id, host_op_id;
   int optype;

@@ -14,7 +14,9 @@
 #   - "nonemi" programs run again with the non-EMI callbacks, compared the
 #     same way with LLVM;
 #   - "trace" programs run again with device tracing on (OMPT_RECORD_TRACE):
-#     each operation has its trace record (events.py trace-check).
+#     each operation has its trace record (events.py trace-check); with
+#     "kernel-time MS" each kernel record spans at least MS ms and lies
+#     within its construct on the tool's own clock (events.py kernel-time).
 #   - timeline: the program runs again with the OMPT timeline tool
 #     (build/lib/libsimtarget-ompt-timeline.so, tools/simtarget-ompt-timeline)
 #     and LIBOMPTARGET_PROFILE both on; the two timelines hold the same
@@ -116,7 +118,7 @@ timeline() {
   if [ "$who" = llvm ]; then
     ok "$name clang $v: OMPT timeline on LLVM $v's runtime drawn"; return
   fi
-  if ! $COMPARE "$prof" "$tl" > "$tl.cmp"; then
+  if ! $COMPARE ${traced:+--trace} "$prof" "$tl" > "$tl.cmp"; then
     bad "$name clang $v: the OMPT timeline and the profile differ:"
     head -10 "$tl.cmp"; return
   fi
@@ -125,7 +127,7 @@ timeline() {
 ev = json.load(open(sys.argv[1]))
 ev.remove(next(e for e in ev if e.get("cat") == "copy"))
 json.dump(ev, open(sys.argv[2], "w"))' "$tl" "$tl.cut.json"
-  $COMPARE "$prof" "$tl.cut.json" > /dev/null
+  $COMPARE ${traced:+--trace} "$prof" "$tl.cut.json" > /dev/null
   if [ $? -ne 1 ]; then
     bad "$name clang $v: the comparison misses a copy left out"; return
   fi
@@ -175,6 +177,12 @@ one_program() { # SOURCE
         $EVENTS check "$bin.tsim" && $EVENTS trace-check "$bin.tsim"; then
       ok "$name clang $v: device tracing"
     else bad "$name clang $v: device tracing"; fi
+    ms=$(sed -n 's/^.*ompt: .*kernel-time \([0-9]*\).*$/\1/p' "$src" | head -1)
+    if [ -n "$ms" ]; then
+      if $EVENTS kernel-time "$bin.tsim" "$ms"; then
+        ok "$name clang $v: kernels timed on the device"
+      else bad "$name clang $v: kernels timed on the device"; fi
+    fi
   fi
   timeline "$name" "$bin" sim $envs
   if grep -q 'ompt: .*trace' "$src"; then

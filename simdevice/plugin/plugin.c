@@ -805,10 +805,44 @@ int plugin_kernel_call(const struct kernel_ref *k, uint32_t kargs_version,
   return -1;
 }
 
+/* OMPT device tracing (__tgt_rtl_time_kernel): where this host thread's
+ * next kernel launch on device timing_id stores the device's start and end
+ * of the kernel. Thread-local: a launch comes from the thread that armed
+ * it, and every launch disarms it, failing or not. */
+static __thread uint64_t *timing_sink;
+static __thread int32_t timing_id;
+
+int32_t __tgt_rtl_time_kernel(int32_t id, uint64_t *times) {
+  timing_sink = NULL;
+  if (times == NULL)
+    return OFFLOAD_SUCCESS; /* disarmed */
+  if (id < 0 || id >= PLUGIN_MAX_DEVICES) {
+    plugin_error("simdevice: time_kernel on device %d: no such device", id);
+    return OFFLOAD_FAIL;
+  }
+  timing_sink = times;
+  timing_id = id;
+  return OFFLOAD_SUCCESS;
+}
+
+uint64_t *plugin_take_timing(int32_t id) {
+  uint64_t *times = timing_sink;
+  timing_sink = NULL;
+  return times != NULL && timing_id == id ? times : NULL;
+}
+
+/* The reply of a RUN on slot s that was asked to time its kernel. */
+void plugin_store_times(const struct simdev_slot *s, uint64_t *times) {
+  if (times == NULL)
+    return;
+  times[0] = s->a[6];
+  times[1] = s->a[7];
+}
+
 int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
                         ptrdiff_t *tgt_offsets, int32_t arg_num,
                         int32_t num_teams, int32_t thread_limit,
-                        uint32_t kargs_version) {
+                        uint32_t kargs_version, uint64_t *times) {
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
     plugin_error("simdevice: a kernel launch on device %d with %d arguments: "
@@ -851,6 +885,7 @@ int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
   s->a[2] = (uint64_t)(int64_t)num_teams;
   s->a[3] = (uint64_t)(int64_t)thread_limit;
   s->a[5] = (uint64_t)call;
+  s->a[6] = times != NULL; /* stamp the kernel's start and end */
   if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
       INFO_PLUGIN_KERNEL)
     fprintf(stderr,
@@ -861,6 +896,8 @@ int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
             num_teams, thread_limit);
   output_host_flush();
   rc = channel_send(dev, SIMDEV_CMD_RUN, k->name);
+  if (rc == 0)
+    plugin_store_times(s, times);
   if (recording)
     record_after(dev, rc);
 out_leave:
@@ -876,7 +913,7 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                                          uint64_t loop_tripcount) {
   (void)loop_tripcount;
   return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
-                         num_teams, thread_limit, 0);
+                         num_teams, thread_limit, 0, plugin_take_timing(id));
 }
 
 /* simtarget-replay's own entry (not libomptarget's): an allocation at a

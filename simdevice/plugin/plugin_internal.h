@@ -131,6 +131,14 @@ HIDDEN const struct plugin_settings *plugin_settings(void);
 /* Bytes of address space RLIMIT_AS leaves (UINT64_MAX: no limit). */
 HIDDEN uint64_t address_space_left(void);
 
+/* ---------------------------------------------------------------- plugin.c
+ * OMPT device tracing: the times array __tgt_rtl_time_kernel armed for this
+ * thread's next launch on device id (NULL: none; disarms it either way);
+ * the start and end a RUN reply on slot s carries into it; and the
+ * synchronous launch (plugin_run_sync) takes those times (NULL: untimed). */
+HIDDEN uint64_t *plugin_take_timing(int32_t id);
+HIDDEN void plugin_store_times(const struct simdev_slot *s, uint64_t *times);
+
 /* ---------------------------------------------------------------- errors.c
  * The cause of this thread's last failure, returned by get_last_error. */
 HIDDEN void plugin_error(const char *fmt, ...)
@@ -374,11 +382,13 @@ HIDDEN int plugin_kernel_call(const struct kernel_ref *k,
                               uint32_t kargs_version, int32_t id,
                               enum simdev_call *call);
 /* plugin.c: a synchronous launch (run_target_team_region with the
- * KernelArgs version; 0 for the older entry points). */
+ * KernelArgs version; 0 for the older entry points), its device start and
+ * end stored in times when not NULL (OMPT device tracing). */
 HIDDEN int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr,
                                void **tgt_args, ptrdiff_t *tgt_offsets,
                                int32_t arg_num, int32_t num_teams,
-                               int32_t thread_limit, uint32_t kargs_version);
+                               int32_t thread_limit, uint32_t kargs_version,
+                               uint64_t *times);
 HIDDEN int device_count(void);
 HIDDEN int device_setup(struct sim_device *dev);    /* memory + process */
 HIDDEN void device_teardown(struct sim_device *dev);

@@ -79,6 +79,7 @@ struct queue_op {
   int32_t num_args, num_teams, thread_limit;
   uint32_t kargs_version; /* RUN: its KernelArgs version (0: older entry) */
   uint64_t *args;   /* RUN: the parameter values, already offset */
+  uint64_t *times;  /* RUN: its device start and end go here (OMPT), or NULL */
   struct queue_op *next;
 };
 
@@ -314,7 +315,13 @@ static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
 static enum queue_step run_finish(struct sim_queue *q, struct queue_op *op,
                                   struct sim_device *dev) {
   run_hint_record(q->device_id, op->kernel, dev->ctl->queues[q->slot].a[4]);
+  const uint64_t start = dev->ctl->queues[q->slot].a[6];
+  const uint64_t end = dev->ctl->queues[q->slot].a[7];
   int rc = channel_queue_take_reply(dev, q->slot);
+  if (rc == 0 && op->times != NULL) {
+    op->times[0] = start;
+    op->times[1] = end;
+  }
   slot_release(q->device_id, q->slot);
   q->slot = -1;
   if (rc != 0)
@@ -526,9 +533,10 @@ static int32_t run_async(int32_t id, void *tgt_entry_ptr, void **tgt_args,
                          ptrdiff_t *tgt_offsets, int32_t arg_num,
                          int32_t num_teams, int32_t thread_limit,
                          uint32_t kargs_version, __tgt_async_info *info) {
+  uint64_t *times = plugin_take_timing(id);
   if (usm_active())
     return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
-                           num_teams, thread_limit, kargs_version);
+                           num_teams, thread_limit, kargs_version, times);
   output_host_flush();
   if (arg_num < 0 || arg_num > SIMDEV_PROTO_MAX_ARGS ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
@@ -547,7 +555,7 @@ static int32_t run_async(int32_t id, void *tgt_entry_ptr, void **tgt_args,
       return OFFLOAD_FAIL;
     }
     return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
-                           num_teams, thread_limit, kargs_version);
+                           num_teams, thread_limit, kargs_version, times);
   }
   struct queue_op *op = calloc(1, sizeof *op);
   uint64_t *args = calloc((size_t)arg_num + 1, sizeof *args);
@@ -566,6 +574,7 @@ static int32_t run_async(int32_t id, void *tgt_entry_ptr, void **tgt_args,
   op->thread_limit = thread_limit;
   op->kargs_version = kargs_version;
   op->args = args;
+  op->times = times;
   return enqueue(q, op);
 }
 
@@ -592,7 +601,8 @@ int32_t __tgt_rtl_run_target_kernel(int32_t id, void *tgt_entry_ptr,
     return run_async(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
                      num_teams, thread_limit, kargs_version, async_info);
   return plugin_run_sync(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
-                         num_teams, thread_limit, kargs_version);
+                         num_teams, thread_limit, kargs_version,
+                         plugin_take_timing(id));
 }
 
 int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *info) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare_timelines.py PROFILE.json OMPT.json: the LIBOMPTARGET_PROFILE
+"""compare_timelines.py [--trace] PROFILE.json OMPT.json: the LIBOMPTARGET_PROFILE
 timeline of a run and the timeline tools/simtarget-ompt-timeline wrote from
 the OMPT events of the same run hold the same events.
 
@@ -8,7 +8,12 @@ callback and the profile's write): per host thread, its constructs in order
 (construct kind, nowait, device); per device and host thread, its
 allocations (bytes), frees, copies (direction, bytes) and kernels in order.
 Events of other categories (the profile's device start, waits, reference
-counts, nowait lanes; the tool's associates) are not compared. Prints the
+counts, nowait lanes; the tool's associates) are not compared. --trace: the
+OMPT timeline was drawn from device-tracing records, where a queued
+(nowait) kernel's record comes when its queue completed, after those of the
+copies queued behind it: per device and host thread the kernels are then
+compared in order on their own, apart from the allocations, frees and
+copies (in order too). Prints the
 first differences; exit 1 when there is one, 2 when a file is unreadable.
 """
 import json
@@ -28,7 +33,7 @@ def load(path):
     return events
 
 
-def item(ev):
+def item(ev, trace=False):
     """(sequence key, what is compared) of one event, or None."""
     cat, args = ev.get("cat"), ev.get("args", {})
     if ev.get("ph") != "X":
@@ -46,7 +51,7 @@ def item(ev):
     if cat == "copy":
         return key, ("%s %s B" % (args.get("direction"), args.get("bytes")),
                      None)
-    return key, (cat, None)
+    return key + (("kernels",) if trace else ()), (cat, None)
 
 
 def same(p, o):
@@ -62,20 +67,23 @@ def show(e):
     return e[0] if e[1] is None else "%s on device %s" % e
 
 
-def sequences(events):
+def sequences(events, trace):
     seqs = {}
     for ev in events:  # file order: the order of writes
-        it = item(ev) if isinstance(ev, dict) else None
+        it = item(ev, trace) if isinstance(ev, dict) else None
         if it:
             seqs.setdefault(it[0], []).append(it[1])
     return seqs
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    trace = args[:1] == ["--trace"]
+    args = args[1:] if trace else args
+    if len(args) != 2:
         sys.stderr.write(__doc__)
         return 2
-    prof, ompt = (sequences(load(p)) for p in sys.argv[1:])
+    prof, ompt = (sequences(load(p), trace) for p in args)
     if not prof:
         print("the profile holds no construct, copy or kernel")
         return 1
@@ -85,8 +93,9 @@ def main():
         if len(a) == len(b) and all(same(p, o) for p, o in zip(a, b)):
             continue
         bad += 1
-        where = "%s (host tid %s)" % key if key[0] != "host thread" else \
-            "host thread tid %s" % key[1]
+        where = "host thread tid %s" % key[1] if key[0] == "host thread" \
+            else "%s (host tid %s)" % key[:2] + \
+            (" kernels" if len(key) > 2 else "")
         i = next((i for i in range(min(len(a), len(b)))
                   if not same(a[i], b[i])),
                  min(len(a), len(b)))

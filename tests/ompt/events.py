@@ -8,6 +8,12 @@
                                  device has its trace record, with the same
                                  host_op_id and fields, timed, delivered
                                  before the device's finalize
+  events.py kernel-time FILE MS   with OMPT_RECORD_TRACE=1, for a program
+                                 whose kernels each take at least MS ms but
+                                 those of its last target construct: every
+                                 kernel record spans at least MS ms and lies
+                                 within its target construct (a nowait one:
+                                 from its begin to the last construct's)
   events.py constructs FILE       the constructs, each normalized on its own,
                                  sorted: for programs whose host threads
                                  interleave
@@ -245,6 +251,45 @@ def trace_check(events):
     print('ompt trace: %d records as the callbacks said' % len(got))
 
 
+def kernel_time(events, min_ms):
+    """The trace records' device times against the tool's own clock."""
+    begins, ends, kinds, target_of = {}, {}, {}, {}
+    last = None
+    for ev in events:
+        if ev['event'] == 'target_emi':
+            t = ev['target']
+            if ev['end'] == 'begin':
+                begins[t], kinds[t], last = int(ev['mono']), ev['kind'], t
+            else:
+                ends[t] = int(ev['mono'])
+        elif ev['event'] == 'submit_emi' and ev['end'] == 'begin':
+            target_of[ev['host_op']] = ev['target']
+    seen = {'target': 0, 'target_nowait': 0}
+    for ev in events:
+        if ev['event'] != 'trace_record' or ev['type'] != 'kernel':
+            continue
+        t = target_of.get(ev['host_op'])
+        if t is None or t not in begins:
+            fail('kernel record host_op %s: no target construct' %
+                 ev['host_op'])
+        if t == last:
+            continue
+        start, end = int(ev['time']), int(ev['end'])
+        bound = ends.get(t, 0) if kinds[t] == 'target' else begins[last]
+        what = 'kernel record host_op %s (%s, target %s)' % (
+            ev['host_op'], kinds[t], t)
+        if end - start < min_ms * 1000000:
+            fail('%s: ran %.3f ms on the device, less than %d' %
+                 (what, (end - start) / 1e6, min_ms))
+        if start < begins[t] or end > bound:
+            fail('%s: [%d, %d] outside the host\'s [%d, %d]' %
+                 (what, start, end, begins[t], bound))
+        seen[kinds[t]] = seen.get(kinds[t], 0) + 1
+    if not seen['target'] or not seen['target_nowait']:
+        fail('kernel time: records of %s' % seen)
+    print('ompt kernel time: %s kernel records timed on the device' % seen)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -254,6 +299,8 @@ def main():
         check(events)
     elif sys.argv[1] == 'trace-check':
         trace_check(events)
+    elif sys.argv[1] == 'kernel-time':
+        kernel_time(events, int(sys.argv[3]))
     elif sys.argv[1] == 'constructs':
         for line in constructs(events, '--llvm-diff' in sys.argv):
             print(line)

@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,6 +44,14 @@ static uint64_t thread_id(void) {
     fflush(out);                                                               \
     pthread_mutex_unlock(&out_lock);                                           \
   } while (0)
+
+/* CLOCK_MONOTONIC ns: the device clock simtarget's trace records use, read
+ * here on the tool's own, to place them within the host's constructs. */
+static uint64_t mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static const char *kind_name(ompt_target_t k) {
   switch ((int)k) {
@@ -100,9 +109,10 @@ static void print_record(int dev, const ompt_record_ompt_t *r) {
   } else if (r->type == ompt_callback_target_submit) {
     const ompt_record_target_kernel_t *k = &r->record.target_kernel;
     EMIT("trace_record dev=%d type=kernel host_op=%" PRIu64 " teams=%u "
-         "timed=%d",
+         "timed=%d time=%" PRIu64 " end=%" PRIu64,
          dev, k->host_op_id, k->requested_num_teams,
-         r->time > 0 && k->end_time >= r->time);
+         r->time > 0 && k->end_time >= r->time, (uint64_t)r->time,
+         (uint64_t)k->end_time);
   } else
     EMIT("trace_record dev=%d type=%d", dev, (int)r->type);
 }
@@ -173,8 +183,9 @@ static void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t e,
   (void)task, (void)ttask;
   if (e == ompt_scope_begin)
     target->value = new_id();
-  EMIT("target_emi %s kind=%s dev=%d target=%" PRIu64 " codeptr=%p", ep(e),
-       kind_name(kind), dev, target->value, ra);
+  EMIT("target_emi %s kind=%s dev=%d target=%" PRIu64 " codeptr=%p "
+       "mono=%" PRIu64,
+       ep(e), kind_name(kind), dev, target->value, ra, mono());
 }
 
 static void on_data_op_emi(ompt_scope_endpoint_t e, ompt_data_t *ttask,

@@ -4,6 +4,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "simdev_test.h"
 #include "../../simdevice/protocol.h"
@@ -398,6 +399,46 @@ static void test_queue_threads_start_at_the_first_async_launch(void **state) {
   assert_true(process_threads(pid) >= before + SIMDEV_QUEUE_SLOTS);
 }
 
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* OMPT device tracing: time_kernel has the thread's next launch, and only
+ * that one, store the device process's start and end of its kernel, which
+ * lie between the host's clock reads around the launch (one clock); NULL
+ * disarms it; a queued kernel's times are there once its queue completed. */
+static void test_time_kernel(void **state) {
+  (void)state;
+  uint64_t times[2] = {0, 0}, untouched[2] = {7, 7};
+  assert_int_equal(__tgt_rtl_time_kernel(-1, times),
+                   OFFLOAD_FAIL);
+  assert_int_equal(__tgt_rtl_time_kernel(0, times), OFFLOAD_SUCCESS);
+  uint64_t before = mono_ns();
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  uint64_t after = mono_ns();
+  assert_true(before <= times[0] && times[0] <= times[1] && times[1] <= after);
+  /* disarmed by the launch, and by NULL */
+  times[0] = times[1] = 0;
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_kernel(0, untouched), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_kernel(0, NULL), OFFLOAD_SUCCESS);
+  assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
+  assert_true(times[0] == 0 && times[1] == 0);
+  assert_true(untouched[0] == 7 && untouched[1] == 7);
+  /* queued */
+  __tgt_async_info info = {0};
+  assert_int_equal(__tgt_rtl_time_kernel(0, times), OFFLOAD_SUCCESS);
+  before = mono_ns();
+  assert_int_equal(__tgt_rtl_run_target_team_region_async(
+                       0, entry(E_EMPTY), NULL, NULL, 0, 1, 1, 0, &info),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_synchronize(0, &info), OFFLOAD_SUCCESS);
+  after = mono_ns();
+  assert_true(before <= times[0] && times[0] <= times[1] && times[1] <= after);
+}
+
 /* Every thread of the device process, the queue threads started by the
  * test above included, asks for SIMDEVICE_SLICE_US's default, 100 us
  * (server/timeslice.c); the host's threads keep the kernel's slice. */
@@ -575,6 +616,7 @@ int main(void) {
       cmocka_unit_test(test_queue_threads_start_at_the_first_async_launch),
       cmocka_unit_test(test_device_threads_ask_for_a_short_slice),
       cmocka_unit_test(test_async_kernel_sees_new_allocations),
+      cmocka_unit_test(test_time_kernel),
       cmocka_unit_test(test_requires_and_info),
       cmocka_unit_test(test_threads_share_a_device),
       cmocka_unit_test(test_unified_shared_memory_runs_in_process),
