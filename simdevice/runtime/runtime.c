@@ -13,9 +13,13 @@
  *   SIMDEVICE_MAX_THREADS  most threads a team's parallel gets     default 64
  *   OMP_THREAD_LIMIT       lowers that cap (a team is a contention group)
  *   SIMDEVICE_DEFAULT_TEAMS    teams of a `teams` without num_teams
- *                          default max(CPUs, 4), within the cap
+ *                          default the CPUs, within the cap
  *   SIMDEVICE_DEFAULT_THREADS  threads of a parallel region without
  *                          num_threads or thread_limit (below)
+ *                          (simtarget-check sets both, to max(CPUs, 4)
+ *                          and 2, so that races show as on a GPU: issue 32.
+ *                          Not the default: 4 threads on 2 CPUs made small
+ *                          launches 10-30x slower, issue 29)
  *   (each accepted in 1..1024; another value is reported and ignored)
  *   SIMDEVICE_SPIN_US      how long an idle worker or a joining thread
  *                          spins before it sleeps (wait.c)  default 200,
@@ -23,19 +27,16 @@
  *   CPUs                   the CPUs the process may run on (sched_getaffinity)
  *   thread limit           thread_limit if given, else the cap
  *   thread budget          max(2 x CPUs, 16) threads in a launch
- *   league runners         min(num_teams, max(CPUs, 2)) threads run a
- *                          league's teams, each team in turn on one of them;
+ *   league runners         min(num_teams, CPUs) threads run a league's
+ *                          teams, each team in turn on one of them;
  *                          with a thread_limit L within the budget, at most
  *                          budget / L of them
  *   default threads of a parallel region without num_threads:
  *                          a thread_limit within the budget, as LLVM's
  *                          runtime gives it; else SIMDEVICE_DEFAULT_THREADS
- *                          or max(2, CPUs / runners), at most budget /
- *                          runners and the thread limit. So a plain
- *                          `target teams distribute parallel for` runs
- *                          several teams of several threads at once, as on a
- *                          GPU, and a race among them shows (issue 32; it
- *                          was 2 teams of 1 thread on 2 CPUs)
+ *                          or max(1, CPUs / runners) (the league fills the
+ *                          CPUs once: no oversubscription), at most budget /
+ *                          runners and the thread limit
  *   pool workers           at most the budget - 1, so a launch (its server
  *                          thread and the workers) never has more threads
  *                          than the budget, whatever num_teams and
@@ -74,11 +75,6 @@
  * honours it (a lesson's thread_limit(8) gets 8 threads on 2 CPUs). */
 #define MIN_THREAD_BUDGET 16
 #define DEFAULT_SPIN_US 200 /* why this long: wait.c */
-/* Several teams of several threads by default, so that a race among them
- * shows as on a GPU (a GPU's default is dozens of teams of 128+ threads). */
-#define MIN_DEFAULT_TEAMS 4
-#define MIN_DEFAULT_THREADS 2
-#define MIN_RUNNERS 2
 
 static struct rt_caps caps;
 static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
@@ -128,8 +124,7 @@ static void caps_init(void)
   int32_t omp_limit = env_int("OMP_THREAD_LIMIT", CAP_LIMIT, 1, INT32_MAX);
   if (omp_limit < caps.max_threads)
     caps.max_threads = omp_limit;
-  int32_t teams = caps.ncpus > MIN_DEFAULT_TEAMS ? caps.ncpus : MIN_DEFAULT_TEAMS;
-  caps.default_teams = env_int("SIMDEVICE_DEFAULT_TEAMS", teams, 1, CAP_LIMIT);
+  caps.default_teams = env_int("SIMDEVICE_DEFAULT_TEAMS", caps.ncpus, 1, CAP_LIMIT);
   caps.default_threads = env_int("SIMDEVICE_DEFAULT_THREADS", 0, 1, CAP_LIMIT);
   caps.spin_ns = (int64_t)env_int("SIMDEVICE_SPIN_US", DEFAULT_SPIN_US, 0, 1000000) * 1000;
 }
@@ -172,7 +167,7 @@ static int width_honoured(int32_t requested)
 
 HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit)
 {
-  int32_t n = rt_caps()->ncpus < MIN_RUNNERS ? MIN_RUNNERS : rt_caps()->ncpus;
+  int32_t n = rt_caps()->ncpus;
   if (width_honoured(requested_limit)) {
     /* fewer teams at once, each as wide as asked, all within the budget */
     int32_t fit = (rt_caps()->max_workers + 1) / rt_pick_thread_limit(requested_limit);
@@ -193,8 +188,8 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
   int32_t want = c->default_threads;
   if (want <= 0) {
     want = c->ncpus / runners; /* the league fills the CPUs once */
-    if (want < MIN_DEFAULT_THREADS)
-      want = MIN_DEFAULT_THREADS;
+    if (want < 1)
+      want = 1;
   }
   int32_t share = (c->max_workers + 1) / runners; /* within the budget */
   if (limit > share)

@@ -1,9 +1,12 @@
-/* default_geometry.c - a `target teams distribute parallel for` and a
- * `target parallel` without num_teams, thread_limit or num_threads run
- * several teams of several threads on simdevice, as on a GPU, so a race
- * among them can show (issue 32: it was 2 teams of 1 thread on 2 CPUs).
+/* default_geometry.c - under the geometry simtarget-check runs programs
+ * with (SIMDEVICE_DEFAULT_TEAMS=max(CPUs, 4), SIMDEVICE_DEFAULT_THREADS=2),
+ * a `target teams distribute parallel for` and a `target parallel` without
+ * num_teams, thread_limit or num_threads run several teams of several
+ * threads, as on a GPU, so a race among them can show (issue 32: plain
+ * runs give 2 teams of 1 thread on 2 CPUs, as cheap as LLVM's launches).
  * simtarget-only
- * expect: at least 4 teams (max(CPUs, 4)) and at least 2 threads in each
+ * env: SIMDEVICE_DEFAULT_TEAMS=4 SIMDEVICE_DEFAULT_THREADS=2
+ * expect: at least 4 teams and at least 2 threads in each
  * team's parallel region and in a plain target parallel; the reduction's
  * sum is exact. */
 #include <omp.h>

@@ -11,8 +11,8 @@
  * 0..n-1 each run exactly once; a team's parallel region has 1..L threads
  * whose numbers are distinct; and no launch adds more than the thread
  * budget, max(2 x CPUs, 16), to the process's threads of a plain target
- * region (the default geometry runs several teams of several threads even
- * on 2 CPUs, issue 32, so 2 x CPUs alone is not the bound). */
+ * region (an explicit thread_limit within it is honoured, so 2 x CPUs
+ * alone is not the bound). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <omp.h>

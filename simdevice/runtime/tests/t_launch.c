@@ -103,19 +103,14 @@ static void kernel_tasks(void)
 }
 
 /* As t_teams.c's: an explicit limit within max(2 x CPUs, 16) threads is
- * the width, else the CPUs shared by the teams at once (max(CPUs, 2) of
- * them), at least 2, within the budget they share. */
+ * the width, else the CPUs shared by the teams at once. */
 static int team_width(int nteams, int limit)
 {
   int procs = omp_get_num_procs();
-  int budget = 2 * procs > 16 ? 2 * procs : 16;
-  if (limit <= budget)
+  if (limit <= (2 * procs > 16 ? 2 * procs : 16))
     return limit;
-  int runners = procs < 2 ? 2 : procs;
-  runners = nteams < runners ? nteams : runners;
-  int w = procs / runners;
-  w = w < 2 ? 2 : w;
-  w = w < budget / runners ? w : budget / runners;
+  int w = procs / (nteams < procs ? nteams : procs);
+  w = w < 1 ? 1 : w;
   return w < limit ? w : limit;
 }
 

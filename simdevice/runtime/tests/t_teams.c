@@ -27,11 +27,10 @@ static int process_threads(void)
   return n;
 }
 
-/* Teams of a league that run at once: min(num_teams, max(CPUs, 2)). */
+/* Teams of a league that run at once: min(num_teams, CPUs). */
 static int at_once(int nteams)
 {
   int procs = omp_get_num_procs();
-  procs = procs < 2 ? 2 : procs;
   return nteams < procs ? nteams : procs;
 }
 
@@ -44,18 +43,14 @@ static int budget(void)
 
 /* Threads of a parallel region without num_threads in a team of a league
  * of nteams teams with thread_limit(limit): the limit where it is within
- * the budget (fewer teams run at once then), else the default: the CPUs
- * shared by the teams that run at once, at least 2 (several threads per
- * team, so that races show), at most the budget shared by those teams and
- * the limit. */
+ * the budget (fewer teams run at once then), else the CPUs shared by the
+ * teams that run at once, at least 1, at most the limit. */
 static int team_width(int nteams, int limit)
 {
   if (limit <= budget())
     return limit;
   int w = omp_get_num_procs() / at_once(nteams);
-  w = w < 2 ? 2 : w;
-  int share = budget() / at_once(nteams);
-  w = w < share ? w : share;
+  w = w < 1 ? 1 : w;
   return w < limit ? w : limit;
 }
 
