@@ -69,6 +69,8 @@
   X(29, ASYNC_SYNCHRONIZE, synchronize, "src/async.c queue_progress")          \
   X(30, ASYNC_QUERY, query_async, "src/async.c queue_progress")                \
   /* 31: retired (async.c's cause now comes through site 1) */             \
+  X(41, ASYNC_ABANDON, abandon_queues,                                         \
+    "src/async.c async_report_running_at_exit")                                \
   /* src/plugins.c: why a plugin has no devices */                            \
   X(32, PLUGINS_NO_DEVICES_CAUSE, get_last_error, "src/plugins.c plugins_open") \
   X(33, PLUGINS_SET_INFO_FLAG, set_info_flag, "src/plugins.c plugins_open")  \
