@@ -240,7 +240,8 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
   uint64_t epoch = atomic_load(&dev->death_epoch);
   pthread_mutex_lock(&dev->channel_lock);
   if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
-      indirect_resync(dev) != 0 || queue_threads_start(dev) != 0)
+      indirect_resync(dev) != 0 || device_follow_credentials(dev) != 0 ||
+      queue_threads_start(dev) != 0)
     goto out_fail;
   index = slot_claim(q->device_id, dev->queue_threads);
   if (index < 0) {
