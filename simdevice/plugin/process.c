@@ -720,8 +720,15 @@ int process_await(struct sim_device *dev) {
       dev->reaped = 1;
       dev->wait_status = ctl->exit_status;
     }
-    if (ready == 1 && dev->pid > 0)
+    if (ready == 1 && dev->pid > 0) {
+      /* A starter that is not the supervisor has forked it and is exiting
+       * by now: reaped here, not left (its pidfd open, a zombie child of
+       * the program) until the next start or stop, which under qemu user
+       * mode it outlived (one descriptor more after restarts). */
+      if (!adopts_orphans())
+        collect_supervisor(dev, 1000);
       return handshake_check(dev);
+    }
     if (ready == 2) {
       plugin_error("simdevice: device %d failed to start: %.400s", dev->id,
                    ctl->setup_error);
