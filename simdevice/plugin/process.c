@@ -872,9 +872,12 @@ void process_stop(struct sim_device *dev) {
   }
 out_forget:
   close_liveness(dev);
-  /* An early start never waited for ends on the pipe's EOF; its supervisor
-   * is reaped at the next start, or goes with this process. */
-  collect_supervisor(dev, dev->pid > 0 ? 1000 : 0);
+  /* An early start never waited for ends on the pipe's EOF (within
+   * milliseconds), and so does its supervisor: reaped here too, not left a
+   * zombie child of the program (in a subreaper, where the starter
+   * supervises, a program whose images are all for the ppc64le device
+   * released the unused x86-64 device 0 so, and its wait loop saw it). */
+  collect_supervisor(dev, 1000);
   dev->pid = 0;
 }
 
