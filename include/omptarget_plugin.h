@@ -174,6 +174,12 @@ typedef struct __tgt_rtl_error {
   X(0, int32_t, query_async,                                                   \
     (int32_t device_id, __tgt_async_info * async_info, int32_t * is_completed),\
     (device_id, async_info, is_completed), OFFLOAD_FAIL)                       \
+  /* Program exit: from now on no queued operation that has not started     */ \
+  /* runs, in any queue of the plugin (the host objects of its copies may   */ \
+  /* be gone: main's ended stack frame); a kernel already running runs on,  */ \
+  /* and synchronize/query_async complete its queue when it ends.           */ \
+  /* absent: the queues run as queued (exit waits for them, up to 2 s)      */ \
+  X(0, int32_t, abandon_queues, (void), (), OFFLOAD_FAIL)                      \
   /* absent: failures are reported without a plugin-specific cause */         \
   X(0, int32_t, get_last_error, (int32_t device_id, __tgt_rtl_error * err),    \
     (device_id, err), OFFLOAD_FAIL)                                            \

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 13
+#define SIMDEV_PROTO_VERSION 14
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -100,6 +100,11 @@ enum simdev_command {
   SIMDEV_CMD_START_QUEUES = 9, /* start the server threads of queue slots [0, a[0]);
                                   reply a[0] = how many slots, from slot 0, have one
                                   (fails only when slot 0 has none) */
+  SIMDEV_CMD_CREDENTIALS = 12, /* take the program's credentials: a[0..2] real,
+                                  effective, saved uid, a[3..5] the same gids,
+                                  a[6] supplementary groups (u32 each in the
+                                  bounce); reply a[0] effective, a[1] permitted,
+                                  a[2] inheritable capabilities (64 bits each) */
 };
 
 /* One row of the host -> device function table (SIMDEV_CMD_FPTR_MAP),

@@ -416,8 +416,11 @@ static void run_deferred(struct async_record *r) {
   bool ok = r->status != ASYNC_FAILED;
   pthread_mutex_lock(&dev->map.lock);
   /* A failed queue may not have copied back: then host pointers keep their
-   * host values anyway, and restoring them is still right. */
-  for (size_t i = 0; i < r->num_restores; i++)
+   * host values anyway, and restoring them is still right. A record left
+   * running at exit writes nothing into host memory (the object may have
+   * been main's ended stack frame). */
+  size_t restores = atomic_load(&r->abandoned) ? 0 : r->num_restores;
+  for (size_t i = 0; i < restores; i++)
     memcpy((void *)r->restores[i].addr, &r->restores[i].value,
            sizeof(void *));
   for (size_t i = 0; i < r->num_pinned; i++) {
@@ -634,12 +637,31 @@ static bool get_unless_released(struct async_record *r) {
   return false;
 }
 
+/* The program exits with regions still running: every plugin drops the
+ * queued operations that have not started (their copies would read or
+ * write host objects that may be gone, main's ended stack frame among
+ * them); kernels already running run on. A plugin that cannot is said. */
+static void abandon_queues(void) {
+  for (int i = 0; i < plugins_count(); i++) {
+    struct plugin *p = plugins_get(i);
+    if (!p || !p->ops.abandon_queues)
+      continue;
+    if (RTL_CALL(ASYNC_ABANDON, &p->ops, abandon_queues)() != OFFLOAD_SUCCESS)
+      fprintf(stderr, "omptarget warning: plugin %s could not drop the "
+                      "queued work of the regions still running at the "
+                      "program's exit (__tgt_rtl_abandon_queues failed): "
+                      "their copies back may still run\n",
+              p->name);
+  }
+}
+
 int async_report_running_at_exit(void) {
   if (!atomic_flag_test_and_set(&exit_thread_set))
     exit_thread = pthread_self();
   atomic_store(&exit_started, true);
   struct async_record **held = NULL;
   size_t n = 0, cap = 0;
+  bool reported = false;
   pthread_mutex_lock(&live_lock);
   for (struct async_record *r = live; r; r = r->live_next) {
     /* a record another thread is driving right now is running too */
@@ -650,13 +672,16 @@ int async_report_running_at_exit(void) {
     }
     if (!running || atomic_exchange(&r->abandoned, true))
       continue; /* done, or said already */
+    reported = true;
     char where[512], text[768];
     report_location(r->loc, where, sizeof where);
     snprintf(text, sizeof text, "the `%s` construct at %s was still running "
                                 "on device %d when the program exited (no "
-                                "taskwait waited for it): simtarget waits "
-                                "up to %d s for it before unloading the "
-                                "device code",
+                                "taskwait waited for it): nothing more of it "
+                                "runs on the host (its copies back are "
+                                "dropped), and simtarget waits up to %d s "
+                                "for its kernel before unloading the device "
+                                "code",
              r->what, where, r->dev ? r->dev->id : -1, EXIT_WAIT_S);
     fprintf(stderr, "omptarget warning: %s\n", text);
     trace_note("running_at_exit", text);
@@ -664,6 +689,8 @@ int async_report_running_at_exit(void) {
       held[n++] = r;
   }
   pthread_mutex_unlock(&live_lock);
+  if (reported)
+    abandon_queues();
   /* Unloading the code of a running kernel fails (and the kernel faults, or
    * libomp's exit waits forever for a task that no thread polls any more):
    * let each end first, as a taskwait would have; but program exit does not

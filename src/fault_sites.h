@@ -82,7 +82,10 @@
   /* KernelArgs version 4+ launches (clang 23): src/device_ops.c, async.c */  \
   X(43, DEVOPS_LAUNCH_KERNEL, run_target_kernel,                               \
     "src/device_ops.c device_run_kernel")                                      \
-  X(44, ASYNC_LAUNCH_KERNEL, run_target_kernel, "src/async.c async_launch")
+  X(44, ASYNC_LAUNCH_KERNEL, run_target_kernel, "src/async.c async_launch")   \
+  /* src/async.c: regions still running at exit run nothing more */          \
+  X(45, ASYNC_ABANDON, abandon_queues,                                         \
+    "src/async.c async_report_running_at_exit")
 /* Not a site: src/device_ops.c device_time_kernel's time_kernel, called only
  * under OMPT device tracing, whose failure changes nothing the program sees
  * (the record keeps the host's times); the fault corpus runs without a tool. */

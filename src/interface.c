@@ -72,12 +72,15 @@ EXPORT void __tgt_register_lib(__tgt_bin_desc *desc) {
 }
 
 EXPORT void __tgt_unregister_lib(__tgt_bin_desc *desc) {
+  /* clang unregisters at exit, before our destructor: a nowait region
+   * still running is said before its code goes away, and the exit counts
+   * as begun before the entries go, so that a region that finds them gone
+   * on another thread (libomp's hidden helper) is no fatal error of the
+   * program's (failure.c) */
+  async_report_running_at_exit();
   struct registered_lib *lib = registry_remove(desc);
   if (!lib)
     return;
-  /* clang unregisters at exit, before our destructor: a nowait region
-   * still running is said before its code goes away */
-  async_report_running_at_exit();
   devices_unload_lib(lib);
   registry_free(lib);
 }

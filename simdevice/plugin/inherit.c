@@ -83,13 +83,38 @@ static void file_id(const char *path, int fd, uint64_t out[2]) {
   }
 }
 
+void credentials_capture(struct credentials *c) {
+  memset(c, 0, sizeof *c);
+  getresuid(&c->uid[0], &c->uid[1], &c->uid[2]);
+  getresgid(&c->gid[0], &c->gid[1], &c->gid[2]);
+  c->ngroups = getgroups(INHERIT_MAX_GROUPS, c->groups);
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+  syscall(SYS_capget, &h, c->caps);
+}
+
+int credentials_equal(const struct credentials *a,
+                      const struct credentials *b) {
+  return memcmp(a, b, sizeof *a) == 0;
+}
+
+int credentials_changed(const struct credentials *then,
+                        struct credentials *now) {
+  uid_t uid[3];
+  gid_t gid[3];
+  getresuid(&uid[0], &uid[1], &uid[2]);
+  getresgid(&gid[0], &gid[1], &gid[2]);
+  /* capget's permitted words: 1 and 4 */
+  int capable = then->caps[1] != 0 || then->caps[4] != 0;
+  if (!capable && memcmp(uid, then->uid, sizeof uid) == 0 &&
+      memcmp(gid, then->gid, sizeof gid) == 0)
+    return 0;
+  credentials_capture(now);
+  return !credentials_equal(then, now);
+}
+
 void inherit_capture(struct inherited_state *s) {
   memset(s, 0, sizeof *s);
-  getresuid(&s->uid[0], &s->uid[1], &s->uid[2]);
-  getresgid(&s->gid[0], &s->gid[1], &s->gid[2]);
-  s->ngroups = getgroups(INHERIT_MAX_GROUPS, s->groups);
-  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-  syscall(SYS_capget, &h, s->caps);
+  credentials_capture(&s->cred);
   s->umask = read_umask();
   file_id(".", -1, s->cwd);
   file_id("/", -1, s->root);
@@ -109,11 +134,7 @@ void inherit_capture(struct inherited_state *s) {
 const char *inherit_differs(const struct inherited_state *then) {
   struct inherited_state now;
   inherit_capture(&now);
-  if (memcmp(then->uid, now.uid, sizeof now.uid) != 0 ||
-      memcmp(then->gid, now.gid, sizeof now.gid) != 0 ||
-      then->ngroups != now.ngroups ||
-      memcmp(then->groups, now.groups, sizeof now.groups) != 0 ||
-      memcmp(then->caps, now.caps, sizeof now.caps) != 0)
+  if (!credentials_equal(&then->cred, &now.cred))
     return "credentials";
   if (then->umask != now.umask)
     return "umask";

@@ -358,6 +358,17 @@ static struct sim_device *enter_device_for(int32_t id, const char *exit_path) {
   return dev;
 }
 
+int device_follow_credentials(struct sim_device *dev) {
+  int rc = process_follow_credentials(dev);
+  if (rc <= 0)
+    return rc;
+  /* ended: started again with them, memory kept, images reloaded */
+  return channel_begin(dev, atomic_load(&dev->death_epoch)) != 0 ||
+                 indirect_resync(dev) != 0
+             ? -1
+             : 0;
+}
+
 static struct sim_device *enter_device(int32_t id) {
   return enter_device_for(id, NULL);
 }
@@ -862,6 +873,8 @@ int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
     return OFFLOAD_FAIL;
   int rc = -1;
   enum simdev_call call;
+  if (device_follow_credentials(dev) != 0)
+    goto out_leave;
   const struct kernel_ref *k = images_find_kernel(dev, (uint64_t)tgt_entry_ptr);
   if (k == NULL) {
     plugin_error("simdevice: launch on device %d of %p, which is not a "

@@ -304,12 +304,24 @@ struct kernel_ref {
 /* What a device process inherits from the program (inherit.c). */
 #define INHERIT_MAX_GROUPS 64
 #define INHERIT_LIMITS 16
-struct inherited_state {
-  uid_t uid[3];
+/* The credentials a kernel runs with: the program's when it offloads. */
+struct credentials {
+  uid_t uid[3]; /* real, effective, saved */
   gid_t gid[3];
   int ngroups;
   gid_t groups[INHERIT_MAX_GROUPS];
   uint32_t caps[6]; /* capget, version 3: two __user_cap_data_struct */
+};
+HIDDEN void credentials_capture(struct credentials *c);
+HIDDEN int credentials_equal(const struct credentials *a,
+                             const struct credentials *b);
+/* Whether the process's credentials differ from `then` (then `now` holds
+ * them). Two system calls (the ids) for a process without capabilities,
+ * which can change nothing else; four otherwise. */
+HIDDEN int credentials_changed(const struct credentials *then,
+                               struct credentials *now);
+struct inherited_state {
+  struct credentials cred;
   unsigned umask;
   uint64_t cwd[2], root[2]; /* st_dev + 1, st_ino */
   struct rlimit limits[INHERIT_LIMITS];
@@ -339,6 +351,7 @@ struct sim_device {
   int sanitizer;                 /* DEVICE_SAN_* its process runs */
   char sanitizer_runtime[PATH_MAX]; /* that runtime's path, or "" */
   struct inherited_state early_state; /* what it inherited then */
+  struct credentials cred;       /* the process's now (plugin.c) */
   struct simdev_control *ctl;
   int ctl_zeroed;              /* ctl is a new memfd's: all zeros, untouched */
   unsigned char *bounce;
@@ -391,6 +404,10 @@ HIDDEN int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr,
                                uint64_t *times);
 HIDDEN int device_count(void);
 HIDDEN int device_setup(struct sim_device *dev);    /* memory + process */
+/* Before a kernel runs, under channel_lock: the device process takes the
+ * program's credentials when they changed (process_follow_credentials),
+ * or is started again with them. 0, or -1 with the error recorded. */
+HIDDEN int device_follow_credentials(struct sim_device *dev);
 HIDDEN void device_teardown(struct sim_device *dev);
 
 /* ------------------------------------------------------------ launcher.c
@@ -414,6 +431,13 @@ HIDDEN void pidfd_kill(int pidfd, pid_t pid);
 HIDDEN int pidfd_reap_child(int *pidfd, pid_t *pid, int wait_ms, int *status);
 
 HIDDEN int process_start(struct sim_device *dev);
+/* Before a kernel runs (caller holds channel_lock): when the program's
+ * credentials changed since the device process took its own, it takes the
+ * new ones (SIMDEV_CMD_CREDENTIALS), keeping its memory and images. 0 when
+ * it holds them; 1 when it could not and was ended (the caller's
+ * channel_begin restarts it, memory kept); -1 on error. */
+HIDDEN int process_follow_credentials(struct sim_device *dev);
+
 HIDDEN int process_launch(struct sim_device *dev);
 HIDDEN int process_await(struct sim_device *dev);
 /* A launch that will not be used (an early start that a `requires

@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
@@ -236,6 +237,8 @@ struct starter_args {
  * `simdevice-server --supervise` (server/supervise.c), which waits for it.
  * A vfork, not a fork: the device process copies no page table of the
  * host's. The device's exec failing is its exit status 127. */
+static void bound_to_permitted(void);
+
 static void start_supervisor(const struct starter_args *a) {
   struct simdev_control *ctl = a->ctl;
   for (int sig = 1; sig < NSIG; sig++) {
@@ -268,6 +271,7 @@ static void start_supervisor(const struct starter_args *a) {
   int persona = personality(0xffffffff);
   if (persona != -1)
     personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+  bound_to_permitted();
   /* Sharing memory (vfork) when the starter does too: no copy of the
    * host's page tables; this waits until the supervisor has exec'd. A
    * program that adopts orphans (keep_supervisor) has the starter itself
@@ -699,6 +703,7 @@ int process_launch(struct sim_device *dev) {
   if (launch_possible(dev) != 0)
     return -1;
   control_prepare(dev);
+  credentials_capture(&dev->cred); /* what the new process inherits */
   int alive[2];
   if (pipe2(alive, O_CLOEXEC) != 0) {
     plugin_error("simdevice: cannot start device %d: no pipe: %s", dev->id,
@@ -763,8 +768,15 @@ int process_await(struct sim_device *dev) {
       dev->reaped = 1;
       dev->wait_status = ctl->exit_status;
     }
-    if (ready == 1 && dev->pid > 0)
+    if (ready == 1 && dev->pid > 0) {
+      /* A starter that is not the supervisor has forked it and is exiting
+       * by now: reaped here, not left (its pidfd open, a zombie child of
+       * the program) until the next start or stop, which under qemu user
+       * mode it outlived (one descriptor more after restarts). */
+      if (!adopts_orphans())
+        collect_supervisor(dev, 1000);
       return handshake_check(dev);
+    }
     if (ready == 2) {
       plugin_error("simdevice: device %d failed to start: %.400s", dev->id,
                    ctl->setup_error);
@@ -801,6 +813,82 @@ int process_settle(struct sim_device *dev) {
     return -1;
   dev->pid = 0; /* process_stop then only closes the liveness pipe */
   return 0;
+}
+
+/* In the starter, before the execs: a root program's exec regains every
+ * capability of the bounding set, so one that gave some up (capset) would
+ * have a device with more than it has, and a gain of privileges would make
+ * the exec clear ADDR_NO_RANDOMIZE (images at other addresses after a
+ * restart). The bounding set is cut to the program's permitted set. */
+static void bound_to_permitted(void) {
+  if (geteuid() != 0)
+    return;
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct d[2];
+  memset(d, 0, sizeof d);
+  if (syscall(SYS_capget, &h, d) != 0)
+    return;
+  uint64_t permitted = d[0].permitted | (uint64_t)d[1].permitted << 32;
+  for (int c = 0; c < 64; c++)
+    if (!(permitted & (1ull << c)) && prctl(PR_CAPBSET_READ, c) == 1)
+      prctl(PR_CAPBSET_DROP, c);
+}
+
+/* Packs capget's two 32-bit words of one set into 64 bits. */
+static uint64_t caps64(const uint32_t caps[6], int set) {
+  return (uint64_t)caps[set] | (uint64_t)caps[3 + set] << 32;
+}
+
+/* Sends the program's credentials `now` to the device process, which takes
+ * them (server/credentials.c). 0 when it holds exactly `now` afterwards,
+ * capabilities included; -1 otherwise (error recorded). */
+static int credentials_send(struct sim_device *dev,
+                            const struct credentials *now) {
+  struct simdev_slot *s = &dev->ctl->slot;
+  for (int i = 0; i < 3; i++) {
+    s->a[i] = now->uid[i];
+    s->a[3 + i] = now->gid[i];
+  }
+  int n = now->ngroups > 0 ? now->ngroups : 0;
+  s->a[6] = (uint64_t)n;
+  for (int i = 0; i < n; i++)
+    ((uint32_t *)dev->bounce)[i] = (uint32_t)now->groups[i];
+  if (channel_send(dev, SIMDEV_CMD_CREDENTIALS, NULL) != 0)
+    return -1;
+  /* capget's sets: effective words 0/3, permitted 1/4, inheritable 2/5 */
+  if (s->a[0] != caps64(now->caps, 0) || s->a[1] != caps64(now->caps, 1) ||
+      s->a[2] != caps64(now->caps, 2)) {
+    plugin_error("simdevice: device %d took the program's user and group "
+                 "ids but holds other capabilities (effective 0x%llx, the "
+                 "program's 0x%llx)",
+                 dev->id, (unsigned long long)s->a[0],
+                 (unsigned long long)caps64(now->caps, 0));
+    return -1;
+  }
+  return 0;
+}
+
+int process_follow_credentials(struct sim_device *dev) {
+  LOCK_ASSERT_HELD(&dev->channel_lock);
+  struct credentials now;
+  if (dev->pid <= 0 || !credentials_changed(&dev->cred, &now))
+    return 0;
+  if (credentials_send(dev, &now) == 0) {
+    dev->cred = now;
+    return 0;
+  }
+  /* It could not (capabilities set by hand, a server that could not take
+   * the ids): a new process inherits them; device memory is kept. */
+  __tgt_rtl_error err;
+  plugin_error_take(&err);
+  process_stop(dev);
+  snprintf(dev->death_cause, sizeof dev->death_cause,
+           "device %d was ended to start with the program's new credentials "
+           "(uid %d, gid %d), which it could not take (%.300s)",
+           dev->id, (int)now.uid[1], (int)now.gid[1], err.message);
+  dev->dead = 1;
+  atomic_fetch_add(&dev->death_epoch, 1);
+  return 1;
 }
 
 int process_start(struct sim_device *dev) {
@@ -859,9 +947,12 @@ void process_stop(struct sim_device *dev) {
   }
 out_forget:
   close_liveness(dev);
-  /* An early start never waited for ends on the pipe's EOF; its supervisor
-   * is reaped at the next start, or goes with this process. */
-  collect_supervisor(dev, dev->pid > 0 ? 1000 : 0);
+  /* An early start never waited for ends on the pipe's EOF (within
+   * milliseconds), and so does its supervisor: reaped here too, not left a
+   * zombie child of the program (in a subreaper, where the starter
+   * supervises, a program whose images are all for the ppc64le device
+   * released the unused x86-64 device 0 so, and its wait loop saw it). */
+  collect_supervisor(dev, 1000);
   dev->pid = 0;
 }
 

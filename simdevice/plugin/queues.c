@@ -31,6 +31,13 @@
  * again at once from threads with nothing else to do, and polling without
  * a pause took the CPU from the device's own threads.
  *
+ * Program exit (abandon_queues): libomptarget says when the program
+ * exits with regions still queued that nothing waited for. From then on an
+ * operation that has not started is dropped instead of run, in every queue
+ * (its copies would read or write host objects that may be gone: main's
+ * ended stack frame); a kernel already posted runs on, and its queue
+ * completes when it ends, so the device code is unloaded after it.
+ *
  * Errors: the first failing operation fails the queue; the operations after
  * it are dropped, and synchronize / query_async return OFFLOAD_FAIL with the
  * cause (get_last_error), on whichever thread calls them.
@@ -101,6 +108,10 @@ struct slot_pool {
   pthread_mutex_t lock;
   unsigned char used[SIMDEV_QUEUE_SLOTS];
 };
+
+/* Set once by abandon_queues (the program exits): operations not yet
+ * started are dropped. */
+static _Atomic int queues_abandoned;
 
 static struct slot_pool slot_pools[PLUGIN_MAX_DEVICES] = {
     [0 ... PLUGIN_MAX_DEVICES - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
@@ -231,7 +242,8 @@ static int post_run(struct sim_queue *q, const struct queue_op *op) {
   uint64_t epoch = atomic_load(&dev->death_epoch);
   pthread_mutex_lock(&dev->channel_lock);
   if (device_setup(dev) != 0 || channel_begin(dev, epoch) != 0 ||
-      indirect_resync(dev) != 0 || queue_threads_start(dev) != 0)
+      indirect_resync(dev) != 0 || device_follow_credentials(dev) != 0 ||
+      queue_threads_start(dev) != 0)
     goto out_fail;
   index = slot_claim(q->device_id, dev->queue_threads);
   if (index < 0) {
@@ -416,6 +428,10 @@ static enum queue_step advance_run(struct sim_queue *q, struct queue_op *op,
 static int queue_advance(struct sim_queue *q, int block) {
   while (q->head && !q->failed) {
     struct queue_op *op = q->head;
+    if (atomic_load(&queues_abandoned) && (op->kind != OP_RUN || q->slot < 0)) {
+      pop_head(q); /* not started: dropped (the top of this file) */
+      continue;
+    }
     enum queue_step step = op->kind != OP_RUN ? advance_copy(q, op)
                                               : advance_run(q, op, block);
     if (step == STEP_AGAIN)
@@ -468,10 +484,11 @@ static struct sim_queue *queue_of(int32_t id, __tgt_async_info *info,
  * OFFLOAD_FAIL when the operation ran at once and failed (the queue then
  * reports the failure again on synchronize / query_async). */
 static int32_t enqueue(struct sim_queue *q, struct queue_op *op) {
-  if (q->failed) {
+  if (q->failed || atomic_load(&queues_abandoned)) {
     free(op->args);
     free(op);
-    return OFFLOAD_SUCCESS; /* dropped: the queue reports its failure */
+    return OFFLOAD_SUCCESS; /* dropped: a failure reported by the queue,
+                               or the program exits */
   }
   if (q->tail)
     q->tail->next = op;
@@ -549,6 +566,8 @@ static int32_t run_async(int32_t id, void *tgt_entry_ptr, void **tgt_args,
   if (q == NULL)
     return OFFLOAD_FAIL;
   if (record_on()) { /* SIMTARGET_RECORD: in order, synchronously */
+    if (atomic_load(&queues_abandoned))
+      return OFFLOAD_SUCCESS; /* the program exits: dropped */
     queue_advance(q, 1);
     if (q->failed) {
       queue_report(q);
@@ -644,4 +663,9 @@ int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info *info,
   queue_free(q);
   info->queue = NULL;
   return failed ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+int32_t __tgt_rtl_abandon_queues(void) {
+  atomic_store(&queues_abandoned, 1);
+  return OFFLOAD_SUCCESS;
 }

@@ -47,6 +47,7 @@ static struct simdev_control *ctl;
 static unsigned char *bounce;
 static struct server_runtime runtime;
 static pid_t host_pid;
+static pid_t supervisor_pid; /* our parent, as we started */
 static int queue_threads; /* queue slots [0, queue_threads) have a thread */
 
 /* Pause-loop iterations before a slot's server thread sleeps. */
@@ -377,6 +378,10 @@ static int serve_command(struct simdev_slot *s, int queue_slot, int *leave) {
     bounce[SIMDEV_MESSAGE_SIZE - 1] = '\0';
     memcheck_name(s->a[0], s->a[1], (const char *)bounce);
     break;
+  case SIMDEV_CMD_CREDENTIALS:
+    rc = credentials_take(s->a, bounce, supervisor_pid, s->message,
+                          sizeof s->message);
+    break;
   default:
     snprintf(s->message, sizeof s->message, "unknown command %u", s->command);
     rc = -1;
@@ -516,6 +521,7 @@ int main(int argc, char **argv) {
   ctl->server_layout = SIMDEV_PROTO_LAYOUT;
   bounce = (unsigned char *)control + ctl->bounce_offset;
   host_pid = ctl->host_pid; /* not our parent: that is the supervisor */
+  supervisor_pid = getppid();
   void *mem = mmap((void *)ctl->dev_base, ctl->capacity,
                    ctl->guard ? PROT_NONE : PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED_NOREPLACE, SIMDEV_FD_MEMORY, 0);

@@ -54,6 +54,13 @@ HIDDEN const struct server_environment *environment_get(void);
  * (0: keep the kernel's) for this thread and the threads it starts later. */
 HIDDEN void timeslice_request(uint32_t slice_us);
 
+/* credentials.c: SIMDEV_CMD_CREDENTIALS (protocol.h): takes the uids and
+ * gids in a[0..5] and a[6] groups (u32 each at `groups`), arms the
+ * parent-death signal again (exits when `supervisor` is gone), and replies
+ * the capabilities it holds in a[0..2]. 0, or -1 with the reason in msg. */
+HIDDEN int credentials_take(uint64_t *a, const unsigned char *groups,
+                            pid_t supervisor, char *msg, size_t len);
+
 /* images.c: staging, dlopen and entry resolution. Each returns 0 on success,
  * or -1 with the reason written to `msg`. */
 /* supervise.c: `simdevice-server --supervise` (the device process is its

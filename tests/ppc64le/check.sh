@@ -76,10 +76,6 @@ count() { # passed failed skipped name
 # (XPASS) when they pass, so that the mark goes when the cause is fixed.
 declare -A XFAIL=(
   [unit/test_host_objects:test_heap_and_nothing]="under qemu-user the guest's malloc heap is not a [heap] line of /proc/self/maps, so a heap address is not named as heap"
-  # Not outside this build: new with the pidfd and early-start changes of
-  # issue 30, seen once (make check-ppc64le, 2026-11-28); natively the test
-  # passes. Marked so that CI shows it as xfail until it is found.
-  [simdevice/test_faults:test_no_fd_leak_across_restarts]="under qemu-user one descriptor more is open after three device restarts than before (a leak in the restart path under emulation, not yet found)"
 )
 # Timing under emulation: a failure counts as skipped, a pass as a pass.
 declare -A MAYFAIL=(
