@@ -7,7 +7,7 @@
  * simtarget-only
  * ppc64le-skip: the ppc64le device starts under qemu in more than main's 0.1 s, so the region only starts once the program exits (it is skipped then, as nowait_started_at_exit.c checks)
  * cflags: -g
- * expect-stderr: the `target nowait` construct at [^ ]*nowait_running_exit_stack.c:26:1 \(in main\) was still running on device 0 when the program exited .*nothing more of it runs on the host \(its copies back are dropped\)
+ * expect-stderr: the `target nowait` construct at [^ ]*nowait_running_exit_stack.c:27:1 \(in main\) was still running on device 0 when the program exited .*nothing more of it runs on the host \(its copies back are dropped\)
  * expect-stderr-not: fatal error|unloading the image
  * expect: the exit does not crash (the copy back of 64 KiB into main's
  * ended frame overwrote the exit's own frames: SIGSEGV in every run, clang
