@@ -101,6 +101,9 @@ if b=$(build_prog $V tests/programs/nowait_depend.c); then
   # ... and each region waiting in its task (__tgt_rtl_synchronize)
   add "nowait_depend/clang-$V/wait" "$b" mandatory SIMTARGET_NOWAIT=wait
 fi
+# a nowait region still running at exit: its queues abandoned (abandon_queues)
+b=$(build_prog $V tests/programs/nowait_running_exit_stack.c) &&
+  add "nowait_running_exit_stack/clang-$V" "$b" mandatory
 add "abi_driver" "$OUT/abi_driver $ROOT/build/tests/abi/kernels.so $ROOT/build/tests/abi/kernels23.so" mandatory "" 1
 
 # ---------------------------------------------------------------- running
