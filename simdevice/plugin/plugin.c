@@ -822,11 +822,19 @@ int plugin_kernel_call(const struct kernel_ref *k, uint32_t kargs_version,
  * it, and every launch disarms it, failing or not. */
 static __thread uint64_t *timing_sink;
 static __thread int32_t timing_id;
+/* Set once a tool armed a launch: until then no launch touches the two
+ * thread-locals (a first access allocates the thread's dynamic TLS block
+ * of this library, which memcheck saw corrupt glibc's TLS of the in-process
+ * device runtime's threads: the fault sweep's usm case under Valgrind). */
+static atomic_bool timing_used;
 
 int32_t __tgt_rtl_time_kernel(int32_t id, uint64_t *times) {
+  if (times == NULL && !atomic_load_explicit(&timing_used, memory_order_relaxed))
+    return OFFLOAD_SUCCESS; /* nothing armed */
   timing_sink = NULL;
   if (times == NULL)
     return OFFLOAD_SUCCESS; /* disarmed */
+  atomic_store(&timing_used, true);
   if (id < 0 || id >= PLUGIN_MAX_DEVICES) {
     plugin_error("simdevice: time_kernel on device %d: no such device", id);
     return OFFLOAD_FAIL;
@@ -837,6 +845,8 @@ int32_t __tgt_rtl_time_kernel(int32_t id, uint64_t *times) {
 }
 
 uint64_t *plugin_take_timing(int32_t id) {
+  if (!atomic_load_explicit(&timing_used, memory_order_relaxed))
+    return NULL;
   uint64_t *times = timing_sink;
   timing_sink = NULL;
   return times != NULL && timing_id == id ? times : NULL;
