@@ -21,6 +21,20 @@
 #include "settings.h"
 #include "stale_check.h"
 
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#else
+#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)0)
+#endif
+
+/* The value of a host int the check may have marked undefined on purpose
+ * (under memcheck, results the host has not got: `make valgrind`); the
+ * test reads it to see that the program's data is its own. */
+static int host_value(int *p) {
+  VALGRIND_MAKE_MEM_DEFINED(p, sizeof *p);
+  return *p;
+}
+
 #define TO OMP_TGT_MAPTYPE_TO
 #define FROM OMP_TGT_MAPTYPE_FROM
 #define ALWAYS OMP_TGT_MAPTYPE_ALWAYS
@@ -155,7 +169,7 @@ static void test_released_unread(void **state) {
   assert_non_null(strstr(text, "\"rule\":\"released-unread\""));
   assert_non_null(strstr(text, "\"variable\":\"a[0:16]\""));
   assert_non_null(strstr(text, "bytes 20 to 20 of its 64"));
-  assert_int_equal(a[5], 0); /* the program's data as without the check */
+  assert_int_equal(host_value(&a[5]), 0); /* the program's data as without the check */
 }
 
 /* The same with `from`, and a release of what the device never changed:
@@ -213,7 +227,7 @@ static void test_from_skipped(void **state) {
   assert_int_equal(map1(maps_data_begin, a, sizeof a, FROM, ";a;t.c;2;1;;"), 0);
   ((int *)device_copy(a))[1] = 10;
   assert_int_equal(map1(maps_data_end, a, sizeof a, FROM, ";a;t.c;3;1;;"), 0);
-  assert_int_equal(a[1], 0); /* the count stayed 1: nothing came back */
+  assert_int_equal(host_value(&a[1]), 0); /* the count stayed 1: nothing came back */
   a[1] += 1;                 /* the host works on its stale copy */
   assert_string_equal(report_text(), "");
   assert_int_equal(map1(maps_data_end, a, sizeof a, TO | FROM, ";a;t.c;4;1;;"), 0);
