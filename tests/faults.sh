@@ -228,7 +228,7 @@ if command -v valgrind >/dev/null && [ "${#vg_candidates[@]}" -gt 0 ]; then
     IFS='|' read -r name cmd policy env noloc spec key <<<"${vg_candidates[$i]}"
     log="$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}"
     run_case "$name" "$cmd" "$policy" "$env" "$spec" "$log" \
-      "valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
+      "valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
     vg_runs=$((vg_runs + 1))
     if [ $rc = 99 ] || grep -q '^==[0-9]*== ' "$log.err"; then
       verdict=FAIL why="valgrind: $(grep -m1 '^==[0-9]*== [A-Z]' "$log.err" | cut -c1-160)"
