@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0 skipped=0
-failures=()
+failures=() timings=()
 log_dir=build/test-logs
 mkdir -p "$log_dir"
 
@@ -55,7 +55,9 @@ run_suite() { # name, script, arguments...
     failed=$((failed + 1)); failures+=("$name (no executable $script)")
     return
   fi
+  local start=$SECONDS
   timeout "${SUITE_TIMEOUT:-900}" "$script" "$@" 2>&1 | tee "$log" | grep -Ev '^(ok|PASS|xfail|llvm-fail)' | tail -n 40
+  timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
   local line
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
   if [ -z "$line" ]; then
@@ -116,6 +118,9 @@ run_suite valgrind_check tests/valgrind_check.sh
 run_suite replay tests/replay.sh
 run_suite coverage coverage/coverage.sh
 
+# Where the time went (CI's budget: make check under 20 minutes).
+echo "time per suite:"; printf '  %s\n' "${timings[@]}"
+echo "  $SECONDS s in all"
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failures[@]}"
 fi
