@@ -93,6 +93,7 @@ struct maps_construct {
   struct async_record *rec; /* NULL: synchronous */
   bool copies_back;         /* false while undoing a failed region */
   bool exiting;             /* an end pass: partly present items are skipped */
+  bool launch_checked;      /* check_before_launch saw the touched entries */
   struct item_list items;
   struct touched *touched;  /* what the current pass changed: inline_touched,
                              * or the heap */
@@ -1478,6 +1479,21 @@ static void check_before_launch(struct maps_construct *c) {
     if (c->touched[i].entry)
       stale_before_launch(c->dev, c->touched[i].entry);
   pthread_mutex_unlock(&c->dev->map.lock);
+  c->launch_checked = true;
+}
+
+/* The region's end or undo: its entries are no longer held by a running
+ * region (the begin pass's touched list is still there: the end pass has
+ * not started). */
+static void check_region_ended(struct maps_construct *c) {
+  if (!c->launch_checked)
+    return;
+  c->launch_checked = false;
+  pthread_mutex_lock(&c->dev->map.lock);
+  for (size_t i = 0; i < c->num_touched; i++)
+    if (c->touched[i].entry)
+      stale_region_ended(c->touched[i].entry);
+  pthread_mutex_unlock(&c->dev->map.lock);
 }
 
 int maps_construct_begin(struct maps_construct *c) {
@@ -1497,10 +1513,12 @@ void maps_note_runtime_write(struct device *dev, uintptr_t hst,
 }
 
 int maps_construct_end(struct maps_construct *c) {
+  check_region_ended(c);
   return run_pass(c, PASS_END);
 }
 
 int maps_construct_undo(struct maps_construct *c) {
+  check_region_ended(c);
   c->rec = NULL; /* the caller waited for it: undo now */
   c->copies_back = false;
   return run_pass(c, PASS_END);

@@ -48,6 +48,10 @@ struct stale_record {
   char mapped_where[TEXT];
   char kernel[TEXT];     /* where the last kernel launched with it mapped
                           * was (its `target` construct) */
+  /* `target` regions launched with it mapped whose end has not run: at the
+   * program's end such an entry belongs to a region another thread is still
+   * running (the program exits under it), no `exit data` is missing. */
+  uint32_t regions_running;
   unsigned char *host, *dev;
   unsigned char bytes[]; /* host, then dev */
 };
@@ -407,6 +411,7 @@ void stale_before_launch(struct device *dev, struct mapping_entry *e) {
   (void)dev;
   if (!checked(e))
     return;
+  r->regions_running++;
   construct_where(r->kernel, sizeof r->kernel);
   if (!r->fed)
     return; /* `alloc`/`from`: the device copy never mirrored the host */
@@ -446,10 +451,16 @@ void stale_copy_back_queued(uintptr_t hst, int64_t size) {
 
 /* --------------------------------------------------------------- exit */
 
+void stale_region_ended(struct mapping_entry *e) {
+  struct stale_record *r = record_of(e);
+  if (checked(e) && r->regions_running > 0)
+    r->regions_running--;
+}
+
 static int at_exit_one(struct mapping_entry *e, void *arg) {
   struct device *dev = arg;
   struct stale_record *r = record_of(e);
-  if (!checked(e))
+  if (!checked(e) || r->regions_running > 0)
     return 0;
   unsigned char *now = peek_entry(dev, e);
   if (!now)

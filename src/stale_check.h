@@ -72,8 +72,11 @@ HIDDEN void stale_before_copy_back(struct device *dev, struct mapping_entry *e,
 /* e is about to be removed by a construct that copies back (not the undo
  * of a failed region): released-unread. */
 HIDDEN void stale_released(struct device *dev, struct mapping_entry *e);
-/* A kernel is about to run with e mapped (stale-launch). */
+/* A kernel is about to run with e mapped (stale-launch); the region holds
+ * e until stale_region_ended. */
 HIDDEN void stale_before_launch(struct device *dev, struct mapping_entry *e);
+/* The end (or undo) of a region that stale_before_launch saw begins. */
+HIDDEN void stale_region_ended(struct mapping_entry *e);
 /* A `nowait` construct queued the copy of host [hst, hst+size) back. */
 HIDDEN void stale_copy_back_queued(uintptr_t hst, int64_t size);
 /* The program ends: every device's entries still mapped (mapped-at-exit).
