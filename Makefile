@@ -226,18 +226,18 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(TEST_HOOKS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
 
-$(B)/tests/abi/kernels.so: tests/abi/kernels.c
+$(B)/tests/abi/kernels.so: tests/abi/kernels.c tests/abi/image_entry.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC -o $@ $<
 # The same kernels in an image that names clang 22 as its compiler, and
 # clang 23's convention with and without its compiler's name (kernels23.c)
-$(B)/tests/abi/kernels22.so: tests/abi/kernels.c
+$(B)/tests/abi/kernels22.so: tests/abi/kernels.c tests/abi/image_entry.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC '-DPRODUCER="clang version 22.1.8"' -o $@ $<
-$(B)/tests/abi/kernels23.so: tests/abi/kernels23.c
+$(B)/tests/abi/kernels23.so: tests/abi/kernels23.c tests/abi/image_entry.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC '-DPRODUCER="clang version 23.1.0 (simtarget hand-built)"' -o $@ $<
-$(B)/tests/abi/kernels23_anon.so: tests/abi/kernels23.c
+$(B)/tests/abi/kernels23_anon.so: tests/abi/kernels23.c tests/abi/image_entry.h
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_WARN) -O1 -shared -fPIC -o $@ $<
 ABI_IMAGES := $(addprefix $(B)/tests/abi/,kernels.so kernels22.so kernels23.so kernels23_anon.so)

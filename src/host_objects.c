@@ -319,9 +319,6 @@ static bool explain_device_fault(struct device *dev,
     before = true;
   }
   const struct mapping_range *e = &m;
-  /* bytes past the end of e (0: the first byte after) */
-  uintptr_t past = beyond ? addr - (e->tgt_begin + (e->hst_end - e->hst_begin))
-                          : 0;
   char name[128] = "";
   int32_t i = argument_holding(a, e->hst_begin);
   if (i >= 0)
@@ -332,45 +329,28 @@ static bool explain_device_fault(struct device *dev,
   if (i >= 0)
     snprintf(arg, sizeof arg, "argument %d, ", i);
   uintptr_t size = e->hst_end - e->hst_begin;
-  report_finding_rule(before   ? "before-start-of-mapping"
-                      : beyond ? "past-end-of-mapping"
-                               : "inside-mapping",
-                      name);
-  char explanation[512];
-  if (before)
-    snprintf(explanation, sizeof explanation,
-             "device 0x%" PRIxPTR " is %" PRIuPTR " byte%s before the start "
-             "of `%s`", addr, e->tgt_begin - addr,
-             e->tgt_begin - addr == 1 ? "" : "s", name);
-  else if (beyond)
-    snprintf(explanation, sizeof explanation,
-             "device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the end of "
-             "`%s`", addr, past, past == 1 ? "" : "s", name);
+  /* bytes before the start, or past the end (0: the first byte after) */
+  uintptr_t off = before   ? e->tgt_begin - addr
+                  : beyond ? addr - (e->tgt_begin + size)
+                           : 0;
+  const char *rule = before   ? "before-start-of-mapping"
+                     : beyond ? "past-end-of-mapping"
+                              : "inside-mapping";
+  char where[300];
+  if (before || beyond)
+    snprintf(where, sizeof where, "%" PRIuPTR " byte%s %s `%s`", off,
+             off == 1 ? "" : "s",
+             before ? "before the start of" : "past the end of", name);
   else
-    snprintf(explanation, sizeof explanation, "device 0x%" PRIxPTR
-             " is inside `%s`", addr, name);
-  sanitizer_finding(error_text, name,
-                    before   ? "before-start-of-mapping"
-                    : beyond ? "past-end-of-mapping"
-                             : NULL,
+    snprintf(where, sizeof where, "inside `%s`", name);
+  char explanation[400];
+  snprintf(explanation, sizeof explanation, "device 0x%" PRIxPTR " is %s",
+           addr, where);
+  report_finding_rule(rule, name);
+  sanitizer_finding(error_text, name, before || beyond ? rule : NULL,
                     explanation);
-  if (before)
-    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s before "
-                     "the start of `%s` (%s%" PRIuPTR " bytes mapped from "
-                     "host 0x%" PRIxPTR ")",
-                     addr, e->tgt_begin - addr,
-                     e->tgt_begin - addr == 1 ? "" : "s", name, arg, size,
-                     e->hst_begin);
-  else if (beyond)
-    report_error_set("device 0x%" PRIxPTR " is %" PRIuPTR " byte%s past the "
-                     "end of `%s` (%s%" PRIuPTR " bytes mapped from host "
-                     "0x%" PRIxPTR ")",
-                     addr, past, past == 1 ? "" : "s", name, arg, size,
-                     e->hst_begin);
-  else
-    report_error_set("device 0x%" PRIxPTR " is inside `%s` (%s%" PRIuPTR
-                     " bytes mapped from host 0x%" PRIxPTR ")",
-                     addr, name, arg, size, e->hst_begin);
+  report_error_set("%s (%s%" PRIuPTR " bytes mapped from host 0x%" PRIxPTR ")",
+                   explanation, arg, size, e->hst_begin);
   return true;
 }
 

@@ -308,6 +308,24 @@ static int alloc_arrays(struct launch *l) {
   return 0;
 }
 
+/* Device memory for a private copy of `size` bytes for this launch: freed
+ * after it (l->privates), or with the record of an asynchronous one. */
+static void *private_alloc(struct launch *l, int64_t size) {
+  void *tgt = device_alloc(l->dev, private_alloc_size(size), NULL,
+                           TARGET_ALLOC_DEFAULT);
+  if (!tgt)
+    return NULL;
+  if (!l->rec) {
+    l->privates[l->num_privates++] = tgt;
+    return tgt;
+  }
+  if (async_defer_device_free(l->rec, tgt) != 0) {
+    device_delete(l->dev, tgt);
+    return NULL;
+  }
+  return tgt;
+}
+
 /* PRIVATE|ATTACH (LLVM 22+, #160760): a private copy of the pointer at
  * base, initialised to its pointee's device address when the pointee
  * [begin] is mapped, else to the pointer's host value. Its parameter is
@@ -319,22 +337,12 @@ static int private_attach_param(struct launch *l, int32_t i, void **param) {
   memcpy(&host_value, a->base[i], sizeof host_value);
   uintptr_t dev_begin = mapping_device_address(&l->dev->map, begin);
   uintptr_t value = dev_begin ? dev_begin - (begin - host_value) : host_value;
-  void *tgt = device_alloc(l->dev, private_alloc_size(sizeof value), NULL,
-                           TARGET_ALLOC_DEFAULT);
+  void *tgt = private_alloc(l, sizeof value);
   if (!tgt)
     return -1;
-  if (rec && async_defer_device_free(rec, tgt) != 0) {
-    device_delete(l->dev, tgt);
-    return -1;
-  }
+  *param = tgt;
   if (!rec)
-    l->privates[l->num_privates++] = tgt;
-  if (!rec) {
-    if (device_submit(l->dev, tgt, &value, sizeof value) != 0)
-      return -1;
-    *param = tgt;
-    return 0;
-  }
+    return device_submit(l->dev, tgt, &value, sizeof value) != 0 ? -1 : 0;
   /* a queued copy reads its source later: a cell freed with the record */
   uintptr_t *cell = malloc(sizeof *cell);
   if (!cell) {
@@ -346,10 +354,7 @@ static int private_attach_param(struct launch *l, int32_t i, void **param) {
     free(cell);
     return -1;
   }
-  if (async_submit(rec, tgt, cell, sizeof value, NULL) != 0)
-    return -1;
-  *param = tgt;
-  return 0;
+  return async_submit(rec, tgt, cell, sizeof value, NULL) != 0 ? -1 : 0;
 }
 
 /* (first)private argument i: a device copy of the host object for this
@@ -361,16 +366,9 @@ static int private_param(struct launch *l, int32_t i, void **param) {
   int64_t size = a->sizes[i];
   if (a->types[i] & OMP_TGT_MAPTYPE_ATTACH)
     return private_attach_param(l, i, param);
-  void *tgt = device_alloc(l->dev, private_alloc_size(size), NULL,
-                           TARGET_ALLOC_DEFAULT);
+  void *tgt = private_alloc(l, size);
   if (!tgt)
     return -1;
-  if (rec && async_defer_device_free(rec, tgt) != 0) {
-    device_delete(l->dev, tgt);
-    return -1;
-  }
-  if (!rec)
-    l->privates[l->num_privates++] = tgt;
   if ((a->types[i] & OMP_TGT_MAPTYPE_TO) && size > 0 &&
       (rec ? async_submit(rec, tgt, a->begin[i], size, NULL)
            : device_submit(l->dev, tgt, a->begin[i], size)) != 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "link.h"
+#include "rtl_error_repeat.h"
 
 HIDDEN int elfimage_check(const __tgt_device_image *image, const void **elf,
                           size_t *size, char *why, size_t why_len);
@@ -372,6 +373,7 @@ int32_t __tgt_rtl_deinit_plugin(void) {
   return OFFLOAD_SUCCESS;
 }
 
+/* The fault of the last error taken on this thread (rtl_error_repeat.h). */
 static __thread __tgt_rtl_error repeat_fault;
 
 /* As the local plugin: the fault of the last error once more, without its
@@ -381,13 +383,7 @@ int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
   if (err == NULL)
     return OFFLOAD_FAIL;
   link_error_take(err);
-  if (err->message[0] != '\0' || err->fault_addr != 0) {
-    repeat_fault = *err;
-    repeat_fault.message[0] = '\0';
-  } else {
-    *err = repeat_fault;
-    memset(&repeat_fault, 0, sizeof repeat_fault);
-  }
+  rtl_error_repeat(err, &repeat_fault);
   return OFFLOAD_SUCCESS;
 }
 

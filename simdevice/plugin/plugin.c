@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "plugin_faults.h"
+#include "rtl_error_repeat.h"
 #include "plugin_internal.h"
 
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
@@ -1046,10 +1047,7 @@ int32_t __tgt_rtl_deinit_plugin(void) {
   return OFFLOAD_SUCCESS;
 }
 
-/* The fault of the last error taken on this thread, handed out once more
- * (with no message) when nothing newer failed: libomptarget reads the
- * error for its message and then again for the fault address it explains
- * in host terms (src/launch.c, launch_explain_fault). */
+/* The fault of the last error taken on this thread (rtl_error_repeat.h). */
 static __thread __tgt_rtl_error repeat_fault;
 
 int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
@@ -1057,13 +1055,7 @@ int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
   if (err == NULL)
     return OFFLOAD_FAIL;
   plugin_error_take(err);
-  if (err->message[0] != '\0' || err->fault_addr != 0) {
-    repeat_fault = *err;
-    repeat_fault.message[0] = '\0';
-  } else {
-    *err = repeat_fault;
-    memset(&repeat_fault, 0, sizeof repeat_fault);
-  }
+  rtl_error_repeat(err, &repeat_fault);
   return OFFLOAD_SUCCESS;
 }
 

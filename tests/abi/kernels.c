@@ -6,27 +6,7 @@
  * Built as build/tests/abi/kernels.so; the ABI tests embed its bytes in a
  * __tgt_bin_desc.
  */
-#include <stddef.h>
-#include <stdint.h>
-
-/* -DPRODUCER="clang version N": the compiler an image names (kernels22.so) */
-#ifdef PRODUCER
-__asm__(".section .comment,\"MS\",@progbits,1\n"
-        ".asciz \"" PRODUCER "\"\n"
-        ".previous\n");
-#endif
-
-struct legacy_entry {
-  void *addr;
-  const char *name;
-  size_t size;
-  int32_t flags;
-  int32_t reserved;
-};
-#define ENTRY(sym, size)                                                       \
-  __attribute__((used, visibility("default"))) const struct legacy_entry       \
-      entry_##sym __asm__(".omp_offloading.entry." #sym) = {(void *)&sym,      \
-                                                            #sym, size, 0, 0}
+#include "image_entry.h"
 
 #define M 8
 #define S 2

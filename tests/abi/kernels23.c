@@ -2,32 +2,13 @@
  * kernels23.c - a device image built by hand in clang 23's host-kernel
  * convention (LLVM #185989, #205355): a kernel takes one `void **`, whose
  * element i points at parameter i's 64-bit value, the implicit dyn_ptr
- * being the last one; the entry table as in kernels.c. Built twice:
+ * being the last one; the entry table of image_entry.h. Built twice:
  * build/tests/abi/kernels23.so with a `.comment` "clang version 23.1.0",
  * as a clang 23 link leaves it (clang 14, 19 and 22 images measured carry
  * theirs), and kernels23_anon.so without it (an image that does not name
  * its compiler: the KernelArgs version alone decides).
  */
-#include <stddef.h>
-#include <stdint.h>
-
-#ifdef PRODUCER
-__asm__(".section .comment,\"MS\",@progbits,1\n"
-        ".asciz \"" PRODUCER "\"\n"
-        ".previous\n");
-#endif
-
-struct legacy_entry {
-  void *addr;
-  const char *name;
-  size_t size;
-  int32_t flags;
-  int32_t reserved;
-};
-#define ENTRY(sym)                                                             \
-  __attribute__((used, visibility("default"))) const struct legacy_entry       \
-      entry_##sym __asm__(".omp_offloading.entry." #sym) = {(void *)&sym,      \
-                                                            #sym, 0, 0, 0}
+#include "image_entry.h"
 #define ARG(args, i, type) (*(type *)(args)[i])
 
 /* y[i] = x[i] * k for n elements; parameters y, x, n, k, dyn_ptr. A
@@ -42,7 +23,7 @@ __attribute__((visibility("default"))) void scale23(void **args) {
   if (dyn_ptr != NULL)
     y[0] = -999;
 }
-ENTRY(scale23);
+ENTRY(scale23, 0);
 
 /* out[0] = the sum of 20 literal parameters (more than fit in registers
  * in the positional convention); parameters out, v0..v19, dyn_ptr. */
@@ -52,7 +33,7 @@ __attribute__((visibility("default"))) void sum23(void **args) {
     sum += ARG(args, i, long);
   out[0] = sum;
 }
-ENTRY(sum23);
+ENTRY(sum23, 0);
 
 /* PRIVATE|ATTACH: the parameter is the device address of a private copy
  * of the host pointer p, set to p's pointee on the device; increments
@@ -63,4 +44,4 @@ __attribute__((visibility("default"))) void bump23(void **args) {
   for (long i = 0; i < n; i++)
     (*pp)[i] += 1;
 }
-ENTRY(bump23);
+ENTRY(bump23, 0);
