@@ -161,13 +161,14 @@ check_left init_late
 
 # main returns while another thread waits on a kernel that never ends: as
 # for a local device, exit waits 2 s for it, then the rank is given up and
-# killed (mpirun then exits non-zero: its rank was killed)
+# killed (mpirun then exits non-zero, 137 when it names the killed rank:
+# so the time taken, not the status, tells a timeout)
 if [ ! -x "$B/exit_during_kernel" ]; then fail "exit_during_kernel: does not compile"
 else
   start=$(date +%s)
   run "$B/exit_kernel" tests/mpi/remote_run.sh "$B/exit_during_kernel"
   rc=$? took=$(( $(date +%s) - start ))
-  if [ $rc != 124 ] && [ $rc != 137 ] && [ $took -lt 30 ] && grep -q '^PASS$' "$B/exit_kernel.out"; then
+  if [ $took -lt 30 ] && grep -q '^PASS$' "$B/exit_kernel.out"; then
     ok "exit_during_kernel: the program ends (${took}s, mpirun exit $rc)"
   else
     fail "exit_during_kernel: exit $rc after ${took}s"
