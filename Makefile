@@ -78,7 +78,7 @@ CLANG_TOOL := $(B)/bin/simtarget-clang
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(VGSUPP) $(MAPS_TOOL) \
   $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE) $(CHECK_TOOL)
 
-.PHONY: all check demo install uninstall clean testbins deps bench check-ppc64le
+.PHONY: all check check-full demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
 
 # ---------------------------------------------------------------- CUDA plugin
@@ -259,6 +259,14 @@ check:
 	@tests/deps.sh
 	@$(MAKE) --no-print-directory all testbins
 	@tests/run_tests.sh
+
+# make check with every usable clang (13-22) for the compiled corpora and
+# the differential one, and the fault sweep on the optimised build as well:
+# before a change to a construct lands.
+check-full:
+	@tests/deps.sh
+	@$(MAKE) --no-print-directory all testbins
+	@CHECK_FULL=1 tests/run_tests.sh
 
 # simtarget built for ppc64le (build/cross-ppc64le/) and tested under
 # qemu-ppc64le user mode on this machine (tests/ppc64le/check.sh).

@@ -43,21 +43,34 @@ run_one() { # name, command...
 }
 
 # A suite script prints its own "N passed, N failed[, N skipped]" last.
-# SUITE_TIMEOUT (seconds, default 900) bounds one suite.
-run_suite() { # name, script, arguments...
+# SUITE_TIMEOUT (seconds, default 900) bounds one suite. suite_start runs
+# one in the background (its output only in its log), suite_finish waits
+# for it, shows its log's lines that are not passes and counts its summary:
+# two suites whose work is one thread each (Valgrind) share the two cores.
+declare -A suite_pid suite_t0
+suite_start() { # name, script, arguments...
   local name=$1 script=$2
   shift 2
-  local log="$log_dir/$name.log"
+  suite_t0[$name]=$SECONDS
   # A suite whose script is gone (deleted, renamed, not executable) must not
   # vanish from the count: it is a failure.
   if [ ! -x "$script" ]; then
-    echo "FAIL  $name (no executable $script)"
-    failed=$((failed + 1)); failures+=("$name (no executable $script)")
+    suite_pid[$name]=""
     return
   fi
-  local start=$SECONDS
-  timeout "${SUITE_TIMEOUT:-900}" "$script" "$@" 2>&1 | tee "$log" | grep -Ev '^(ok|PASS|xfail|llvm-fail)' | tail -n 40
-  timings+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
+  timeout "${SUITE_TIMEOUT:-900}" "$script" "$@" >"$log_dir/$name.log" 2>&1 &
+  suite_pid[$name]=$!
+}
+suite_finish() { # name
+  local name=$1 log="$log_dir/$1.log"
+  if [ -z "${suite_pid[$name]}" ]; then
+    echo "FAIL  $name (no executable script)"
+    failed=$((failed + 1)); failures+=("$name (no executable script)")
+    return
+  fi
+  wait "${suite_pid[$name]}"
+  timings+=("$(printf '%5d s  %s' $((SECONDS - suite_t0[$name])) "$name")")
+  grep -Ev '^(ok|PASS|xfail|llvm-fail)' "$log" | tail -n 40
   local line
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
   if [ -z "$line" ]; then
@@ -71,6 +84,24 @@ run_suite() { # name, script, arguments...
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
   [ "$f" -eq 0 ] || failures+=("$name ($f failed)")
 }
+run_suite() { # name, script, arguments...: in the foreground
+  suite_start "$@"
+  suite_finish "$1"
+}
+
+# The clangs of make check (CI's budget is 20 minutes on 2 cores): the
+# compiled corpora with one clang of each ABI era (13-15, 16-18, 19-21,
+# 22), the differential corpus against LLVM's own runtimes with three.
+# CHECK_FULL=1 (make check-full): every usable clang, and the fault sweep
+# on the optimised build too (make check runs it on the coverage build).
+if [ "${CHECK_FULL:-0}" = 1 ]; then
+  corpus_clangs=() diff_clangs=() full=1
+else
+  corpus_clangs=(--versions "${CORPUS_CLANGS:-14 16 19 22}")
+  diff_clangs=(--versions "${DIFF_CLANGS:-14 19 22}")
+  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22}
+  full=0
+fi
 
 for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_* build/tests/cuda/test_*; do
   [ -x "$t" ] || continue
@@ -84,16 +115,18 @@ run_suite layers tests/layers.sh
 run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000
 run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
-# a cold build compiles about 1,200 binaries
-SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh
-run_suite traces tests/traces.sh
-# simtarget-maps (sanitized) on mutated traces: no crash, every error a line
-run_suite traces_fuzz tests/traces_fuzz.sh
+# a cold build compiles about 800 binaries (1,200 with every clang)
+SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
+run_suite traces tests/traces.sh "${corpus_clangs[@]}"
+# simtarget-maps (sanitized) on mutated traces: no crash, every error a
+# line (one thread: beside the next two, whose files are their own)
+suite_start traces_fuzz tests/traces_fuzz.sh
 # OMPT for offload: the events a tool receives, checked, against expected
 # sequences and against LLVM 14's and 19's own runtimes (tests/ompt.sh)
 run_suite ompt tests/ompt.sh
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
+suite_finish traces_fuzz
 # SIMTARGET_CHECK=stale: its bug programs found with every finding they
 # expect, the correct programs and lessons clean, the memcheck marking
 run_suite check_stale tests/check_stale.sh
@@ -101,21 +134,25 @@ run_suite check_stale tests/check_stale.sh
 run_suite timeline tests/timeline.sh
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
-# simtarget-check on programs with known bugs and correct ones (tests/check/)
-run_suite check tests/check.sh
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
-# 900 binaries, hence the longer bound.
-SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff
-run_suite faults tests/faults.sh
+# 450 binaries (900 with every clang), hence the longer bound.
+SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
+[ $full = 0 ] || run_suite faults tests/faults.sh
 # remote simdevice devices over Open MPI, several ranks on this machine
 # (skipped, counted, where mpirun is absent)
 run_suite mpi tests/mpi.sh
+# simtarget-check on programs with known bugs and correct ones
+# (tests/check/; mostly Valgrind, one thread: beside valgrind_check)
+suite_start check tests/check.sh
 # SIMDEVICE_VALGRIND: bug programs reported with variable and line under
 # memcheck, helgrind and drd; correct programs clean (about 3 minutes)
 run_suite valgrind_check tests/valgrind_check.sh
+suite_finish check
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
 run_suite replay tests/replay.sh
+# the instrumented build: the unit tests, the fault sweep (make check's
+# only one), clang-19 programs, traces, profiles and OMPT again
 run_suite coverage coverage/coverage.sh
 
 # Where the time went (CI's budget: make check under 20 minutes).
