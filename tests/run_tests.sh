@@ -90,16 +90,19 @@ run_suite() { # name, script, arguments...: in the foreground
 }
 
 # The clangs of make check (CI's budget is 20 minutes on 2 cores): the
-# compiled corpora with one clang of each ABI era (13-15, 16-18, 19-21,
-# 22), the differential corpus against LLVM's own runtimes with three.
-# CHECK_FULL=1 (make check-full): every usable clang, and the fault sweep
-# on the optimised build too (make check runs it on the coverage build).
+# program corpus with one clang of each ABI era (13-15, 16-18, 19-21, 22),
+# the golden traces with three, the differential corpus against LLVM's own
+# runtimes with the oldest and the newest ABI, the checks' bug programs
+# with two. CHECK_FULL=1 (make check-full): every usable clang, and the
+# fault sweep on the optimised build too (make check runs it on the
+# coverage build).
 if [ "${CHECK_FULL:-0}" = 1 ]; then
-  corpus_clangs=() diff_clangs=() full=1
+  corpus_clangs=() traces_clangs=() diff_clangs=() full=1
 else
   corpus_clangs=(--versions "${CORPUS_CLANGS:-14 16 19 22}")
-  diff_clangs=(--versions "${DIFF_CLANGS:-14 19 22}")
-  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22}
+  traces_clangs=(--versions "${TRACES_CLANGS:-14 19 22}")
+  diff_clangs=(--versions "${DIFF_CLANGS:-14 22}")
+  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
   full=0
 fi
 
@@ -117,7 +120,7 @@ run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 # a cold build compiles about 800 binaries (1,200 with every clang)
 SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
-run_suite traces tests/traces.sh "${corpus_clangs[@]}"
+run_suite traces tests/traces.sh "${traces_clangs[@]}"
 # simtarget-maps (sanitized) on mutated traces: no crash, every error a
 # line (one thread: beside the next two, whose files are their own)
 suite_start traces_fuzz tests/traces_fuzz.sh
@@ -130,13 +133,17 @@ suite_finish traces_fuzz
 # SIMTARGET_CHECK=stale: its bug programs found with every finding they
 # expect, the correct programs and lessons clean, the memcheck marking
 run_suite check_stale tests/check_stale.sh
+# SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
+# (beside the next two, whose files are their own)
+suite_start replay tests/replay.sh
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
 run_suite timeline tests/timeline.sh
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
+suite_finish replay
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
-# 450 binaries (900 with every clang), hence the longer bound.
+# 300 binaries (900 with every clang), hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
 [ $full = 0 ] || run_suite faults tests/faults.sh
 # remote simdevice devices over Open MPI, several ranks on this machine
@@ -149,8 +156,6 @@ suite_start check tests/check.sh
 # memcheck, helgrind and drd; correct programs clean (about 3 minutes)
 run_suite valgrind_check tests/valgrind_check.sh
 suite_finish check
-# SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
-run_suite replay tests/replay.sh
 # the instrumented build: the unit tests, the fault sweep (make check's
 # only one), clang-19 programs, traces, profiles and OMPT again
 run_suite coverage coverage/coverage.sh
