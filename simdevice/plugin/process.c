@@ -300,7 +300,7 @@ static void start_supervisor(const struct starter_args *a) {
     /* Killed with its supervisor (single-threaded, so its thread is the
      * process), never left as an orphan that a subreaper or PID 1 (the
      * program itself in a container) would inherit. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_PDEATHSIG, (unsigned long)SIGKILL, 0UL, 0UL, 0UL);
     if (getppid() != supervisor)
       child_exit(127);
     /* A background group writing to the program's terminal under `stty
@@ -553,7 +553,7 @@ static int starter_failed(struct sim_device *dev) {
 static int adopts_orphans(void) {
   int subreaper = 0;
   return getpid() == 1 ||
-         (prctl(PR_GET_CHILD_SUBREAPER, &subreaper) == 0 && subreaper);
+         (prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&subreaper, 0UL, 0UL, 0UL) == 0 && subreaper);
 }
 
 /* 0 when device dev can start, or -1 after saying why not: the paths of
@@ -830,8 +830,8 @@ static void bound_to_permitted(void) {
     return;
   uint64_t permitted = d[0].permitted | (uint64_t)d[1].permitted << 32;
   for (int c = 0; c < 64; c++)
-    if (!(permitted & (1ull << c)) && prctl(PR_CAPBSET_READ, c) == 1)
-      prctl(PR_CAPBSET_DROP, c);
+    if (!(permitted & (1ull << c)) && prctl(PR_CAPBSET_READ, (unsigned long)c, 0UL, 0UL, 0UL) == 1)
+      prctl(PR_CAPBSET_DROP, (unsigned long)c, 0UL, 0UL, 0UL);
 }
 
 /* Packs capget's two 32-bit words of one set into 64 bits. */

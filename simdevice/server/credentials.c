@@ -75,7 +75,7 @@ int credentials_take(uint64_t *a, const unsigned char *groups_in,
   }
   int rc = take_ids(a, groups, n, msg, len);
   /* Cleared by any credential change, even a failed one's first steps. */
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_PDEATHSIG, (unsigned long)SIGKILL, 0UL, 0UL, 0UL);
   if (supervisor > 0 && getppid() != supervisor)
     _exit(1); /* the supervisor is gone: so is this device */
   if (rc != 0)
