@@ -1,12 +1,14 @@
 /*
  * inherit.c - what a device process inherits from the program, taken when
  * device 0 starts early (plugin.c: before main) and compared at its first
- * use: credentials and capabilities, umask, current and root directory,
- * resource limits, environment, ignored signals and the signal mask,
- * stdin/stdout/stderr (by st_dev/st_ino), and the plugin's own descriptors,
- * which main may have closed and reused. When anything differs, the early
- * process is dropped and a new one started with the program's current
- * state (issue 30, items 1-4).
+ * use: umask, current and root directory, resource limits, environment,
+ * ignored signals and the signal mask, stdin/stdout/stderr (by
+ * st_dev/st_ino), and the plugin's own descriptors, which main may have
+ * closed and reused. When anything differs, the early process is dropped
+ * and a new one started with the program's current state (issue 30, items
+ * 1-4). Credentials and capabilities are captured here too, but followed
+ * by the device process itself (process_follow_credentials), as for a
+ * change after the first use.
  *
  * A descriptor is the plugin's only while it still refers to the file the
  * plugin opened (fd_still_ours); one that is not is never closed.
@@ -134,8 +136,6 @@ void inherit_capture(struct inherited_state *s) {
 const char *inherit_differs(const struct inherited_state *then) {
   struct inherited_state now;
   inherit_capture(&now);
-  if (!credentials_equal(&then->cred, &now.cred))
-    return "credentials";
   if (then->umask != now.umask)
     return "umask";
   if (memcmp(then->cwd, now.cwd, sizeof now.cwd) != 0 ||

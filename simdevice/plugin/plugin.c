@@ -506,7 +506,9 @@ __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return NULL;
-  __tgt_target_table *table = images_load(dev, image);
+  /* the image's constructors run with the program's credentials too */
+  __tgt_target_table *table =
+      device_follow_credentials(dev) == 0 ? images_load(dev, image) : NULL;
   leave_device(dev);
   return table;
 }

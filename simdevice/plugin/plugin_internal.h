@@ -331,6 +331,11 @@ struct inherited_state {
   uint64_t stdio[3][2];
 };
 HIDDEN void inherit_capture(struct inherited_state *s);
+/* What of the program's state differs from `then`, or NULL. Not its
+ * credentials: the device process takes those itself before it loads an
+ * image or runs a kernel (process_follow_credentials), so a device started
+ * as root keeps working after the program drops to a user that could not
+ * start one (its files under a folder only root can enter). */
 HIDDEN const char *inherit_differs(const struct inherited_state *then);
 
 struct sim_device {

@@ -518,6 +518,18 @@ static int handshake_check(struct sim_device *dev) {
   return -1;
 }
 
+/* Why the program's current user cannot run the supervisor, as far as this
+ * process can tell (the starter only exits with a code): ", uid N: cause",
+ * or "" when it could. */
+static const char *exec_failure_cause(void) {
+  static __thread char cause[160];
+  if (faccessat(AT_FDCWD, supervisor_path, X_OK, AT_EACCESS) == 0)
+    return "";
+  snprintf(cause, sizeof cause, " (as uid %d: %s)", (int)geteuid(),
+           strerror(errno));
+  return cause;
+}
+
 /* The supervisor (the starter, once it exec'd) has exited without recording
  * a device's end: it could not set up the descriptors, start the device or
  * exec, or was killed. -1 with the error set then, else 0 (also when the
@@ -538,8 +550,8 @@ static int starter_failed(struct sim_device *dev) {
                  dev->id, WTERMSIG(status), strsignal(WTERMSIG(status)));
   else if (code == STARTER_SUPERVISOR_EXEC_FAILED)
     plugin_error("simdevice: cannot start device %d: its supervisor could "
-                 "not run: exec of %s failed",
-                 dev->id, supervisor_path);
+                 "not run: exec of %s failed%s",
+                 dev->id, supervisor_path, exec_failure_cause());
   else
     plugin_error("simdevice: cannot start device %d: %s", dev->id,
                  code == 125 ? "fork of its supervisor failed"

@@ -1,9 +1,15 @@
 /* early_start_privileges.c - a program started as root drops to `nobody`
  * at the top of main, before its first target region, as daemons do
  * (device 0 was started while the program loaded, as root).
+ * env: LIBOMPTARGET_INFO=16
+ * expect-stderr-not: started again
  * expect: its kernels run with the program's credentials at the time it
  * offloads: uid and gid 65534, no supplementary groups, and /etc/shadow
- * cannot be opened from device code. Not root: says so and passes. */
+ * cannot be opened from device code. The device started as root takes the
+ * new credentials itself, it is not replaced: a replacement started as
+ * `nobody` failed where simtarget lies under a folder only root can enter
+ * (a checkout in /root: "exec of .../simdevice-server failed"). Not root:
+ * says so and passes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
