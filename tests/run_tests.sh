@@ -120,6 +120,8 @@ run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 # a cold build compiles about 800 binaries (1,200 with every clang)
 SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
+# simtarget where only root may enter, under programs that drop to nobody
+run_suite private_install tests/private_install.sh
 run_suite traces tests/traces.sh "${traces_clangs[@]}"
 # simtarget-maps (sanitized) on mutated traces: no crash, every error a
 # line (one thread: beside the next two, whose files are their own)

@@ -506,9 +506,11 @@ __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   struct sim_device *dev = enter_device(id);
   if (dev == NULL)
     return NULL;
-  /* the image's constructors run with the program's credentials too */
-  __tgt_target_table *table =
-      device_follow_credentials(dev) == 0 ? images_load(dev, image) : NULL;
+  /* Loaded with the credentials the device has (those of the program's
+   * start, for device 0 started early): the image's libraries may lie where
+   * only those reach (libomptarget.so.N under /root); kernels run with the
+   * program's current ones (device_follow_credentials at each launch). */
+  __tgt_target_table *table = images_load(dev, image);
   leave_device(dev);
   return table;
 }

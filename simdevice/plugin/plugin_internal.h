@@ -332,10 +332,10 @@ struct inherited_state {
 };
 HIDDEN void inherit_capture(struct inherited_state *s);
 /* What of the program's state differs from `then`, or NULL. Not its
- * credentials: the device process takes those itself before it loads an
- * image or runs a kernel (process_follow_credentials), so a device started
- * as root keeps working after the program drops to a user that could not
- * start one (its files under a folder only root can enter). */
+ * credentials: the device process takes those itself before each kernel
+ * (process_follow_credentials), so a device started as root keeps working
+ * after the program drops to a user that could not start one (its files
+ * under a folder only root can enter). */
 HIDDEN const char *inherit_differs(const struct inherited_state *then);
 
 struct sim_device {

@@ -8,8 +8,8 @@
  * cannot be opened from device code. The device started as root takes the
  * new credentials itself, it is not replaced: a replacement started as
  * `nobody` failed where simtarget lies under a folder only root can enter
- * (a checkout in /root: "exec of .../simdevice-server failed"). Not root:
- * says so and passes. */
+ * (a checkout in /root: "exec of .../simdevice-server failed"; run so by
+ * tests/private_install.sh). Not root: says so and passes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
