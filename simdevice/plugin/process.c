@@ -519,8 +519,8 @@ static int handshake_check(struct sim_device *dev) {
 }
 
 /* Why the program's current user cannot run the supervisor, as far as this
- * process can tell (the starter only exits with a code): ", uid N: cause",
- * or "" when it could. */
+ * process can tell (the starter only exits with a code): " (as uid N:
+ * cause)", or "" when it could. */
 static const char *exec_failure_cause(void) {
   static __thread char cause[160];
   if (faccessat(AT_FDCWD, supervisor_path, X_OK, AT_EACCESS) == 0)
