@@ -97,13 +97,12 @@ run_suite() { # name, script, arguments...: in the foreground
 # fault sweep on the optimised build too (make check runs it on the
 # coverage build).
 if [ "${CHECK_FULL:-0}" = 1 ]; then
-  corpus_clangs=() traces_clangs=() diff_clangs=() full=1
+  corpus_clangs=() traces_clangs=() diff_clangs=()
 else
   corpus_clangs=(--versions "${CORPUS_CLANGS:-14 16 19 22}")
   traces_clangs=(--versions "${TRACES_CLANGS:-14 19 22}")
   diff_clangs=(--versions "${DIFF_CLANGS:-14 22}")
   export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
-  full=0
 fi
 
 for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_* build/tests/cuda/test_*; do
@@ -147,7 +146,7 @@ suite_finish replay
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
 # 300 binaries (900 with every clang), hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
-[ $full = 0 ] || run_suite faults tests/faults.sh
+[ "${CHECK_FULL:-0}" != 1 ] || run_suite faults tests/faults.sh
 # remote simdevice devices over Open MPI, several ranks on this machine
 # (skipped, counted, where mpirun is absent)
 run_suite mpi tests/mpi.sh
