@@ -213,13 +213,15 @@ typedef struct __tgt_rtl_error {
     (int32_t device_id, void *tgt_ptr, int64_t size, const char *text),        \
     (device_id, tgt_ptr, size, text), OFFLOAD_FAIL)                            \
   /* OMPT device tracing: the next kernel this host thread launches on      */ \
-  /* device_id (synchronous or queued) stores the device's CLOCK_MONOTONIC  */ \
-  /* ns of its start and end in times[0], times[1] once it ended: before    */ \
-  /* the launch returns, or before synchronize / query_async report its     */ \
-  /* queue complete. Every launch disarms it, and times NULL does (a launch */ \
-  /* that never reached the plugin); times must live until then.            */ \
-  /* absent: kernel trace records carry the host's times around the launch */ \
-  X(0, int32_t, time_kernel, (int32_t device_id, uint64_t * times),           \
+  /* device_id (synchronous or queued), or the next copy it queues there    */ \
+  /* (data_submit_async, data_retrieve_async), stores the CLOCK_MONOTONIC   */ \
+  /* ns of its start and end where the work is done in times[0], times[1]   */ \
+  /* once it ended: before the call returns, or before synchronize /        */ \
+  /* query_async report its queue complete. Every launch and queued copy    */ \
+  /* disarms it, and times NULL does (work that never reached the plugin);  */ \
+  /* times must live until then.                                            */ \
+  /* absent: trace records carry the host's times around the plugin call   */ \
+  X(0, int32_t, time_next_op, (int32_t device_id, uint64_t * times),           \
     (device_id, times), OFFLOAD_FAIL)
 
 /* Prototypes, generated from the table. */

@@ -383,8 +383,8 @@ EXPORT int omp_target_associate_ptr(const void *host_ptr,
     return EINVAL;
   uintptr_t hb = (uintptr_t)host_ptr, tb = (uintptr_t)device_ptr + device_offset;
   struct mapping_range other;
-  struct ompt_op op = {OMPT_OP_ASSOCIATE, (void *)hb, OMPT_HOST, (void *)tb,
-                       dev->id, size, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_ASSOCIATE, (void *)hb, OMPT_HOST,
+                                   (void *)tb, dev->id, size);
   ompt_op_begin(&op);
   int rc = mapping_associate(&dev->map, hb, size, tb, &other);
   ompt_op_end(&op);
@@ -408,8 +408,8 @@ EXPORT int omp_target_disassociate_ptr(const void *host_ptr, int device_num) {
   if (where != 0)
     return EINVAL;
   struct mapping_range held;
-  struct ompt_op op = {OMPT_OP_DISASSOCIATE, (void *)host_ptr, OMPT_HOST, NULL,
-                       dev->id, 0, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_DISASSOCIATE, (void *)host_ptr,
+                                   OMPT_HOST, NULL, dev->id, 0);
   ompt_op_begin(&op);
   int rc = mapping_disassociate(&dev->map, (uintptr_t)host_ptr, &held);
   ompt_op_end(&op);

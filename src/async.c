@@ -60,10 +60,13 @@ struct pointer_list {
   size_t num, cap;
 };
 
-/* A queued kernel whose OMPT trace record waits for the queue. */
-struct traced_kernel {
+/* A queued kernel or copy whose OMPT trace record waits for the queue: the
+ * plugin stores where its work ran in k.times or op.times (time_next_op). */
+struct traced_work {
+  bool is_kernel;
   struct ompt_kernel k;
-  struct traced_kernel *next;
+  struct ompt_op op;
+  struct traced_work *next;
 };
 
 struct async_record {
@@ -84,7 +87,7 @@ struct async_record {
   struct pointer_list host_frees;
   void (*callback)(void *);
   void *callback_param;
-  struct traced_kernel *traced_kernels; /* newest first */
+  struct traced_work *traced; /* newest first */
   struct async_record *next_tracked;
   int profile_lane;   /* LIBOMPTARGET_PROFILE's nowait lane; -1: none */
   uint64_t profile_t0;
@@ -158,10 +161,10 @@ void async_record_put(struct async_record *r) {
   if (r->live_next)
     r->live_next->live_prev = r->live_prev;
   pthread_mutex_unlock(&live_lock);
-  while (r->traced_kernels) {
-    struct traced_kernel *tk = r->traced_kernels;
-    r->traced_kernels = tk->next;
-    free(tk);
+  while (r->traced) {
+    struct traced_work *w = r->traced;
+    r->traced = w->next;
+    free(w);
   }
   free(r->restores);
   free(r->pinned);
@@ -190,17 +193,59 @@ static int copy_queued(struct async_record *r, int rc, enum device_copy kind,
   return -1;
 }
 
+/* Traced work about to be queued: a record that waits for the queue, with
+ * the plugin armed to time the work in `times` (a field of the record).
+ * NULL (the host's times, as without the entry point) when the plugin does
+ * not time work or no memory is left. */
+static struct traced_work *traced_work_new(struct async_record *r,
+                                           const struct ompt_kernel *k,
+                                           const struct ompt_op *op) {
+  if (!ops_of(r)->time_next_op)
+    return NULL;
+  struct traced_work *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  w->is_kernel = k != NULL;
+  if (k)
+    w->k = *k;
+  else
+    w->op = *op;
+  device_time_next_op(r->dev, k ? w->k.times : w->op.times);
+  return w;
+}
+
+/* After the plugin call that queued w's work, under r->lock: w waits for
+ * the queue (true: the caller's record is deferred), or, where the call
+ * failed, is dropped with the plugin disarmed (it may not have reached
+ * the plugin). */
+static bool traced_work_queued(struct async_record *r, struct traced_work *w,
+                               int rc) {
+  LOCK_ASSERT_HELD(&r->lock);
+  if (!w)
+    return false;
+  if (rc == OFFLOAD_SUCCESS) {
+    w->next = r->traced;
+    r->traced = w;
+    return true;
+  }
+  device_time_next_op(r->dev, NULL);
+  free(w);
+  return false;
+}
+
 /* A queued copy to the device, traced with `shown` as its host address. */
 static int submit_shown(struct async_record *r, void *tgt, void *hst,
                         int64_t size, const char *name, const void *shown) {
   device_trace_copy(QUEUE_TO_DEVICE, (void *)shown, tgt, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_TO_DEVICE, hst, OMPT_HOST, tgt, r->dev->id,
-                       (size_t)size, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_TO_DEVICE, hst, OMPT_HOST, tgt,
+                                   r->dev->id, (size_t)size);
   ompt_op_begin(&op);
+  struct traced_work *w = op.t0 ? traced_work_new(r, NULL, &op) : NULL;
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_SUBMIT, ops_of(r), data_submit_async)(
       r->dev->rtl_id, tgt, hst, size, &r->info);
+  op.deferred = traced_work_queued(r, w, rc);
   pthread_mutex_unlock(&r->lock);
   ompt_op_end(&op);
   if (PROFILE_ON())
@@ -229,12 +274,14 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
     return device_retrieve_named(r->dev, hst, tgt, size, name);
   device_trace_copy(QUEUE_FROM_DEVICE, hst, tgt, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt, r->dev->id, hst, OMPT_HOST,
-                       (size_t)size, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_FROM_DEVICE, tgt, r->dev->id, hst,
+                                   OMPT_HOST, (size_t)size);
   ompt_op_begin(&op);
+  struct traced_work *w = op.t0 ? traced_work_new(r, NULL, &op) : NULL;
   pthread_mutex_lock(&r->lock);
   int rc = RTL_CALL(ASYNC_RETRIEVE, ops_of(r), data_retrieve_async)(
       r->dev->rtl_id, hst, tgt, size, &r->info);
+  op.deferred = traced_work_queued(r, w, rc);
   pthread_mutex_unlock(&r->lock);
   ompt_op_end(&op);
   if (PROFILE_ON())
@@ -242,39 +289,27 @@ int async_retrieve(struct async_record *r, void *hst, void *tgt, int64_t size,
   return copy_queued(r, rc, QUEUE_FROM_DEVICE, hst, tgt, size);
 }
 
-/* A queued kernel traced for OMPT: the plugin stores its device times in
- * k.times when it ends (time_kernel), so the record is appended when the
- * queue completes. NULL (host times at the launch, as without the entry
- * point) when the plugin does not time kernels or no memory is left. */
-static struct traced_kernel *traced_kernel_new(struct async_record *r,
-                                               const struct ompt_kernel *k) {
-  if (!ops_of(r)->time_kernel)
-    return NULL;
-  struct traced_kernel *tk = calloc(1, sizeof *tk);
-  if (!tk)
-    return NULL;
-  tk->k = *k;
-  device_time_kernel(r->dev, tk->k.times);
-  return tk;
-}
-
-/* The trace records of r's queued kernels, once its queue completed (or
- * failed: a kernel that never ran has no device times, and its record the
- * host's). Under r->lock; the tool's buffer callbacks run under it. */
-static void traced_kernels_record(struct async_record *r) {
+/* The trace records of r's queued kernels and copies in queue order, once
+ * its queue completed (or failed: work that never ran has no device times,
+ * and its record the host's). Under r->lock; the tool's buffer callbacks
+ * run under it. */
+static void traced_work_record(struct async_record *r) {
   LOCK_ASSERT_HELD(&r->lock);
-  struct traced_kernel *tk = r->traced_kernels, *prev = NULL;
-  r->traced_kernels = NULL;
-  while (tk) { /* newest first: reverse to launch order */
-    struct traced_kernel *next = tk->next;
-    tk->next = prev;
-    prev = tk;
-    tk = next;
+  struct traced_work *w = r->traced, *prev = NULL;
+  r->traced = NULL;
+  while (w) { /* newest first: reverse to queue order */
+    struct traced_work *next = w->next;
+    w->next = prev;
+    prev = w;
+    w = next;
   }
-  for (tk = prev; tk; tk = prev) {
-    ompt_kernel_record(&tk->k);
-    prev = tk->next;
-    free(tk);
+  for (w = prev; w; w = prev) {
+    if (w->is_kernel)
+      ompt_kernel_record(&w->k);
+    else
+      ompt_op_record(&w->op);
+    prev = w->next;
+    free(w);
   }
 }
 
@@ -293,7 +328,7 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
   struct ompt_kernel ok = {.teams = ompt_requested_teams(num_teams)};
   ompt_submit_begin(&ok);
-  struct traced_kernel *tk = ok.traced ? traced_kernel_new(r, &ok) : NULL;
+  struct traced_work *w = ok.traced ? traced_work_new(r, &ok, NULL) : NULL;
   pthread_mutex_lock(&r->lock);
   int rc = by_kernel
                ? RTL_CALL(ASYNC_LAUNCH_KERNEL, ops_of(r), run_target_kernel)(
@@ -304,17 +339,8 @@ int async_launch(struct async_record *r, const struct device_entry *kernel,
                           run_target_team_region_async)(
                      r->dev->rtl_id, kernel->tgt_addr, args, offsets,
                      num_args, num_teams, thread_limit, tripcount, &r->info);
-  if (tk && rc == OFFLOAD_SUCCESS) {
-    ok.deferred = true; /* recorded when the queue completes */
-    tk->next = r->traced_kernels;
-    r->traced_kernels = tk;
-    tk = NULL;
-  }
+  ok.deferred = traced_work_queued(r, w, rc); /* recorded at completion */
   pthread_mutex_unlock(&r->lock);
-  if (tk) { /* it may not have reached the plugin */
-    device_time_kernel(r->dev, NULL);
-    free(tk);
-  }
   ompt_submit_end(&ok);
   if (PROFILE_ON())
     profile_kernel(r->dev->id, r->profile_lane, kernel->name, num_teams,
@@ -515,8 +541,8 @@ static void queue_progress(struct async_record *r, bool block) {
     if (r->info.queue && ops->synchronize)
       RTL_CALL(ASYNC_SYNCHRONIZE, ops, synchronize)(r->dev->rtl_id, &r->info);
   }
-  if (r->traced_kernels)
-    traced_kernels_record(r);
+  if (r->traced)
+    traced_work_record(r);
   run_deferred(r);
 }
 

@@ -178,10 +178,10 @@ HIDDEN void device_trace_copy(enum device_copy kind, void *hst_ptr,
 /* The cause of a failed copy (report_error_set, plus the plugin's own). */
 HIDDEN void device_copy_failed(struct device *dev, enum device_copy kind,
                                void *hst_ptr, void *tgt_ptr, int64_t size);
-/* OMPT device tracing: have the plugin store the device's start and end of
- * this thread's next kernel on dev in times[0..1] (time_kernel, where the
- * plugin has it; left 0, 0 otherwise); NULL disarms it. */
-HIDDEN void device_time_kernel(struct device *dev, uint64_t *times);
+/* OMPT device tracing: have the plugin store the start and end of this
+ * thread's next kernel or queued copy on dev in times[0..1] (time_next_op,
+ * where the plugin has it; left 0, 0 otherwise); NULL disarms it. */
+HIDDEN void device_time_next_op(struct device *dev, uint64_t *times);
 /* kargs_version: the launch's KernelArgs version (0: an older entry
  * point); from TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST on, the plugin's
  * run_target_kernel calls the kernel when it has one (a host-CPU plugin,

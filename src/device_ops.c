@@ -55,8 +55,8 @@ void device_init_for_test(struct device *dev, struct plugin *plugin,
 void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
                    int32_t kind) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_ALLOC, hst_ptr, OMPT_HOST, NULL, dev->id,
-                       (size_t)size, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_ALLOC, hst_ptr, OMPT_HOST, NULL,
+                                   dev->id, (size_t)size);
   ompt_op_begin(&op);
   void *p = RTL_CALL(DEVOPS_ALLOC, &dev->plugin->ops, data_alloc)(dev->rtl_id, size, hst_ptr, kind);
   op.dst = p;
@@ -79,8 +79,8 @@ void *device_alloc(struct device *dev, int64_t size, void *hst_ptr,
 
 int device_delete(struct device *dev, void *tgt_ptr) {
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_DELETE, tgt_ptr, dev->id, NULL,
-                       OMPT_NO_DEVICE, 0, 0, 0};
+  struct ompt_op op =
+      ompt_op_make(OMPT_OP_DELETE, tgt_ptr, dev->id, NULL, OMPT_NO_DEVICE, 0);
   ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_DELETE, &dev->plugin->ops, data_delete)(dev->rtl_id, tgt_ptr);
   ompt_op_end(&op);
@@ -156,8 +156,8 @@ static int submit_shown(struct device *dev, void *tgt_ptr, void *hst_ptr,
                         int64_t size, const char *name, const void *shown) {
   device_trace_copy(COPY_TO_DEVICE, (void *)shown, tgt_ptr, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_TO_DEVICE, hst_ptr, OMPT_HOST, tgt_ptr,
-                       dev->id, (size_t)size, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_TO_DEVICE, hst_ptr, OMPT_HOST,
+                                   tgt_ptr, dev->id, (size_t)size);
   ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_SUBMIT, &dev->plugin->ops, data_submit)(
       dev->rtl_id, tgt_ptr, hst_ptr, size);
@@ -184,8 +184,8 @@ int device_retrieve_named(struct device *dev, void *hst_ptr, void *tgt_ptr,
                           int64_t size, const char *name) {
   device_trace_copy(COPY_FROM_DEVICE, hst_ptr, tgt_ptr, size, name);
   uint64_t t0 = PROFILE_ON() ? profile_now() : 0;
-  struct ompt_op op = {OMPT_OP_FROM_DEVICE, tgt_ptr, dev->id, hst_ptr,
-                       OMPT_HOST, (size_t)size, 0, 0};
+  struct ompt_op op = ompt_op_make(OMPT_OP_FROM_DEVICE, tgt_ptr, dev->id,
+                                   hst_ptr, OMPT_HOST, (size_t)size);
   ompt_op_begin(&op);
   int rc = RTL_CALL(DEVOPS_RETRIEVE, &dev->plugin->ops, data_retrieve)(
       dev->rtl_id, hst_ptr, tgt_ptr, size);
@@ -212,11 +212,11 @@ int device_retrieve(struct device *dev, void *hst_ptr, void *tgt_ptr,
   return device_retrieve_named(dev, hst_ptr, tgt_ptr, size, NULL);
 }
 
-void device_time_kernel(struct device *dev, uint64_t *times) {
+void device_time_next_op(struct device *dev, uint64_t *times) {
   const struct plugin_ops *ops = &dev->plugin->ops;
   /* Not a fault site (fault_sites.h says why). */
-  if (ops->time_kernel &&
-      ops->time_kernel(dev->rtl_id, times) != OFFLOAD_SUCCESS && times)
+  if (ops->time_next_op &&
+      ops->time_next_op(dev->rtl_id, times) != OFFLOAD_SUCCESS && times)
     times[0] = times[1] = 0; /* the record keeps the host's times */
 }
 
@@ -228,7 +228,7 @@ int device_run_kernel(struct device *dev, const struct device_entry *kernel,
   struct ompt_kernel ok = {.teams = ompt_requested_teams(num_teams)};
   ompt_submit_begin(&ok);
   if (ok.traced)
-    device_time_kernel(dev, ok.times);
+    device_time_next_op(dev, ok.times);
   const struct plugin_ops *ops = &dev->plugin->ops;
   int rc;
   if (kargs_version >= TGT_KERNEL_ARGS_VERSION_DYN_PTR_LAST &&
@@ -241,7 +241,7 @@ int device_run_kernel(struct device *dev, const struct device_entry *kernel,
         dev->rtl_id, kernel->tgt_addr, args, offsets, num_args, num_teams,
         thread_limit, tripcount);
   if (ok.traced && rc != OFFLOAD_SUCCESS)
-    device_time_kernel(dev, NULL); /* it may not have reached the plugin */
+    device_time_next_op(dev, NULL); /* it may not have reached the plugin */
   ompt_submit_end(&ok);
   if (PROFILE_ON())
     profile_kernel(dev->id, -1, kernel->name, num_teams, thread_limit, t0);

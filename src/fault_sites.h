@@ -86,7 +86,7 @@
   /* src/async.c: regions still running at exit run nothing more */          \
   X(45, ASYNC_ABANDON, abandon_queues,                                         \
     "src/async.c async_report_running_at_exit")
-/* Not a site: src/device_ops.c device_time_kernel's time_kernel, called only
+/* Not a site: src/device_ops.c device_time_next_op's time_next_op, called only
  * under OMPT device tracing, whose failure changes nothing the program sees
  * (the record keeps the host's times); the fault corpus runs without a tool. */
 

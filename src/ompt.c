@@ -297,18 +297,33 @@ void ompt_raise_op_begin(struct ompt_op *op) {
   if (ompt_trace_on(op_device(op), CB_DATA_OP)) {
     if (!op->host_op_id)
       op->host_op_id = new_id();
+    op->target_id = cur.in_construct ? cur.target_id : 0;
+    op->codeptr = cur.codeptr;
+    op->times[0] = op->times[1] = 0;
     op->t0 = ompt_trace_now();
   }
 }
 
+void ompt_op_record(const struct ompt_op *op) {
+  if (!op->t0 || !ompt_trace_on(op_device(op), CB_DATA_OP))
+    return;
+  struct ompt_trace_op r = {op->target_id,
+                            op->host_op_id,
+                            op->optype,
+                            op->src,
+                            device_or_host(op->src_device),
+                            op->dst,
+                            device_or_host(op->dst_device),
+                            op->bytes,
+                            op->codeptr};
+  bool timed = op->times[1] != 0 && op->times[1] >= op->times[0];
+  ompt_trace_data_op(op_device(op), &r, timed ? op->times[0] : op->t0,
+                     timed ? op->times[1] : ompt_trace_now());
+}
+
 void ompt_raise_op_end(struct ompt_op *op) {
-  if (op->t0 && ompt_trace_on(op_device(op), CB_DATA_OP)) {
-    struct ompt_trace_op r = {
-        cur.in_construct ? cur.target_id : 0, op->host_op_id, op->optype,
-        op->src, device_or_host(op->src_device), op->dst,
-        device_or_host(op->dst_device), op->bytes, cur.codeptr};
-    ompt_trace_data_op(op_device(op), &r, op->t0, ompt_trace_now());
-  }
+  if (!op->deferred)
+    ompt_op_record(op);
   raise_op(op, END);
 }
 

@@ -80,15 +80,37 @@ struct ompt_op {
   int dst_device;
   size_t bytes;
   uint64_t host_op_id;
-  uint64_t t0; /* its begin on the device clock, when traced */
+  uint64_t t0; /* its begin on the device clock, when traced (else 0) */
+  /* When traced: its construct's target_id and codeptr_ra (set at begin),
+   * and where the plugin did the work (times, 0, 0: not timed: the record
+   * gets t0 and its end). With `deferred` set before ompt_op_end, the
+   * caller appends the record itself once the work ended (ompt_op_record:
+   * a queued copy). */
+  uint64_t target_id;
+  const void *codeptr;
+  bool deferred;
+  uint64_t times[2];
 };
 /* Raise the events (ompt.c); callers use the guarded forms below. */
 void ompt_raise_op_begin(struct ompt_op *op);
 void ompt_raise_op_end(struct ompt_op *op);
+/* An operation about to be raised: its kind, ends and bytes. */
+static inline struct ompt_op ompt_op_make(int optype, void *src, int src_device,
+                                          void *dst, int dst_device,
+                                          size_t bytes) {
+  return (struct ompt_op){.optype = optype,
+                          .src = src,
+                          .src_device = src_device,
+                          .dst = dst,
+                          .dst_device = dst_device,
+                          .bytes = bytes};
+}
+/* op's trace record (after ompt_op_begin traced it: op->t0 != 0). */
+void ompt_op_record(const struct ompt_op *op);
 /* One kernel launch's target-submit events and trace record. The caller
  * fills teams (ompt_requested_teams); ompt_submit_begin fills the rest.
  * When `traced`, a device trace record is due: the caller may have the
- * plugin store the device's start and end in `times` (time_kernel); with
+ * plugin store the device's start and end in `times` (time_next_op); with
  * `deferred` set before ompt_submit_end, the caller appends the record
  * itself once the kernel ended (ompt_kernel_record: a queued kernel). */
 struct ompt_kernel {

@@ -10,12 +10,11 @@
  * Times: the device clock is CLOCK_MONOTONIC in nanoseconds (simdevice runs
  * on the host's own clock, one clock for every process of the machine). A
  * kernel's time and end_time are the device process's own start and end of
- * it where the plugin times kernels (time_kernel: simdevice), else the
- * host's around the plugin call; a copy's, allocation's and free's are the
- * host's around the plugin call (the host does a copy's memcpy into the
- * shared device memory), so for a `nowait` construct's queued copies they
- * bound the queueing, not the copy. ompt_translate_time gives
- * omp_get_wtime() seconds.
+ * it where the plugin times work (time_next_op: simdevice), else the host's
+ * around the plugin call; a queued copy's are the plugin queue's around its
+ * memcpy there too; a synchronous copy's, an allocation's and a free's are
+ * the host's around the plugin call (the host does a copy's memcpy into the
+ * shared device memory). ompt_translate_time gives omp_get_wtime() seconds.
  *
  * Layer: bottom of src/, below ompt.c, which calls it.
  *

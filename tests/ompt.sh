@@ -2,7 +2,8 @@
 # tests/ompt.sh - OMPT for offload (README "OMPT"): every program of
 # tests/ompt/programs/ is compiled by each clang (default 14 and 19) and run
 # with the recording tool tests/ompt/record_tool.c attached through libomp
-# (OMP_TOOL_LIBRARIES).
+# (OMP_TOOL_LIBRARIES). A version C@L (default 14@19) runs clang C's
+# programs with LLVM L's libomp and compares them with LLVM L's runtime.
 #
 # With a libomp that has the handshake (ompt_libomp_connect: 19, not 14):
 #   - the events pass tests/ompt/events.py's structural check;
@@ -16,7 +17,9 @@
 #   - "trace" programs run again with device tracing on (OMPT_RECORD_TRACE):
 #     each operation has its trace record (events.py trace-check); with
 #     "kernel-time MS" each kernel record spans at least MS ms and lies
-#     within its construct on the tool's own clock (events.py kernel-time).
+#     within its construct on the tool's own clock, and every copy back
+#     from the device begins after its construct's kernel ended there
+#     (events.py kernel-time).
 #   - timeline: the program runs again with the OMPT timeline tool
 #     (build/lib/libsimtarget-ompt-timeline.so, tools/simtarget-ompt-timeline)
 #     and LIBOMPTARGET_PROFILE both on; the two timelines hold the same
@@ -37,7 +40,7 @@
 # Prints "N passed, N failed, N skipped" last.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-VERSIONS="14 19"
+VERSIONS="14 19 14@19"
 if [ "${1:-}" = "--versions" ]; then VERSIONS=$2; shift 2; fi
 PROGRAMS=${*:-$(ls tests/ompt/programs/*.c)}
 ENVSH=build/toolchains/env.sh
@@ -73,11 +76,11 @@ view() { $EVENTS "$1" "$2" ${3:-}; }
 differential() {
   d=$out/$1.llvm.diff
   diff "$3.view" "$4.view" > "$d"
-  known=tests/ompt/programs/$1.llvm$v.diff
-  if [ ! -s "$d" ] && [ ! -f "$known" ]; then ok "$1 clang $v ($2): as LLVM $v"
+  known=tests/ompt/programs/$1.llvm$lv.diff
+  if [ ! -s "$d" ] && [ ! -f "$known" ]; then ok "$1 clang $v ($2): as LLVM $lv"
   elif [ -f "$known" ] && cmp -s "$d" "$known"; then
-    ok "$1 clang $v ($2): as LLVM $v but the known difference ($known)"
-  else bad "$1 clang $v ($2): events differ from LLVM $v's:"; head -20 "$d"; fi
+    ok "$1 clang $v ($2): as LLVM $lv but the known difference ($known)"
+  else bad "$1 clang $v ($2): events differ from LLVM $lv's:"; head -20 "$d"; fi
 }
 
 # timeline NAME BIN WHO ENV...: the OMPT timeline tool and the profile on
@@ -116,7 +119,7 @@ timeline() {
     cat "$tl.check" "$tl.svg.err" | head -5; return
   fi
   if [ "$who" = llvm ]; then
-    ok "$name clang $v: OMPT timeline on LLVM $v's runtime drawn"; return
+    ok "$name clang $v: OMPT timeline on LLVM $lv's runtime drawn"; return
   fi
   if ! $COMPARE ${traced:+--trace} "$prof" "$tl" > "$tl.cmp"; then
     bad "$name clang $v: the OMPT timeline and the profile differ:"
@@ -161,8 +164,8 @@ one_program() { # SOURCE
     if ! grep -q 'simtarget-only' "$src" && [ -e "$rtdir/libomptarget.so" ] &&
         run llvm "$bin" "$bin.llvm" $envs; then
       if grep -v ' tool_' "$bin.llvm" | grep -q .; then
-        bad "$name clang $v: LLVM $v raised target events: compare them"
-      else ok "$name clang $v: no events on LLVM $v's runtime either"; fi
+        bad "$name clang $v: LLVM $lv raised target events: compare them"
+      else ok "$name clang $v: no events on LLVM $lv's runtime either"; fi
     fi
     timeline "$name" "$bin" sim $envs
     return
@@ -211,9 +214,10 @@ one_program() { # SOURCE
 }
 
 for v in $VERSIONS; do
-  eval "cc=\${TC_CC_$v:-} flags=\${TC_FLAGS_$v:-} hostlib=\${TC_HOSTLIB_$v:-}"
-  eval "rtdir=\${TC_RTDIR_$v:-}"
-  if [ -z "$cc" ]; then
+  cv=${v%@*} lv=${v#*@} # clang cv's program, run with LLVM lv's libomp
+  eval "cc=\${TC_CC_$cv:-} flags=\${TC_FLAGS_$cv:-} hostlib=\${TC_HOSTLIB_$lv:-}"
+  eval "rtdir=\${TC_RTDIR_$lv:-}"
+  if [ -z "$cc" ] || [ -z "$hostlib" ]; then
     skip=$((skip + 1)); echo "skip  clang $v: not in $ENVSH"; continue
   fi
   out=build/ompt/$v

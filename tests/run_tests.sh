@@ -126,7 +126,8 @@ run_suite traces tests/traces.sh "${traces_clangs[@]}"
 # line (one thread: beside the next two, whose files are their own)
 suite_start traces_fuzz tests/traces_fuzz.sh
 # OMPT for offload: the events a tool receives, checked, against expected
-# sequences and against LLVM 14's and 19's own runtimes (tests/ompt.sh)
+# sequences and against LLVM 14's and 19's own runtimes, and clang 14's
+# programs on libomp 19 (tests/ompt.sh)
 run_suite ompt tests/ompt.sh
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh

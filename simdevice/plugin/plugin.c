@@ -821,10 +821,10 @@ int plugin_kernel_call(const struct kernel_ref *k, uint32_t kargs_version,
   return -1;
 }
 
-/* OMPT device tracing (__tgt_rtl_time_kernel): where this host thread's
- * next kernel launch on device timing_id stores the device's start and end
- * of the kernel. Thread-local: a launch comes from the thread that armed
- * it, and every launch disarms it, failing or not. */
+/* OMPT device tracing (__tgt_rtl_time_next_op): where this host thread's
+ * next kernel launch or queued copy on device timing_id stores the start
+ * and end of its work. Thread-local: the work comes from the thread that
+ * armed it, and every launch and queued copy disarms it, failing or not. */
 static __thread uint64_t *timing_sink;
 static __thread int32_t timing_id;
 /* Set once a tool armed a launch: until then no launch touches the two
@@ -833,7 +833,7 @@ static __thread int32_t timing_id;
  * device runtime's threads: the fault sweep's usm case under Valgrind). */
 static atomic_bool timing_used;
 
-int32_t __tgt_rtl_time_kernel(int32_t id, uint64_t *times) {
+int32_t __tgt_rtl_time_next_op(int32_t id, uint64_t *times) {
   if (times == NULL && !atomic_load_explicit(&timing_used, memory_order_relaxed))
     return OFFLOAD_SUCCESS; /* nothing armed */
   timing_sink = NULL;
@@ -841,7 +841,7 @@ int32_t __tgt_rtl_time_kernel(int32_t id, uint64_t *times) {
     return OFFLOAD_SUCCESS; /* disarmed */
   atomic_store(&timing_used, true);
   if (id < 0 || id >= PLUGIN_MAX_DEVICES) {
-    plugin_error("simdevice: time_kernel on device %d: no such device", id);
+    plugin_error("simdevice: time_next_op on device %d: no such device", id);
     return OFFLOAD_FAIL;
   }
   timing_sink = times;

@@ -132,8 +132,9 @@ HIDDEN const struct plugin_settings *plugin_settings(void);
 HIDDEN uint64_t address_space_left(void);
 
 /* ---------------------------------------------------------------- plugin.c
- * OMPT device tracing: the times array __tgt_rtl_time_kernel armed for this
- * thread's next launch on device id (NULL: none; disarms it either way);
+ * OMPT device tracing: the times array __tgt_rtl_time_next_op armed for this
+ * thread's next launch or queued copy on device id (NULL: none; disarms it
+ * either way);
  * the start and end a RUN reply on slot s carries into it; and the
  * synchronous launch (plugin_run_sync) takes those times (NULL: untimed). */
 HIDDEN uint64_t *plugin_take_timing(int32_t id);

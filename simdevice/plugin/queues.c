@@ -86,7 +86,7 @@ struct queue_op {
   int32_t num_args, num_teams, thread_limit;
   uint32_t kargs_version; /* RUN: its KernelArgs version (0: older entry) */
   uint64_t *args;   /* RUN: the parameter values, already offset */
-  uint64_t *times;  /* RUN: its device start and end go here (OMPT), or NULL */
+  uint64_t *times;  /* its start and end go here (OMPT tracing), or NULL */
   struct queue_op *next;
 };
 
@@ -312,6 +312,7 @@ enum queue_step { STEP_AGAIN, STEP_PENDING, STEP_FAILED, STEP_DEAD };
 
 /* The copy at the head of q, done through the plugin's entry points. */
 static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
+  const int64_t start = op->times ? now_ns() : 0;
   int32_t rc = op->kind == OP_SUBMIT
                    ? __tgt_rtl_data_submit(q->device_id, op->tgt, op->host,
                                            op->size)
@@ -319,6 +320,10 @@ static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
                                              op->size);
   if (rc != OFFLOAD_SUCCESS)
     return STEP_FAILED;
+  if (op->times) {
+    op->times[0] = (uint64_t)start;
+    op->times[1] = (uint64_t)now_ns();
+  }
   pop_head(q);
   return STEP_AGAIN;
 }
@@ -505,6 +510,7 @@ static int32_t enqueue(struct sim_queue *q, struct queue_op *op) {
 
 static int32_t enqueue_copy(int32_t id, enum queue_op_kind kind, void *tgt,
                             void *host, int64_t size, __tgt_async_info *info) {
+  uint64_t *times = plugin_take_timing(id);
   const char *what = kind == OP_SUBMIT ? "data_submit_async"
                                        : "data_retrieve_async";
   struct sim_queue *q = queue_of(id, info, what);
@@ -524,15 +530,31 @@ static int32_t enqueue_copy(int32_t id, enum queue_op_kind kind, void *tgt,
   op->tgt = tgt;
   op->host = host;
   op->size = size;
+  op->times = times;
   return enqueue(q, op);
 }
 
 /* ------------------------------------------------------------------ API */
 
+/* A queued copy under unified shared memory: in the host process, done at
+ * once (usm.c), timed where __tgt_rtl_time_next_op asked. */
+static int32_t copy_now(int32_t id, enum queue_op_kind kind, void *tgt,
+                        void *host, int64_t size) {
+  uint64_t *times = plugin_take_timing(id);
+  const int64_t start = times ? now_ns() : 0;
+  int32_t rc = kind == OP_SUBMIT ? __tgt_rtl_data_submit(id, tgt, host, size)
+                                 : __tgt_rtl_data_retrieve(id, host, tgt, size);
+  if (rc == OFFLOAD_SUCCESS && times) {
+    times[0] = (uint64_t)start;
+    times[1] = (uint64_t)now_ns();
+  }
+  return rc;
+}
+
 int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt_ptr, void *hst_ptr,
                                     int64_t size, __tgt_async_info *info) {
-  if (usm_active()) /* in the host process: done at once (usm.c) */
-    return __tgt_rtl_data_submit(id, tgt_ptr, hst_ptr, size);
+  if (usm_active())
+    return copy_now(id, OP_SUBMIT, tgt_ptr, hst_ptr, size);
   return enqueue_copy(id, OP_SUBMIT, tgt_ptr, hst_ptr, size, info);
 }
 
@@ -540,7 +562,7 @@ int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst_ptr,
                                       void *tgt_ptr, int64_t size,
                                       __tgt_async_info *info) {
   if (usm_active())
-    return __tgt_rtl_data_retrieve(id, hst_ptr, tgt_ptr, size);
+    return copy_now(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size);
   return enqueue_copy(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size, info);
 }
 

@@ -287,7 +287,36 @@ def kernel_time(events, min_ms):
         seen[kinds[t]] = seen.get(kinds[t], 0) + 1
     if not seen['target'] or not seen['target_nowait']:
         fail('kernel time: records of %s' % seen)
-    print('ompt kernel time: %s kernel records timed on the device' % seen)
+    copies = copies_after_kernels(events, target_of)
+    print('ompt kernel time: %s kernel records timed on the device, %d '
+          'copies back after their kernel' % (seen, copies))
+
+
+def copies_after_kernels(events, target_of):
+    """A copy from the device is timed where it was done: after its
+    construct's kernel ended on the device, also when a nowait construct
+    queued it before the kernel ran. Returns how many were checked."""
+    kernel_end, op_target = {}, {}
+    for ev in events:
+        if ev['event'] == 'data_op_emi' and ev['end'] == 'begin':
+            op_target[ev['host_op']] = ev['target']
+        elif ev['event'] == 'trace_record' and ev['type'] == 'kernel':
+            kernel_end[target_of[ev['host_op']]] = int(ev['end'])
+    checked = 0
+    for ev in events:
+        if ev['event'] != 'trace_record' or ev.get('op') != 'from_device':
+            continue
+        t = op_target.get(ev['host_op'])
+        if t not in kernel_end:
+            continue
+        if int(ev['time']) < kernel_end[t]:
+            fail('copy record host_op %s (target %s): began at %s, before '
+                 'its kernel ended on the device at %d' %
+                 (ev['host_op'], t, ev['time'], kernel_end[t]))
+        checked += 1
+    if not checked:
+        fail('kernel time: no copy back after a kernel')
+    return checked
 
 
 def main():

@@ -102,10 +102,12 @@ static void print_record(int dev, const ompt_record_ompt_t *r) {
   if (r->type == ompt_callback_target_data_op) {
     const ompt_record_target_data_op_t *d = &r->record.target_data_op;
     EMIT("trace_record dev=%d type=data_op op=%s src=%p sdev=%d dst=%p "
-         "ddev=%d bytes=%zu host_op=%" PRIu64 " timed=%d codeptr=%p",
+         "ddev=%d bytes=%zu host_op=%" PRIu64 " timed=%d codeptr=%p "
+         "time=%" PRIu64 " end=%" PRIu64,
          dev, op_name(d->optype), d->src_addr, d->src_device_num,
          d->dest_addr, d->dest_device_num, d->bytes, d->host_op_id,
-         r->time > 0 && d->end_time >= r->time, d->codeptr_ra);
+         r->time > 0 && d->end_time >= r->time, d->codeptr_ra,
+         (uint64_t)r->time, (uint64_t)d->end_time);
   } else if (r->type == ompt_callback_target_submit) {
     const ompt_record_target_kernel_t *k = &r->record.target_kernel;
     EMIT("trace_record dev=%d type=kernel host_op=%" PRIu64 " teams=%u "

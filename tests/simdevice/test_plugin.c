@@ -405,16 +405,16 @@ static uint64_t mono_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* OMPT device tracing: time_kernel has the thread's next launch, and only
+/* OMPT device tracing: time_next_op has the thread's next launch, and only
  * that one, store the device process's start and end of its kernel, which
  * lie between the host's clock reads around the launch (one clock); NULL
- * disarms it; a queued kernel's times are there once its queue completed. */
-static void test_time_kernel(void **state) {
+ * disarms it; a queued kernel's or copy's times are there once its queue
+ * completed. */
+static void test_time_next_op(void **state) {
   (void)state;
   uint64_t times[2] = {0, 0}, untouched[2] = {7, 7};
-  assert_int_equal(__tgt_rtl_time_kernel(-1, times),
-                   OFFLOAD_FAIL);
-  assert_int_equal(__tgt_rtl_time_kernel(0, times), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_next_op(-1, times), OFFLOAD_FAIL);
+  assert_int_equal(__tgt_rtl_time_next_op(0, times), OFFLOAD_SUCCESS);
   uint64_t before = mono_ns();
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
   uint64_t after = mono_ns();
@@ -422,14 +422,14 @@ static void test_time_kernel(void **state) {
   /* disarmed by the launch, and by NULL */
   times[0] = times[1] = 0;
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
-  assert_int_equal(__tgt_rtl_time_kernel(0, untouched), OFFLOAD_SUCCESS);
-  assert_int_equal(__tgt_rtl_time_kernel(0, NULL), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_next_op(0, untouched), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_next_op(0, NULL), OFFLOAD_SUCCESS);
   assert_int_equal(launch(0, entry(E_EMPTY), 0, NULL), OFFLOAD_SUCCESS);
   assert_true(times[0] == 0 && times[1] == 0);
   assert_true(untouched[0] == 7 && untouched[1] == 7);
   /* queued */
   __tgt_async_info info = {0};
-  assert_int_equal(__tgt_rtl_time_kernel(0, times), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_next_op(0, times), OFFLOAD_SUCCESS);
   before = mono_ns();
   assert_int_equal(__tgt_rtl_run_target_team_region_async(
                        0, entry(E_EMPTY), NULL, NULL, 0, 1, 1, 0, &info),
@@ -437,6 +437,24 @@ static void test_time_kernel(void **state) {
   assert_int_equal(__tgt_rtl_synchronize(0, &info), OFFLOAD_SUCCESS);
   after = mono_ns();
   assert_true(before <= times[0] && times[0] <= times[1] && times[1] <= after);
+  /* a queued copy, timed when the queue does it: after the kernel before
+   * it in the queue, whose times go to `ktimes` */
+  char host[64] = {0};
+  void *dev = __tgt_rtl_data_alloc(0, sizeof host, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(dev);
+  uint64_t ktimes[2] = {0, 0};
+  times[0] = times[1] = 0;
+  assert_int_equal(__tgt_rtl_time_next_op(0, ktimes), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_run_target_team_region_async(
+                       0, entry(E_EMPTY), NULL, NULL, 0, 1, 1, 0, &info),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_time_next_op(0, times), OFFLOAD_SUCCESS);
+  assert_int_equal(
+      __tgt_rtl_data_retrieve_async(0, host, dev, sizeof host, &info),
+      OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_synchronize(0, &info), OFFLOAD_SUCCESS);
+  assert_true(ktimes[1] != 0 && ktimes[1] <= times[0] && times[0] <= times[1]);
+  assert_int_equal(__tgt_rtl_data_delete(0, dev), OFFLOAD_SUCCESS);
 }
 
 /* Every thread of the device process, the queue threads started by the
@@ -616,7 +634,7 @@ int main(void) {
       cmocka_unit_test(test_queue_threads_start_at_the_first_async_launch),
       cmocka_unit_test(test_device_threads_ask_for_a_short_slice),
       cmocka_unit_test(test_async_kernel_sees_new_allocations),
-      cmocka_unit_test(test_time_kernel),
+      cmocka_unit_test(test_time_next_op),
       cmocka_unit_test(test_requires_and_info),
       cmocka_unit_test(test_threads_share_a_device),
       cmocka_unit_test(test_unified_shared_memory_runs_in_process),
