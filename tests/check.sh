@@ -189,5 +189,34 @@ PY
   fi
 fi
 
+# Device code built with a sanitizer (clang 19, 22): a race into a mapped
+# section (TSan) and a misaligned load from a mapped buffer (UBSan) are one
+# bug each, naming the section (the device process holds libomptarget's
+# names, simdevice/server/names.c). SRC SANITIZER RULE VARIABLE LINE:
+sanitizer_cases="histogram_race.c thread data-race count[0:8] 27
+packet_misaligned.c alignment misaligned-pointer-use wire 24"
+for n in $versions; do
+  case $n in 19) zundefs=-Wl,-zundefs ;; 22) zundefs=-zundefs ;; *) continue ;; esac
+  while read -r src san rule var line; do
+    bin=$OUT/$n/${src%.c}.$san
+    if ! (cd "$ROOT/tests/check/sanitizer" && build_cached "$src" "$bin" "$CLANG --clang $n -g -O2 -Xarch_device -fsanitize=$san -Xoffload-linker $zundefs $src -o $bin"); then
+      fail "$src clang-$n -fsanitize=$san did not compile ($bin.log)"; continue
+    fi
+    (cd "$OUT/$n" && "$TOOL" --json "$bin" >"$bin.json" 2>"$bin.err" </dev/null); rc=$?
+    if [ $rc = 1 ] && python3 - "$bin.json" "$rule" "$var" "${src}:$line:" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rule, var, where = sys.argv[2:5]
+bugs = [b for b in d["bugs"] if b["rule"] == rule]
+assert len(bugs) == 1, d["bugs"]
+b = bugs[0]
+assert b["variable"] == var and b["kernel"].startswith(where), b
+assert "`%s`" % var in b["message"], b
+PY
+    then ok "$src clang-$n -fsanitize=$san: one $rule bug naming $var"
+    else fail "$src clang-$n -fsanitize=$san: exit $rc ($bin.json)"; fi
+  done <<<"$sanitizer_cases"
+done
+
 echo "($((SECONDS - t0)) s)"
 suite_end

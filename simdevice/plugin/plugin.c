@@ -763,13 +763,16 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
   return rc;
 }
 
-/* libomptarget names a new device copy (SIMDEVICE_VALGRIND=memcheck):
+/* libomptarget names a new device copy: with SIMDEVICE_VALGRIND=memcheck
  * the device process describes the allocation to memcheck by its variable
- * (server/memcheck.c). 1 when names are not used: libomptarget stops. */
+ * (server/memcheck.c), and under a sanitizer its race and undefined-
+ * behaviour reports name it (server/names.c). 1 when names are not used:
+ * libomptarget stops. */
 int32_t __tgt_rtl_name_range(int32_t id, void *tgt_ptr, int64_t size,
                              const char *text) {
   struct sim_device *dev = device_get(id);
-  if (usm_active() || dev == NULL || !dev->alloc.marks)
+  if (usm_active() || dev == NULL ||
+      !(dev->alloc.marks || dev->sanitizer != DEVICE_SAN_NONE))
     return 1;
   uint64_t addr = (uint64_t)tgt_ptr;
   if (size < 0 || text == NULL || !in_device_memory(dev, addr, (uint64_t)size))

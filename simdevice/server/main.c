@@ -377,6 +377,7 @@ static int serve_command(struct simdev_slot *s, int queue_slot, int *leave) {
   case SIMDEV_CMD_NAME:
     bounce[SIMDEV_MESSAGE_SIZE - 1] = '\0';
     memcheck_name(s->a[0], s->a[1], (const char *)bounce);
+    names_set(s->a[0], s->a[1], (const char *)bounce);
     break;
   case SIMDEV_CMD_CREDENTIALS:
     rc = credentials_take(s->a, bounce, supervisor_pid, s->message,

@@ -255,6 +255,10 @@ static void apply_asan_change(const struct simdev_prot_change *c) {
 
 /* Applies one change (under prot_lock). */
 static void apply_change(const struct simdev_prot_change *c) {
+  if (c->access == SIMDEV_ACCESS_NONE ||
+      c->access == SIMDEV_ACCESS_ASAN_POISON ||
+      c->access == SIMDEV_MARK_NOACCESS)
+    names_drop(c->offset, c->length); /* freed, or not yet handed out */
   if (memcheck_apply(c)) /* a memcheck mark, not a protection */
     return;
   if (c->access == SIMDEV_ACCESS_ASAN_POISON ||
@@ -406,4 +410,5 @@ void protections_init(struct simdev_control *control, int memory_fd) {
     self_pidfd = open_self_for_batches(memory_fd);
   ctl->guard_mode = mode;
   memcheck_init(ctl);
+  names_init(ctl->dev_base, ctl->capacity);
 }

@@ -15,11 +15,16 @@
  * Every entry point of a runtime is referenced weakly: without one the
  * server runs as before.
  *
- * Locking: none; the report callback runs once, in the reporting thread,
- * under the runtime's own report lock.
+ * Locking: a report callback runs in the reporting thread, under the
+ * runtime's own report lock; TSan's races are held in slots claimed with
+ * an atomic counter and written at kernel ends under drain_lock.
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_findings.h"
@@ -84,24 +89,6 @@ static void on_asan_report(const char *report) {
   faults_record_sanitizer((uint64_t)(uintptr_t)addr, write, summary);
 }
 
-extern void __tsan_acquire(void *addr) __attribute__((weak));
-extern void __tsan_release(void *addr) __attribute__((weak));
-
-/* Kernels end before the host starts the ones that depend on them: a
- * kernel that starts after another ended comes after it for ThreadSanitizer
- * too, and two kernels that run at once (nowait, other queues) do not. */
-static char kernels_ended;
-
-void sanitizer_kernel_begin(void) {
-  if (__tsan_acquire != NULL)
-    __tsan_acquire(&kernels_ended);
-}
-
-void sanitizer_kernel_end(void) {
-  if (__tsan_release != NULL)
-    __tsan_release(&kernels_ended);
-}
-
 extern int __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out,
                                     size_t len) __attribute__((weak));
 
@@ -140,15 +127,45 @@ void __ubsan_on_report(void) {
     snprintf(where, sizeof where, "%s:%u:%u", base ? base + 1 : file, line,
              col);
   }
+  /* UBSan's runtimes leave `addr` NULL; the message gives the pointer
+   * ("load of misaligned address 0x..."): named where it is device memory */
+  const char *hex = message ? strstr(message, "0x") : NULL;
+  void *pointer = addr ? (void *)addr
+                       : hex ? (void *)(uintptr_t)strtoull(hex, NULL, 16)
+                             : NULL;
+  char variable[128] = "", how[300], text[700];
+  if (pointer != NULL &&
+      names_describe(pointer, variable, sizeof variable, how, sizeof how))
+    snprintf(text, sizeof text, "%s (device address %p in `%s`: %s)",
+             message ? message : kind, pointer, variable, how);
   struct check_finding f = {
       .check = "ubsan", .rule = kind ? kind : "undefined-behavior",
-      .kernel = where[0] ? where : NULL, .message = message,
+      .variable = variable[0] ? variable : NULL,
+      .kernel = where[0] ? where : NULL,
+      .message = variable[0] ? text : message,
       .gpu = "a GPU computes on with whatever the operation gives, silently"};
   (void)check_finding_write(&f);
 }
 
-/* TSan calls this for each race it reports (exported, -rdynamic): a finding
- * with the source lines of the two accesses. */
+/* TSan's races, held until their kernel ends (sanitizer_kernel_end): TSan
+ * calls __tsan_on_report under its own locks, where a call it intercepts
+ * (close, a mutex) can deadlock with a kernel thread that waits for those
+ * locks (a racy histogram hung in close() 1 run in 3 when the findings were
+ * written from the callback). The callback only copies into a free slot;
+ * reports beyond TSAN_HELD before a kernel ends are counted, not kept. */
+#define TSAN_HELD 64
+struct tsan_race {
+  _Atomic int ready; /* filled by the callback */
+  const char *what;  /* TSan's static description */
+  void *addr;
+  void *pc[2]; /* the two accesses */
+};
+static struct tsan_race held[TSAN_HELD];
+static _Atomic unsigned held_claimed, held_dropped;
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned held_written; /* under drain_lock */
+
+/* TSan calls this for each race it reports (exported, -rdynamic). */
 __attribute__((visibility("default"))) void __tsan_on_report(void *report);
 extern int __tsan_get_report_data(void *report, const char **description,
                                   int *count, int *stack_count,
@@ -171,22 +188,42 @@ void __tsan_on_report(void *report) {
       __tsan_get_report_data(report, &what, &count, &stacks, &mops, &locs,
                              &mutexes, &threads, &tids, sleep, 1) == 0)
     return;
-  char lines[2][160] = {"", ""};
-  void *addr = NULL;
+  unsigned n = atomic_fetch_add(&held_claimed, 1);
+  if (n >= TSAN_HELD) {
+    atomic_fetch_add(&held_dropped, 1);
+    return;
+  }
+  struct tsan_race *r = &held[n];
+  r->what = what;
+  r->addr = NULL;
+  r->pc[0] = r->pc[1] = NULL;
   for (int i = 0; i < mops && i < 2; i++) {
     int tid, size, write, atomic;
     void *trace[1] = {NULL};
-    if (__tsan_get_report_mop(report, (unsigned long)i, &tid, &addr, &size,
+    if (__tsan_get_report_mop(report, (unsigned long)i, &tid, &r->addr, &size,
                               &write, &atomic, trace, 1) != 0)
-      source_of(trace[0], lines[i], sizeof lines[i]);
+      r->pc[i] = trace[0];
   }
-  char message[512];
+  atomic_store(&r->ready, 1);
+}
+
+/* One held race as a finding: the source lines of the two accesses, the
+ * mapped variable the address lies in (names.c). */
+static void tsan_race_write(const struct tsan_race *r) {
+  char lines[2][160], variable[128], how[300], message[700];
+  source_of(r->pc[0], lines[0], sizeof lines[0]);
+  source_of(r->pc[1], lines[1], sizeof lines[1]);
+  bool named = names_describe(r->addr, variable, sizeof variable, how,
+                              sizeof how);
   snprintf(message, sizeof message,
-           "%s on device address %p between %s and %s",
-           what ? what : "race", addr, lines[0][0] ? lines[0] : "?",
+           "%s on device address %p%s%s%s%s%s between %s and %s",
+           r->what ? r->what : "race", r->addr, named ? " in `" : "",
+           named ? variable : "", named ? "` (" : "", named ? how : "",
+           named ? ")" : "", lines[0][0] ? lines[0] : "?",
            lines[1][0] ? lines[1] : "?");
   struct check_finding f = {
-      .check = "tsan", .rule = what ? what : "data-race",
+      .check = "tsan", .rule = r->what ? r->what : "data-race",
+      .variable = named ? variable : NULL,
       .kernel = lines[0][0] ? lines[0] : lines[1][0] ? lines[1] : NULL,
       .message = message,
       .gpu = "a GPU runs the accesses at once: the result varies from run "
@@ -194,6 +231,51 @@ void __tsan_on_report(void *report) {
       .fix = "make the update a reduction or an atomic, or order the "
              "accesses (barrier, depend)"};
   (void)check_finding_write(&f);
+}
+
+/* Writes the races held so far; the slots are reused once every claimed
+ * one was written and no report claimed another meanwhile. */
+static void tsan_races_write(void) {
+  pthread_mutex_lock(&drain_lock);
+  unsigned claimed = atomic_load(&held_claimed);
+  unsigned upto = claimed < TSAN_HELD ? claimed : TSAN_HELD;
+  for (; held_written < upto; held_written++) {
+    if (!atomic_load(&held[held_written].ready))
+      break; /* still being filled: the next kernel end writes it */
+    tsan_race_write(&held[held_written]);
+  }
+  if (held_written == upto &&
+      atomic_compare_exchange_strong(&held_claimed, &claimed, 0)) {
+    for (unsigned i = 0; i < upto; i++)
+      atomic_store(&held[i].ready, 0);
+    held_written = 0;
+  }
+  unsigned dropped = atomic_exchange(&held_dropped, 0);
+  if (dropped > 0)
+    fprintf(stderr, "simdevice: %u more ThreadSanitizer reports in one "
+            "kernel than the %d written as findings\n", dropped, TSAN_HELD);
+  pthread_mutex_unlock(&drain_lock);
+}
+
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+/* Kernels end before the host starts the ones that depend on them: a
+ * kernel that starts after another ended comes after it for ThreadSanitizer
+ * too, and two kernels that run at once (nowait, other queues) do not. */
+static char kernels_ended;
+
+void sanitizer_kernel_begin(void) {
+  if (__tsan_acquire != NULL)
+    __tsan_acquire(&kernels_ended);
+}
+
+void sanitizer_kernel_end(void) {
+  if (__tsan_release == NULL)
+    return;
+  __tsan_release(&kernels_ended);
+  if (atomic_load(&held_claimed) != 0)
+    tsan_races_write();
 }
 
 void sanitizer_init(void) {

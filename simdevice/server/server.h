@@ -168,6 +168,16 @@ HIDDEN void protections_init(struct simdev_control *ctl, int memory_fd);
 HIDDEN void memcheck_init(const struct simdev_control *ctl);
 HIDDEN int memcheck_apply(const struct simdev_prot_change *c);
 HIDDEN int memcheck_on(void);
+/* names.c: the host variables device allocations hold (SIMDEV_CMD_NAME's
+ * text: the name, a newline, how and where it was mapped), by offset in
+ * device memory; names_drop forgets those starting in a freed range;
+ * names_describe gives the variable holding device address `addr` and
+ * "N bytes into it; how", 1, or 0 when no name covers it. */
+HIDDEN void names_init(uint64_t dev_base, uint64_t dev_capacity);
+HIDDEN void names_set(uint64_t offset, uint64_t size, const char *text);
+HIDDEN void names_drop(uint64_t offset, uint64_t length);
+HIDDEN int names_describe(const void *addr, char *variable,
+                          size_t variable_len, char *how, size_t how_len);
 /* The allocation at `offset` holds the variable `text` describes: memcheck's
  * reports of its bytes name it from now on. */
 HIDDEN void memcheck_name(uint64_t offset, uint64_t size, const char *text);
