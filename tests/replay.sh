@@ -10,7 +10,15 @@
 # changed in after.bin is reported as a difference by block address.
 # Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times,
 # --teams, --gdb, --valgrind, two recordings into one folder, and a
-# recording made under SIMDEVICE_GUARD=0 replays too.
+# recording made under SIMDEVICE_GUARD=0 replays too; a launch recorded on
+# 1 CPU or with SIMDEVICE_DEFAULT_TEAMS=3 keeps its team count on replay.
+# Portability (issue 35 item 4): recordings copied to another folder and
+# replayed by simtarget installed elsewhere (make install PREFIX=tmp), from
+# another working directory with an empty environment (as nobody when run
+# as root), recorded with another stack limit; another simtarget version
+# refused; a -fsanitize=thread host's recording (device memory off its
+# default base); and the ppc64le device (clang 19, device process under
+# qemu-ppc64le): a kernel and a faulting kernel, recorded and replayed.
 #
 # Usage: tests/replay.sh [--versions "14 19"] [PROGRAM ...]
 # Prints one line per test and "N passed, N failed, N skipped".
@@ -213,7 +221,131 @@ if [ -x "$bin" ]; then
   else
     fail "--teams 3: $(cat "$OUT/replay.txt")"
   fi
+  # The geometry of a launch without clauses follows the device's CPUs and
+  # settings: replay takes the recorded ones, not its own.
+  rm -rf "$rec"
+  if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
+    skip "a recording made on 1 CPU: needs 2 CPUs and taskset"
+  elif taskset -c 0 env SIMTARGET_RECORD="$rec" "$bin" >/dev/null 2>&1 &&
+       grep -q "^cpus 1$" "$rec/launch-1/manifest.txt" &&
+       "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 && grep -q ": identical (" "$OUT/replay.txt"; then
+    ok "a launch recorded on 1 CPU replays identical on $(nproc) (its team count is that of 1 CPU)"
+  else
+    fail "recorded on 1 CPU, replayed on $(nproc): $(cat "$OUT/replay.txt")"
+  fi
+  rm -rf "$rec"
+  if SIMDEVICE_DEFAULT_TEAMS=3 SIMTARGET_RECORD="$rec" "$bin" >/dev/null 2>&1 &&
+     SIMDEVICE_DEFAULT_TEAMS=5 "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     grep -q ": identical (" "$OUT/replay.txt"; then
+    ok "a launch recorded with SIMDEVICE_DEFAULT_TEAMS=3 replays identical where it is 5"
+  else
+    fail "SIMDEVICE_DEFAULT_TEAMS=3 recorded, 5 at replay: $(cat "$OUT/replay.txt")"
+  fi
 fi
+
+# ---- portability (issue 35 item 4): a recording replayed elsewhere, by
+# simtarget installed with make install into another folder, from another
+# working directory, with an empty environment and (as root) as nobody.
+# Recorded with another stack limit than the replay's (it places the device
+# process's images, so a pointer to a global kept in a global).
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay-portable.XXXXXX")
+chmod 755 "$tmp"
+prefix=$tmp/prefix
+runas=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+elsewhere() { # replays $tmp/$1 as another user would: exit status, output in $OUT/replay.txt
+  (cd "$tmp" && chmod -R a+rX "$tmp" &&
+   env -i PATH=/usr/bin:/bin HOME="$tmp" ${runas[@]+"${runas[@]}"} \
+     "$prefix/bin/simtarget-replay" "$1") >"$OUT/replay.txt" 2>&1
+}
+# record_elsewhere NAME BIN [ENV...]: records BIN into $tmp/NAME (made in
+# $OUT, then copied and removed there); 1 when nothing was recorded.
+record_elsewhere() {
+  local name=$1 bin=$2 rec=$OUT/rec-portable
+  shift 2
+  rm -rf "$rec" "${tmp:?}/$name"
+  (cd "$OUT" && ulimit -s "$other" && env "$@" SIMTARGET_RECORD="$rec" "$bin") >/dev/null 2>&1
+  [ -d "$rec/launch-1" ] && cp -r "$rec" "$tmp/$name" && rm -rf "$rec"
+}
+if [ "$(ulimit -s)" = unlimited ]; then other=8192; else other=unlimited; fi
+[ "$other" = 8192 ] || [ "$(ulimit -Hs)" = unlimited ] || other=$(ulimit -s)
+if ! make -s -C "$ROOT" install PREFIX="$prefix" >"$OUT/install.log" 2>&1; then
+  fail "make install PREFIX=$prefix: $(tail -3 "$OUT/install.log")"
+elif [ ! -x "$OUT/globals-$n" ]; then
+  skip "portability: no globals-$n"
+elif ! record_elsewhere copied "$OUT/globals-$n"; then
+  fail "portability: globals-$n recorded nothing"
+elif elsewhere copied && grep -q ": identical (" "$OUT/replay.txt" &&
+     ! grep -q "note: image" "$OUT/replay.txt" &&
+     grep -q "^stack_limit ${other/8192/8388608}$" "$tmp/copied/launch-1/manifest.txt"; then
+  ok "a recording copied elsewhere replays identical with an installed simtarget, another folder, an empty environment${runas[*]:+, as nobody} (recorded with stack limit $other)"
+else
+  fail "portability: $(cat "$OUT/replay.txt")"
+fi
+if [ -f "$tmp/copied/launch-1/manifest.txt" ]; then
+  sed -i 's/^simtarget_version .*/simtarget_version 2000.01.01-g0000000/' "$tmp/copied/launch-1/manifest.txt"
+  if elsewhere copied; then
+    fail "a recording of another simtarget version replays"
+  elif grep -q "recorded by simtarget 2000.01.01-g0000000, this is simtarget [0-9]" "$OUT/replay.txt"; then
+    ok "a recording of another simtarget version is refused, both versions named"
+  else
+    fail "another simtarget version: $(cat "$OUT/replay.txt")"
+  fi
+fi
+# A host built with -fsanitize=thread moves device memory off its default
+# base (TSan's application memory): replay places it where it was.
+tsan_rt=/usr/lib/llvm-19/lib/clang/19/lib/linux
+if [[ " $versions " != *" 19 "* ]] || [ ! -e "$tsan_rt/libclang_rt.tsan-x86_64.so" ]; then
+  skip "a recording from a -fsanitize=thread host: needs clang 19 and its TSan runtime"
+elif ! "$TC_CC_19" $TC_FLAGS_19 -O2 -Xarch_host -fsanitize=thread -shared-libsan \
+       -Wl,-rpath,"$tsan_rt" -I"$ROOT/tests/programs" "$ROOT/tests/programs/sanitize_thread.c" \
+       -o "$OUT/tsan-19" -L"$ROOT/build/lib" -lomptarget -Wl,-rpath,"$ROOT/build/lib" \
+       -Wl,-rpath,"$TC_RTDIR_19" >"$OUT/tsan.log" 2>&1; then
+  fail "sanitize_thread.c does not compile: $(head -3 "$OUT/tsan.log")"
+elif ! record_elsewhere tsan "$OUT/tsan-19" SIMTARGET_RECORD_FILTER='#1' \
+       TSAN_OPTIONS=suppressions=$ROOT/tests/programs/tsan_runtimes.supp; then
+  fail "a -fsanitize=thread host recorded nothing"
+elif base=$(awk '$1 == "device_base" {print $2}' "$tmp/tsan/launch-1/manifest.txt") &&
+     [ "$base" != 0x600000000000 ] && elsewhere tsan && grep -q ": identical (" "$OUT/replay.txt"; then
+  ok "a recording from a -fsanitize=thread host (device memory at $base) replays identical elsewhere"
+else
+  fail "a -fsanitize=thread host's recording (device_base ${base:-?}): $(cat "$OUT/replay.txt")"
+fi
+
+# ---- the ppc64le device (its process under qemu-ppc64le): a recording
+# names its machine, and replay runs it on the ppc64le plugin, under qemu.
+pn=19
+[[ " $versions " == *" 19 "* ]] || pn=${versions##* }
+why=""
+if [ ! -x "$ROOT/build/lib/simdevice-ppc64le/simdevice-server" ]; then
+  why="no ppc64le device process (powerpc64le-linux-gnu-gcc missing when make ran)"
+elif [ "$(uname -m)" != ppc64le ] && ! command -v "${SIMDEVICE_QEMU:-qemu-ppc64le}" >/dev/null; then
+  why="qemu-ppc64le is not installed"
+elif [ ! -e "${SIMDEVICE_PPC64LE_SYSROOT:-/usr/powerpc64le-linux-gnu}/lib/ld64.so.2" ]; then
+  why="no ppc64le sysroot"
+fi
+for name in globals fault; do
+  [ -z "$why" ] || { skip "ppc64le $name: $why"; continue; }
+  bin=$OUT/$name-ppc64le-$pn
+  if ! "$ROOT/build/bin/simtarget-clang" --clang "$pn" --device=ppc64le -O2 \
+       "$ROOT/tests/replay/$name.c" -o "$bin" >"$bin.log" 2>&1; then
+    fail "ppc64le $name clang-$pn does not compile: $(grep -v 'skipping incompatible' "$bin.log" | head -3)"
+    continue
+  fi
+  record_elsewhere "ppc64le-$name" "$bin" || { fail "ppc64le $name: nothing recorded"; continue; }
+  want=": identical ("
+  [ "$name" = fault ] && want=": faulted as recorded: kernel .* wrote address 0x"
+  if grep -q "^machine ppc64le$" "$tmp/ppc64le-$name/launch-1/manifest.txt" &&
+     elsewhere "ppc64le-$name" && grep -q "$want" "$OUT/replay.txt"; then
+    ok "ppc64le $name clang-$pn: recorded on the ppc64le device, replayed under qemu elsewhere: $(sed 's/.*launch-1: //; s/: kernel.*//' "$OUT/replay.txt" | head -1)"
+  else
+    fail "ppc64le $name clang-$pn: $(cat "$OUT/replay.txt")"
+  fi
+done
+rm -rf "$tmp"
+
 if "$REPLAY" "$OUT" >"$OUT/replay.txt" 2>&1; then
   fail "simtarget-replay accepts a folder that is no recording"
 elif grep -q "simtarget-replay: .* holds neither manifest.txt nor launch-N" "$OUT/replay.txt"; then

@@ -116,6 +116,32 @@ static int add_sanitizer_ranges(struct mapped_ranges *m, int sanitizer) {
   return 0;
 }
 
+/* simtarget-replay: the recorded base only (a recording's pointers hold
+ * it). 0, or -1 with the error set when it is taken here. */
+static int reserve_wanted(struct sim_device *dev, struct mapped_ranges *maps,
+                          uint64_t capacity) {
+  uint64_t base = dev->wanted_base;
+  void *hole = MAP_FAILED;
+  if (free_start_in_slot(maps, base, capacity) == base)
+    hole = mmap((void *)base, capacity, PROT_NONE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                    MAP_FIXED_NOREPLACE,
+                -1, 0);
+  if (hole == (void *)base) {
+    dev->dev_base = base;
+    dev->reservation = hole;
+    return 0;
+  }
+  if (hole != MAP_FAILED)
+    munmap(hole, capacity);
+  plugin_error("simdevice: device %d: the recorded device memory "
+               "0x%llx..0x%llx is taken in this process (a mapping or a "
+               "sanitizer's region): the recording cannot be replayed here",
+               dev->id, (unsigned long long)base,
+               (unsigned long long)(base + capacity));
+  return -1;
+}
+
 int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
   struct mapped_ranges maps;
   if (read_mapped_ranges(&maps) != 0 ||
@@ -125,6 +151,11 @@ int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
                  "space layout",
                  dev->id);
     return -1;
+  }
+  if (dev->wanted_base != 0) {
+    int rc = reserve_wanted(dev, &maps, capacity);
+    free(maps.ranges);
+    return rc;
   }
   size_t first = (size_t)(dev->id + DEVICE_SLOT_OFFSET) % sizeof slot_order;
   int reserved = 0;

@@ -957,6 +957,25 @@ int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size) {
              : OFFLOAD_FAIL;
 }
 
+/* simtarget-replay's own entry, before init_device: the device's memory is
+ * placed at `base` (the recorded one) or not at all. OFFLOAD_SUCCESS, or
+ * OFFLOAD_FAIL when the device does not exist or is already set up. */
+int32_t __tgt_rtl_simdevice_replay_base(int32_t id, uint64_t base);
+int32_t __tgt_rtl_simdevice_replay_base(int32_t id, uint64_t base) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&dev->channel_lock);
+  int set = !atomic_load(&dev->initialized) && !dev->launched;
+  if (set)
+    dev->wanted_base = base;
+  else
+    plugin_error("simdevice: device %d is set up already: its memory base "
+                 "cannot change", id);
+  pthread_mutex_unlock(&dev->channel_lock);
+  return set ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
 /* simdevice-mpi-server's own entry (not libomptarget's): where the host
  * view of [tgt, tgt+size) lies, so that a device rank receives a transfer
  * straight into device memory (simdevice/mpi/server.c). The range must lie

@@ -278,8 +278,8 @@ HIDDEN char **sanitizer_environment(const char *runtime);
 
 /* --------------------------------------------------------- address_range.c */
 /* Chooses dev->dev_base (a free range of `capacity` bytes that no sanitizer
- * uses) and reserves it inaccessible in the host (dev->reservation). Returns
- * 0, or -1 with the reason in plugin_error. */
+ * uses; dev->wanted_base alone when set) and reserves it inaccessible in the
+ * host (dev->reservation). Returns 0, or -1 with the reason in plugin_error. */
 struct sim_device;
 HIDDEN int address_range_reserve(struct sim_device *dev, uint64_t capacity);
 
@@ -348,6 +348,7 @@ struct sim_device {
   pthread_mutex_t channel_lock; /* see the top of this file */
   /* memory */
   uint64_t dev_base, capacity;
+  uint64_t wanted_base; /* simtarget-replay's recorded base, 0: chosen */
   unsigned char *host_view; /* host mapping of the memory memfd */
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;

@@ -10,8 +10,9 @@
  * DIR/launch-N/ (launch-N.PID when launch-N exists: a forked child's, an
  * earlier run's) with
  *   manifest.txt  what was recorded: format, simtarget version, program,
- *                 compiler (the image's .comment), the device's memory
- *                 layout, the images and their entries, the kernel, its
+ *                 compiler (the image's .comment), the device's machine,
+ *                 memory layout and stack limit, the settings and CPUs
+ *                 that decide a launch's geometry, the images and their entries, the kernel, its
  *                 geometry and arguments, every live device allocation
  *                 (`block ADDR SIZE`) and declare-target global (`global
  *                 NAME ADDR SIZE`), and the outcome (`outcome ok` or
@@ -28,14 +29,17 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "plugin_internal.h"
+#include "record_settings.h"
 
 #ifndef SIMTARGET_VERSION
 #define SIMTARGET_VERSION "unknown"
@@ -272,6 +276,21 @@ static void drop(const char *why) {
   memset(&cur, 0, sizeof cur);
 }
 
+/* What decides a launch's geometry besides its clauses (the device
+ * runtime's caps_init): the settings it read, as the program has them (the
+ * device restarts when they change: inherit.c), and its CPUs. */
+static void write_geometry_settings(const struct sim_device *dev, FILE *m) {
+  for (size_t i = 0; i < RECORD_SETTINGS_COUNT; i++) {
+    const char *v = getenv(record_settings[i]);
+    if (v != NULL && v[0] != '\0' && strcspn(v, " \n") == strlen(v))
+      fprintf(m, "env %s %.100s\n", record_settings[i], v);
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(dev->pid, sizeof cpus, &cpus) == 0 ||
+      sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+    fprintf(m, "cpus %d\n", CPU_COUNT(&cpus));
+}
+
 static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
                          ptrdiff_t *tgt_offsets, int32_t arg_num,
                          int32_t num_teams, int32_t thread_limit) {
@@ -285,6 +304,16 @@ static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
           SIMTARGET_VERSION, exe, DEVICE_MACHINE_NAME, cur.number, dev->id,
           (unsigned long long)dev->dev_base,
           (unsigned long long)dev->capacity, dev->alloc.guard);
+  /* The device process's stack limit (the program's: inherit.c) places
+   * its mmap area, so its images: replay runs with the same. */
+  struct rlimit stack;
+  if (getrlimit(RLIMIT_STACK, &stack) == 0) {
+    if (stack.rlim_cur == RLIM_INFINITY)
+      fprintf(m, "stack_limit unlimited\n");
+    else
+      fprintf(m, "stack_limit %llu\n", (unsigned long long)stack.rlim_cur);
+  }
+  write_geometry_settings(dev, m);
   fprintf(m, "kernel %s\nnum_teams %d\nthread_limit %d\nargs %d\n",
           cur.kernel, num_teams, thread_limit, arg_num);
   for (int32_t i = 0; i < arg_num; i++)

@@ -24,6 +24,11 @@ struct rec_image {
 };
 
 struct manifest {
+  char format[64], version[128], machine[32];
+  int has_stack_limit, cpus; /* cpus: the device process's, 0 unknown */
+  char env[8][176];            /* "NAME=VALUE" the device read */
+  int env_count;
+  unsigned long long stack_limit; /* ULLONG_MAX: unlimited */
   int args_filled;
   int device, guard, num_teams, thread_limit, arg_num, faulted;
   uint64_t device_base, device_memory;
@@ -38,6 +43,11 @@ struct manifest {
 
 /* Reads DIR/manifest.txt: 0, or -1 said on stderr. */
 int manifest_read(const char *dir, struct manifest *m);
+/* Whether this simtarget-replay can replay `m` (format, simtarget version,
+ * device machine): 0, or -1 with both sides named on stderr. */
+int manifest_check(const char *dir, const struct manifest *m);
+/* "x86-64" or "ppc64le": the machine simtarget-replay runs on. */
+const char *replay_host_machine(void);
 /* Writes the gdb command file `path` (gdb.c): 0 or -1. */
 int gdb_script(const char *path, const char *dir, const char *image_file,
                const unsigned char *elf, size_t size, const char *kernel,
