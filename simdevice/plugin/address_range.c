@@ -121,24 +121,34 @@ static int add_sanitizer_ranges(struct mapped_ranges *m, int sanitizer) {
 static int reserve_wanted(struct sim_device *dev, struct mapped_ranges *maps,
                           uint64_t capacity) {
   uint64_t base = dev->wanted_base;
-  void *hole = MAP_FAILED;
-  if (free_start_in_slot(maps, base, capacity) == base)
-    hole = mmap((void *)base, capacity, PROT_NONE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                    MAP_FIXED_NOREPLACE,
-                -1, 0);
+  unsigned long long lo = base, hi = base + capacity;
+  if (free_start_in_slot(maps, base, capacity) != base) {
+    plugin_error("simdevice: device %d: the recorded device memory "
+                 "0x%llx..0x%llx is taken in this process (a mapping or a "
+                 "sanitizer's region): the recording cannot be replayed here",
+                 dev->id, lo, hi);
+    return -1;
+  }
+  void *hole = mmap((void *)base, capacity, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                        MAP_FIXED_NOREPLACE,
+                    -1, 0);
   if (hole == (void *)base) {
     dev->dev_base = base;
     dev->reservation = hole;
     return 0;
   }
+  int err = hole == MAP_FAILED ? errno : EEXIST;
   if (hole != MAP_FAILED)
     munmap(hole, capacity);
-  plugin_error("simdevice: device %d: the recorded device memory "
-               "0x%llx..0x%llx is taken in this process (a mapping or a "
-               "sanitizer's region): the recording cannot be replayed here",
-               dev->id, (unsigned long long)base,
-               (unsigned long long)(base + capacity));
+  uint64_t left = address_space_left();
+  plugin_error("simdevice: device %d: cannot reserve the recorded device "
+               "memory 0x%llx..0x%llx (%llu bytes, twice in the host): %s%s",
+               dev->id, lo, hi, (unsigned long long)capacity, strerror(err),
+               left != UINT64_MAX && left < 2 * capacity
+                   ? "; the address-space limit (ulimit -v, RLIMIT_AS) is "
+                     "too low for it"
+                   : "");
   return -1;
 }
 
