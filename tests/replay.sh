@@ -11,7 +11,8 @@
 # Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times,
 # --teams, --gdb, --valgrind, two recordings into one folder, and a
 # recording made under SIMDEVICE_GUARD=0 replays too; a launch recorded on
-# 1 CPU or with SIMDEVICE_DEFAULT_TEAMS=3 keeps its team count on replay.
+# 1 CPU or with SIMDEVICE_DEFAULT_TEAMS=3 keeps its team count on replay;
+# a requires unified_shared_memory program records nothing and says so.
 # Portability (issue 35 item 4): recordings copied to another folder and
 # replayed by simtarget installed elsewhere (make install PREFIX=tmp), from
 # another working directory with an empty environment (as nobody when run
@@ -240,6 +241,24 @@ if [ -x "$bin" ]; then
     ok "a launch recorded with SIMDEVICE_DEFAULT_TEAMS=3 replays identical where it is 5"
   else
     fail "SIMDEVICE_DEFAULT_TEAMS=3 recorded, 5 at replay: $(cat "$OUT/replay.txt")"
+  fi
+fi
+
+# A requires unified_shared_memory program runs its kernels in the host
+# process: nothing to record, and stderr says so once.
+bin=$OUT/usm-$n
+if ! compile "$n" "$ROOT/tests/programs/usm.c" "$bin" >"$bin.cc.log" 2>&1; then
+  fail "usm.c clang-$n does not compile: $(head -3 "$bin.cc.log")"
+else
+  rec=$OUT/rec-usm
+  rm -rf "$rec"
+  plain=$("$bin" 2>/dev/null | cat)
+  got=$(SIMTARGET_RECORD=$rec "$bin" 2>"$rec.err" | cat)
+  said=$(grep -c "SIMTARGET_RECORD: launch [0-9]* of kernel .* not recorded, nor any later one like it: the program requires unified_shared_memory" "$rec.err")
+  if [ "$plain" = "$got" ] && [ "$said" -eq 1 ] && [ ! -e "$rec" ]; then
+    ok "a requires unified_shared_memory program: nothing recorded, said once on stderr, its output unchanged"
+  else
+    fail "usm.c with SIMTARGET_RECORD (said $said times): $(head -3 "$rec.err")"
   fi
 fi
 

@@ -901,7 +901,11 @@ int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
     goto out_leave;
   /* SIMTARGET_RECORD (record.c): simtarget-replay calls one parameter per
    * argument, so clang 23's kernels are not recorded */
-  int recording = call == SIMDEV_CALL_POSITIONAL && record_wanted(k->name);
+  int recording = 0;
+  if (call == SIMDEV_CALL_POSITIONAL)
+    recording = record_wanted(k->name);
+  else
+    record_unable(k->name, RECORD_UNABLE_POINTERS);
   if (recording)
     record_before(dev, k->name, tgt_args, tgt_offsets, arg_num, num_teams,
                   thread_limit);

@@ -592,6 +592,10 @@ HIDDEN void record_before(struct sim_device *dev, const char *kernel,
                           int32_t arg_num, int32_t num_teams,
                           int32_t thread_limit);
 HIDDEN void record_after(struct sim_device *dev, int rc);
+/* A launch that cannot be recorded: when SIMTARGET_RECORD chose it, the
+ * first of each kind is said on stderr (and it counts as a launch). */
+enum record_unable_why { RECORD_UNABLE_IN_HOST, RECORD_UNABLE_POINTERS };
+HIDDEN void record_unable(const char *kernel, enum record_unable_why why);
 HIDDEN int record_alloc_at(struct sim_device *dev, uint64_t addr,
                            uint64_t size);
 

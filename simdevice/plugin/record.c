@@ -414,6 +414,23 @@ void record_after(struct sim_device *dev, int rc) {
   memset(&cur, 0, sizeof cur);
 }
 
+void record_unable(const char *kernel, enum record_unable_why why) {
+  static const char *const reasons[] = {
+      [RECORD_UNABLE_IN_HOST] =
+          "the program requires unified_shared_memory, so its kernels run "
+          "in the host process, on host memory, which is not recorded",
+      [RECORD_UNABLE_POINTERS] =
+          "its kernel takes its arguments through one void ** (clang 23 "
+          "and later), which simtarget-replay does not call"};
+  static _Atomic int said[2];
+  if (!record_wanted(kernel) || atomic_exchange(&said[why], 1))
+    return;
+  fprintf(stderr,
+          "simtarget: SIMTARGET_RECORD: launch %lu of kernel `%s` not "
+          "recorded, nor any later one like it: %s\n",
+          cur.number, kernel, reasons[why]);
+}
+
 int record_alloc_at(struct sim_device *dev, uint64_t addr, uint64_t size) {
   if (addr < dev->dev_base || addr - dev->dev_base >= dev->capacity) {
     plugin_error("simdevice: device %d: 0x%llx is outside its memory "
