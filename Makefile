@@ -185,14 +185,14 @@ $(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
 
-$(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h common/record_settings.h $(B)/version.h
+$(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h common/record_settings.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -include $(B)/version.h $(WARN) $(CFLAGS) -o $@ $(REPLAY_TOOL_SRC) -ldl
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(REPLAY_TOOL_SRC) -ldl
 
-# The simtarget version a recording names and simtarget-replay requires:
-# the commit's date and hash (build/version.h, rewritten only when it
-# changes, so that the plugin's record.o and the replay tool are rebuilt
-# together whenever it does).
+# The simtarget version a recording names and simtarget-replay requires of
+# the plugin it replays with (__tgt_rtl_simdevice_record_version): the
+# commit's date and hash (build/version.h, rewritten only when it changes,
+# so that record.o is rebuilt whenever it does).
 SIMTARGET_VERSION := $(shell git log -1 --format=%cd-g%h --date=format:%Y.%m.%d 2>/dev/null || echo 0)
 $(B)/version.h: FORCE
 	@mkdir -p $(dir $@)

@@ -961,6 +961,13 @@ int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size) {
              : OFFLOAD_FAIL;
 }
 
+/* simtarget-replay's own entry: the simtarget version this plugin writes in
+ * recordings, which a recording to replay must name. */
+const char *__tgt_rtl_simdevice_record_version(void);
+const char *__tgt_rtl_simdevice_record_version(void) {
+  return record_version();
+}
+
 /* simtarget-replay's own entry, before init_device: the device's memory is
  * placed at `base` (the recorded one) or not at all. OFFLOAD_SUCCESS, or
  * OFFLOAD_FAIL when the device does not exist or is already set up. */

@@ -596,6 +596,8 @@ HIDDEN void record_after(struct sim_device *dev, int rc);
  * first of each kind is said on stderr (and it counts as a launch). */
 enum record_unable_why { RECORD_UNABLE_IN_HOST, RECORD_UNABLE_POINTERS };
 HIDDEN void record_unable(const char *kernel, enum record_unable_why why);
+/* The simtarget version recordings name (build/version.h). */
+HIDDEN const char *record_version(void);
 HIDDEN int record_alloc_at(struct sim_device *dev, uint64_t addr,
                            uint64_t size);
 

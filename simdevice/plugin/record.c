@@ -12,8 +12,9 @@
  *   manifest.txt  what was recorded: format, simtarget version, program,
  *                 compiler (the image's .comment), the device's machine,
  *                 memory layout and stack limit, the settings and CPUs
- *                 that decide a launch's geometry, the images and their entries, the kernel, its
- *                 geometry and arguments, every live device allocation
+ *                 that decide a launch's geometry, the images and their
+ *                 entries, the kernel, its geometry and arguments, every
+ *                 live device allocation
  *                 (`block ADDR SIZE`) and declare-target global (`global
  *                 NAME ADDR SIZE`), and the outcome (`outcome ok` or
  *                 `outcome fault MESSAGE`);
@@ -413,6 +414,8 @@ void record_after(struct sim_device *dev, int rc) {
   free(cur.spans);
   memset(&cur, 0, sizeof cur);
 }
+
+const char *record_version(void) { return SIMTARGET_VERSION; }
 
 void record_unable(const char *kernel, enum record_unable_why why) {
   static const char *const reasons[] = {

@@ -22,6 +22,7 @@
 struct plugin {
   int32_t (*is_valid_binary)(__tgt_device_image *);
   int32_t (*replay_base)(int32_t, uint64_t);
+  const char *(*version)(void);
   int32_t (*init_device)(int32_t);
   __tgt_target_table *(*load_binary)(int32_t, __tgt_device_image *);
   int32_t (*alloc_at)(int32_t, void *, int64_t);
@@ -70,6 +71,7 @@ static int open_plugin(struct plugin *p, const char *machine) {
   int32_t (*init_plugin)(void) = (int32_t (*)(void))dlsym(h, "__tgt_rtl_init_plugin");
   *(void **)&p->is_valid_binary = dlsym(h, "__tgt_rtl_is_valid_binary");
   *(void **)&p->replay_base = dlsym(h, "__tgt_rtl_simdevice_replay_base");
+  *(void **)&p->version = dlsym(h, "__tgt_rtl_simdevice_record_version");
   *(void **)&p->init_device = dlsym(h, "__tgt_rtl_init_device");
   *(void **)&p->load_binary = dlsym(h, "__tgt_rtl_load_binary");
   *(void **)&p->alloc_at = dlsym(h, "__tgt_rtl_simdevice_alloc_at");
@@ -77,9 +79,9 @@ static int open_plugin(struct plugin *p, const char *machine) {
   *(void **)&p->retrieve = dlsym(h, "__tgt_rtl_data_retrieve");
   *(void **)&p->run = dlsym(h, "__tgt_rtl_run_target_team_region");
   *(void **)&p->last_error = dlsym(h, "__tgt_rtl_get_last_error");
-  if (!p->is_valid_binary || !p->replay_base || !p->init_device ||
-      !p->load_binary || !p->alloc_at || !p->submit || !p->retrieve ||
-      !p->run) {
+  if (!p->is_valid_binary || !p->replay_base || !p->version ||
+      !p->init_device || !p->load_binary || !p->alloc_at || !p->submit ||
+      !p->retrieve || !p->run) {
     fprintf(stderr, "simtarget-replay: %s lacks the entry points replay "
                     "needs (an older simtarget?)\n", path);
     return -1;
@@ -498,6 +500,7 @@ int replay_launch(const char *dir, const struct options *opt) {
   static __tgt_target_table *tables[16];
   static __tgt_device_image imgs[16];
   if (open_plugin(&p, m.machine) != 0 ||
+      manifest_check_version(dir, &m, p.version()) != 0 ||
       set_up_device(&p, &m, dir, imgs, tables) != 0 ||
       restore(&p, &m, tables, m.device, before, 1) != 0)
     return 2;

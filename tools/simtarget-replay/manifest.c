@@ -134,10 +134,6 @@ int manifest_read(const char *dir, struct manifest *m) {
 #else
 #define HOST_MACHINE "unknown"
 #endif
-#ifndef SIMTARGET_VERSION
-#define SIMTARGET_VERSION "unknown"
-#endif
-
 const char *replay_host_machine(void) { return HOST_MACHINE; }
 
 int manifest_check(const char *dir, const struct manifest *m) {
@@ -147,14 +143,6 @@ int manifest_check(const char *dir, const struct manifest *m) {
             dir, m->format[0] ? m->format : "(none)");
     return -1;
   }
-  if (strcmp(m->version, SIMTARGET_VERSION) != 0) {
-    fprintf(stderr, "simtarget-replay: %s: recorded by simtarget %s, this is "
-                    "simtarget %s: replay it with the simtarget that "
-                    "recorded it (the device process, its runtime and the "
-                    "memory layout must be the same)\n",
-            dir, m->version[0] ? m->version : "(none)", SIMTARGET_VERSION);
-    return -1;
-  }
   if (strcmp(m->machine, "x86-64") != 0 && strcmp(m->machine, "ppc64le") != 0) {
     fprintf(stderr, "simtarget-replay: %s: recorded on a `%s` device, which "
                     "this simtarget (host %s) has no plugin for\n",
@@ -162,4 +150,16 @@ int manifest_check(const char *dir, const struct manifest *m) {
     return -1;
   }
   return 0;
+}
+
+int manifest_check_version(const char *dir, const struct manifest *m,
+                           const char *plugin_version) {
+  if (strcmp(m->version, plugin_version) == 0)
+    return 0;
+  fprintf(stderr, "simtarget-replay: %s: recorded by simtarget %s, this is "
+                  "simtarget %s: replay it with the simtarget that recorded "
+                  "it (the device process, its runtime and the memory layout "
+                  "must be the same)\n",
+          dir, m->version[0] ? m->version : "(none)", plugin_version);
+  return -1;
 }

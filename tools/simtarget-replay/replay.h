@@ -43,9 +43,13 @@ struct manifest {
 
 /* Reads DIR/manifest.txt: 0, or -1 said on stderr. */
 int manifest_read(const char *dir, struct manifest *m);
-/* Whether this simtarget-replay can replay `m` (format, simtarget version,
- * device machine): 0, or -1 with both sides named on stderr. */
+/* Whether this simtarget-replay can replay `m` (format, device machine):
+ * 0, or -1 with both sides named on stderr. */
 int manifest_check(const char *dir, const struct manifest *m);
+/* Whether `m` was recorded by the simtarget version of the plugin that will
+ * replay it: 0, or -1 with both versions named on stderr. */
+int manifest_check_version(const char *dir, const struct manifest *m,
+                           const char *plugin_version);
 /* "x86-64" or "ppc64le": the machine simtarget-replay runs on. */
 const char *replay_host_machine(void);
 /* Writes the gdb command file `path` (gdb.c): 0 or -1. */
