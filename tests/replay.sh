@@ -305,14 +305,25 @@ elif elsewhere copied && grep -q ": identical (" "$OUT/replay.txt" &&
 else
   fail "portability: $(cat "$OUT/replay.txt")"
 fi
-if [ -f "$tmp/copied/launch-1/manifest.txt" ]; then
-  sed -i 's/^simtarget_version .*/simtarget_version 2000.01.01-g0000000/' "$tmp/copied/launch-1/manifest.txt"
+manifest=$tmp/copied/launch-1/manifest.txt
+if [ -f "$manifest" ]; then
+  cp "$manifest" "$manifest.orig"
+  sed -i 's/^simtarget_version .*/simtarget_version 2000.01.01-g0000000/' "$manifest"
   if elsewhere copied; then
     fail "a recording of another simtarget version replays"
   elif grep -q "recorded by simtarget 2000.01.01-g0000000, this is simtarget [0-9]" "$OUT/replay.txt"; then
     ok "a recording of another simtarget version is refused, both versions named"
   else
     fail "another simtarget version: $(cat "$OUT/replay.txt")"
+  fi
+  page=$(getconf PAGESIZE)
+  sed "s/^page_size .*/page_size $((page * 16))/" "$manifest.orig" >"$manifest"
+  if elsewhere copied; then
+    fail "a recording from a host with $((page * 16))-byte pages replays"
+  elif grep -q "recorded on a host with $((page * 16))-byte pages, this one has $page-byte pages" "$OUT/replay.txt"; then
+    ok "a recording from a host with other pages ($((page * 16)) bytes) is refused, both sizes named"
+  else
+    fail "another page size: $(cat "$OUT/replay.txt")"
   fi
 fi
 # A host built with -fsanitize=thread moves device memory off its default

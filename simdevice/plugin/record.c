@@ -11,7 +11,8 @@
  * earlier run's) with
  *   manifest.txt  what was recorded: format, simtarget version, program,
  *                 compiler (the image's .comment), the device's machine,
- *                 memory layout and stack limit, the settings and CPUs
+ *                 memory layout (base, size, guard pages, the host's page
+ *                 size, which places blocks) and stack limit, the settings and CPUs
  *                 that decide a launch's geometry, the images and their
  *                 entries, the kernel, its geometry and arguments, every
  *                 live device allocation
@@ -301,10 +302,11 @@ static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
   fprintf(m,
           "format simtarget-record 1\nsimtarget_version %s\nprogram %s\n"
           "machine %s\nlaunch %lu\ndevice %d\ndevice_base 0x%llx\n"
-          "device_memory %llu\nguard %d\n",
+          "device_memory %llu\nguard %d\npage_size %llu\n",
           SIMTARGET_VERSION, exe, DEVICE_MACHINE_NAME, cur.number, dev->id,
           (unsigned long long)dev->dev_base,
-          (unsigned long long)dev->capacity, dev->alloc.guard);
+          (unsigned long long)dev->capacity, dev->alloc.guard,
+          (unsigned long long)PAGE_BYTES);
   /* The device process's stack limit (the program's: inherit.c) places
    * its mmap area, so its images: replay runs with the same. */
   struct rlimit stack;

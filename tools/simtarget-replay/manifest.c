@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay.h"
 
@@ -80,6 +81,8 @@ static int parse_line(struct manifest *m, char *line) {
   }
   if (sscanf(line, "device_base %llx", &a) == 1)
     return m->device_base = a, 0;
+  if (sscanf(line, "page_size %llu", &a) == 1)
+    return m->page_size = a, 0;
   if (sscanf(line, "device_memory %llu", &a) == 1)
     return m->device_memory = a, 0;
   if (sscanf(line, "args %d", &m->arg_num) == 1)
@@ -141,6 +144,14 @@ int manifest_check(const char *dir, const struct manifest *m) {
     fprintf(stderr, "simtarget-replay: %s: recording format `%s`, this "
                     "simtarget-replay reads `simtarget-record 1`\n",
             dir, m->format[0] ? m->format : "(none)");
+    return -1;
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  if (m->page_size != 0 && page > 0 && m->page_size != (uint64_t)page) {
+    fprintf(stderr, "simtarget-replay: %s: recorded on a host with %llu-byte "
+                    "pages, this one has %ld-byte pages: device memory "
+                    "blocks cannot be placed as recorded\n",
+            dir, (unsigned long long)m->page_size, page);
     return -1;
   }
   if (strcmp(m->machine, "x86-64") != 0 && strcmp(m->machine, "ppc64le") != 0) {

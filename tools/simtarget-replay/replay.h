@@ -31,7 +31,7 @@ struct manifest {
   unsigned long long stack_limit; /* ULLONG_MAX: unlimited */
   int args_filled;
   int device, guard, num_teams, thread_limit, arg_num, faulted;
-  uint64_t device_base, device_memory;
+  uint64_t device_base, device_memory, page_size; /* page_size 0: unknown */
   char kernel[1024], message[1024], compiler[256];
   uint64_t args[256];
   struct rec_image images[16];
