@@ -17,8 +17,9 @@
 # replayed by simtarget installed elsewhere (make install PREFIX=tmp), from
 # another working directory with an empty environment (as nobody when run
 # as root), recorded with another stack limit; another simtarget version
-# refused; a -fsanitize=thread host's recording (device memory off its
-# default base); and the ppc64le device (clang 19, device process under
+# refused, and another page size; a -fsanitize=thread host's recording
+# (device memory off its default base); device code built with
+# -fsanitize=address (its ASan fault); and the ppc64le device (clang 19, device process under
 # qemu-ppc64le): a kernel and a faulting kernel, recorded and replayed.
 #
 # Usage: tests/replay.sh [--versions "14 19"] [PROGRAM ...]
@@ -346,6 +347,24 @@ elif base=$(awk '$1 == "device_base" {print $2}' "$tmp/tsan/launch-1/manifest.tx
   ok "a recording from a -fsanitize=thread host (device memory at $base) replays identical elsewhere"
 else
   fail "a -fsanitize=thread host's recording (device_base ${base:-?}): $(cat "$OUT/replay.txt")"
+fi
+# Device code built with -fsanitize=address (clang 14 instruments it): the
+# device process runs under ASan's runtime (is_valid_binary says so), its
+# memory at 0x650000000000, and ASan's report is the recorded fault.
+asan_rt=$(ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
+if [[ " $versions " != *" 14 "* ]] || [ -z "$asan_rt" ]; then
+  skip "device code built with -fsanitize=address: needs clang 14 and its ASan runtime"
+elif ! "$TC_CC_14" $TC_FLAGS_14 -O2 -g -fsanitize=address \
+       "$ROOT/tests/programs/sanitize_device_overrun.c" -o "$OUT/asan-device-14" -L"$ROOT/build/lib" \
+       -lomptarget -Wl,-rpath,"$ROOT/build/lib" -Wl,-rpath,"$TC_RTDIR_14" >"$OUT/asan.log" 2>&1; then
+  fail "sanitize_device_overrun.c does not compile: $(head -3 "$OUT/asan.log")"
+elif ! record_elsewhere asan "$OUT/asan-device-14" ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0; then
+  fail "device code built with -fsanitize=address: nothing recorded"
+elif elsewhere asan; [ $? -eq 0 ] &&
+     grep -q ": faulted as recorded: AddressSanitizer in the device process: .* wrote address 0x" "$OUT/replay.txt"; then
+  ok "device code built with -fsanitize=address: its fault replays elsewhere as recorded (ASan's report)"
+else
+  fail "device code built with -fsanitize=address: $(grep -v '^ \|^=\|^$' "$OUT/replay.txt" | head -5)"
 fi
 
 # ---- the ppc64le device (its process under qemu-ppc64le): a recording
