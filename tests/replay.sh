@@ -11,7 +11,9 @@
 # Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times,
 # --teams, --gdb, --valgrind, two recordings into one folder, and a
 # recording made under SIMDEVICE_GUARD=0 replays too; a launch recorded on
-# 1 CPU or with SIMDEVICE_DEFAULT_TEAMS=3 keeps its team count on replay;
+# 1 CPU or with SIMDEVICE_DEFAULT_TEAMS=3 keeps its team count on replay,
+# and one the program set after the device started is not recorded
+# (tests/replay/once/setenv_later.c);
 # a requires unified_shared_memory program records nothing and says so.
 # Portability (issue 35 item 4): recordings copied to another folder and
 # replayed by simtarget installed elsewhere (make install PREFIX=tmp), from
@@ -243,6 +245,21 @@ if [ -x "$bin" ]; then
   else
     fail "SIMDEVICE_DEFAULT_TEAMS=3 recorded, 5 at replay: $(cat "$OUT/replay.txt")"
   fi
+fi
+
+# A setting the program changes after the device started does not reach
+# the device: the recording names the device's (its /proc environ).
+bin=$OUT/setenv_later-$n
+rec=$OUT/rec-setenv
+rm -rf "$rec"
+if ! compile "$n" "$ROOT/tests/replay/once/setenv_later.c" "$bin" >"$bin.cc.log" 2>&1; then
+  fail "setenv_later.c clang-$n does not compile: $(head -3 "$bin.cc.log")"
+elif env -u SIMDEVICE_DEFAULT_TEAMS SIMTARGET_RECORD="$rec" "$bin" 2>/dev/null | grep -q "^setenv_later 1$" &&
+     ! grep -q "^env SIMDEVICE_DEFAULT_TEAMS" "$rec/launch-2/manifest.txt" &&
+     "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 && [ "$(grep -c ": identical (" "$OUT/replay.txt")" -eq 2 ]; then
+  ok "SIMDEVICE_DEFAULT_TEAMS set by the program after its first region: the device's value is recorded, both launches replay identical"
+else
+  fail "setenv_later.c: $(grep -h "^env" "$rec"/launch-*/manifest.txt) $(cat "$OUT/replay.txt")"
 fi
 
 # A requires unified_shared_memory program runs its kernels in the host

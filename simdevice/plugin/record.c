@@ -12,10 +12,10 @@
  *   manifest.txt  what was recorded: format, simtarget version, program,
  *                 compiler (the image's .comment), the device's machine,
  *                 memory layout (base, size, guard pages, the host's page
- *                 size, which places blocks) and stack limit, the settings and CPUs
- *                 that decide a launch's geometry, the images and their
- *                 entries, the kernel, its geometry and arguments, every
- *                 live device allocation
+ *                 size, which places blocks) and stack limit, the settings
+ *                 and CPUs that decide a launch's geometry, the images and
+ *                 their entries, the kernel, its geometry and arguments,
+ *                 every live device allocation
  *                 (`block ADDR SIZE`) and declare-target global (`global
  *                 NAME ADDR SIZE`), and the outcome (`outcome ok` or
  *                 `outcome fault MESSAGE`);
@@ -278,15 +278,60 @@ static void drop(const char *why) {
   memset(&cur, 0, sizeof cur);
 }
 
+/* The device process's environment as it started (/proc/PID/environ:
+ * NUL-separated), or NULL (then the program's own is used). */
+static char *device_environment(pid_t pid, size_t *len) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+  FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  while (f != NULL) {
+    if (n == cap) {
+      char *grown = realloc(buf, cap = cap ? 2 * cap : 16384);
+      if (grown == NULL)
+        break;
+      buf = grown;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) {
+      fclose(f);
+      *len = n;
+      return buf;
+    }
+  }
+  if (f != NULL)
+    fclose(f);
+  free(buf);
+  return NULL;
+}
+
+/* NAME's value in a NUL-separated environment, or NULL. */
+static const char *env_lookup(const char *env, size_t len, const char *name) {
+  size_t k = strlen(name);
+  for (const char *e = env, *end = env + len; e < end;) {
+    size_t n = strnlen(e, (size_t)(end - e));
+    if (n > k && e + n < end && strncmp(e, name, k) == 0 && e[k] == '=')
+      return e + k + 1;
+    e += n + 1;
+  }
+  return NULL;
+}
+
 /* What decides a launch's geometry besides its clauses (the device
- * runtime's caps_init): the settings it read, as the program has them (the
- * device restarts when they change: inherit.c), and its CPUs. */
+ * runtime's caps_init): the settings the device process started with (a
+ * program's later setenv reaches it only at a restart), and its CPUs. */
 static void write_geometry_settings(const struct sim_device *dev, FILE *m) {
+  size_t len = 0;
+  char *env = device_environment(dev->pid, &len);
   for (size_t i = 0; i < RECORD_SETTINGS_COUNT; i++) {
-    const char *v = getenv(record_settings[i]);
+    const char *v = env != NULL ? env_lookup(env, len, record_settings[i])
+                                : getenv(record_settings[i]);
     if (v != NULL && v[0] != '\0' && strcspn(v, " \n") == strlen(v))
       fprintf(m, "env %s %.100s\n", record_settings[i], v);
   }
+  free(env);
   cpu_set_t cpus;
   if (sched_getaffinity(dev->pid, sizeof cpus, &cpus) == 0 ||
       sched_getaffinity(0, sizeof cpus, &cpus) == 0)
