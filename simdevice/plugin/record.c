@@ -352,10 +352,11 @@ static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
           (unsigned long long)dev->dev_base,
           (unsigned long long)dev->capacity, dev->alloc.guard,
           (unsigned long long)PAGE_BYTES);
-  /* The device process's stack limit (the program's: inherit.c) places
-   * its mmap area, so its images: replay runs with the same. */
+  /* The device process's stack limit (it started with the program's)
+   * places its mmap area, so its images: replay runs with the same. */
   struct rlimit stack;
-  if (getrlimit(RLIMIT_STACK, &stack) == 0) {
+  if ((dev->pid > 0 && prlimit(dev->pid, RLIMIT_STACK, NULL, &stack) == 0) ||
+      getrlimit(RLIMIT_STACK, &stack) == 0) {
     if (stack.rlim_cur == RLIM_INFINITY)
       fprintf(m, "stack_limit unlimited\n");
     else
