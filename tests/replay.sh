@@ -256,8 +256,9 @@ if ! compile "$n" "$ROOT/tests/replay/once/setenv_later.c" "$bin" >"$bin.cc.log"
   fail "setenv_later.c clang-$n does not compile: $(head -3 "$bin.cc.log")"
 elif env -u SIMDEVICE_DEFAULT_TEAMS SIMTARGET_RECORD="$rec" "$bin" 2>/dev/null | grep -q "^setenv_later 1$" &&
      ! grep -q "^env SIMDEVICE_DEFAULT_TEAMS" "$rec/launch-2/manifest.txt" &&
-     "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 && [ "$(grep -c ": identical (" "$OUT/replay.txt")" -eq 2 ]; then
-  ok "SIMDEVICE_DEFAULT_TEAMS set by the program after its first region: the device's value is recorded, both launches replay identical"
+     SIMDEVICE_DEFAULT_TEAMS=5 "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     [ "$(grep -c ": identical (" "$OUT/replay.txt")" -eq 2 ]; then
+  ok "SIMDEVICE_DEFAULT_TEAMS set by the program after its first region: the device's value is recorded, both launches replay identical (where it is 5)"
 else
   fail "setenv_later.c: $(grep -h "^env" "$rec"/launch-*/manifest.txt) $(cat "$OUT/replay.txt")"
 fi
