@@ -319,7 +319,8 @@ elif ! record_elsewhere copied "$OUT/globals-$n"; then
   fail "portability: globals-$n recorded nothing"
 elif elsewhere copied && grep -q ": identical (" "$OUT/replay.txt" &&
      ! grep -q "note: image" "$OUT/replay.txt" &&
-     grep -q "^stack_limit ${other/8192/8388608}$" "$tmp/copied/launch-1/manifest.txt"; then
+     grep -q "^stack_limit $([ "$other" = unlimited ] && echo unlimited || echo $((other * 1024)))$" \
+       "$tmp/copied/launch-1/manifest.txt"; then
   ok "a recording copied elsewhere replays identical with an installed simtarget, another folder, an empty environment${runas[*]:+, as nobody} (recorded with stack limit $other)"
 else
   fail "portability: $(cat "$OUT/replay.txt")"
