@@ -349,6 +349,7 @@ fi
 # A host built with -fsanitize=thread moves device memory off its default
 # base (TSan's application memory): replay places it where it was.
 tsan_rt=/usr/lib/llvm-19/lib/clang/19/lib/linux
+# shellcheck disable=SC2086 # TC_FLAGS_N are words
 if [[ " $versions " != *" 19 "* ]] || [ ! -e "$tsan_rt/libclang_rt.tsan-x86_64.so" ]; then
   skip "a recording from a -fsanitize=thread host: needs clang 19 and its TSan runtime"
 elif ! "$TC_CC_19" $TC_FLAGS_19 -O2 -Xarch_host -fsanitize=thread -shared-libsan \
@@ -359,7 +360,7 @@ elif ! "$TC_CC_19" $TC_FLAGS_19 -O2 -Xarch_host -fsanitize=thread -shared-libsan
 elif ! TSAN_OPTIONS=suppressions=$ROOT/tests/programs/tsan_runtimes.supp "$OUT/tsan-19" >"$OUT/tsan.log" 2>&1; then
   skip "a recording from a -fsanitize=thread host: the program does not run here: $(head -2 "$OUT/tsan.log")"
 elif ! record_elsewhere tsan "$OUT/tsan-19" SIMTARGET_RECORD_FILTER='#1' \
-       TSAN_OPTIONS=suppressions=$ROOT/tests/programs/tsan_runtimes.supp; then
+       TSAN_OPTIONS="suppressions=$ROOT/tests/programs/tsan_runtimes.supp"; then
   fail "a -fsanitize=thread host recorded nothing"
 elif base=$(awk '$1 == "device_base" {print $2}' "$tmp/tsan/launch-1/manifest.txt") &&
      [ "$base" != 0x600000000000 ] && elsewhere tsan && grep -q ": identical (" "$OUT/replay.txt"; then
@@ -370,7 +371,8 @@ fi
 # Device code built with -fsanitize=address (clang 14 instruments it): the
 # device process runs under ASan's runtime (is_valid_binary says so), its
 # memory at 0x650000000000, and ASan's report is the recorded fault.
-asan_rt=$(ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.asan-x86_64.so 2>/dev/null | head -1)
+asan_rt=$(compgen -G "/usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.asan-x86_64.so" | head -1)
+# shellcheck disable=SC2086 # TC_FLAGS_N are words
 if [[ " $versions " != *" 14 "* ]] || [ -z "$asan_rt" ]; then
   skip "device code built with -fsanitize=address: needs clang 14 and its ASan runtime"
 elif ! "$TC_CC_14" $TC_FLAGS_14 -O2 -g -fsanitize=address \
@@ -379,7 +381,7 @@ elif ! "$TC_CC_14" $TC_FLAGS_14 -O2 -g -fsanitize=address \
   fail "sanitize_device_overrun.c does not compile: $(head -3 "$OUT/asan.log")"
 elif ! record_elsewhere asan "$OUT/asan-device-14" ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0; then
   fail "device code built with -fsanitize=address: nothing recorded"
-elif elsewhere asan; [ $? -eq 0 ] &&
+elif elsewhere asan &&
      grep -q ": faulted as recorded: AddressSanitizer in the device process: .* wrote address 0x" "$OUT/replay.txt"; then
   ok "device code built with -fsanitize=address: its fault replays elsewhere as recorded (ASan's report)"
 else
