@@ -414,6 +414,15 @@ for name in globals fault; do
   if grep -q "^machine ppc64le$" "$tmp/ppc64le-$name/launch-1/manifest.txt" &&
      elsewhere "ppc64le-$name" && grep -q "$want" "$OUT/replay.txt"; then
     ok "ppc64le $name clang-$pn: recorded on the ppc64le device, replayed under qemu elsewhere: $(sed 's/.*launch-1: //; s/: kernel.*//' "$OUT/replay.txt" | head -1)"
+    if [ "$name" = globals ] && [ "$(uname -m)" != ppc64le ]; then
+      if "$REPLAY" --gdb "$tmp/ppc64le-$name" >"$OUT/replay.txt" 2>&1; then
+        fail "--gdb on a ppc64le recording under qemu runs"
+      elif grep -q -- "--gdb and --valgrind run the device process on this machine's debugger; this recording's device is ppc64le" "$OUT/replay.txt"; then
+        ok "--gdb on a ppc64le recording is refused, the device machine named"
+      else
+        fail "--gdb on a ppc64le recording: $(cat "$OUT/replay.txt")"
+      fi
+    fi
   else
     fail "ppc64le $name clang-$pn: $(cat "$OUT/replay.txt")"
   fi
