@@ -185,12 +185,23 @@ $(MAPS_TOOL): $(MAPS_TOOL_SRC) tools/simtarget-maps/tool.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $(MAPS_TOOL_SRC) -ljson-c
 
-$(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h
+$(REPLAY_TOOL): $(REPLAY_TOOL_SRC) tools/simtarget-replay/replay.h common/record_settings.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(REPLAY_TOOL_SRC) -ldl
 
-# The recording names the simtarget version it was made with.
-$(B)/obj/simdevice/plugin/record.o: CPPFLAGS += -DSIMTARGET_VERSION='"$(PC_VERSION)"'
+# The simtarget version a recording names and simtarget-replay requires of
+# the plugin it replays with (__tgt_rtl_simdevice_record_version): the
+# commit's date and hash (build/version.h, rewritten only when it changes,
+# so that record.o is rebuilt whenever it does).
+SIMTARGET_VERSION := $(shell git log -1 --format=%cd-g%h --date=format:%Y.%m.%d 2>/dev/null || echo 0)
+$(B)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@v='#define SIMTARGET_VERSION "$(SIMTARGET_VERSION)"'; \
+	  [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+$(B)/obj/simdevice/plugin/record.o: $(B)/version.h
+$(B)/obj/simdevice/plugin/record.o: CPPFLAGS += -include $(B)/version.h
+.PHONY: FORCE
+FORCE:
 
 $(OMPT_TIMELINE): $(OMPT_TIMELINE_SRC) $(wildcard tools/simtarget-ompt-timeline/*.h)
 	@mkdir -p $(dir $@)

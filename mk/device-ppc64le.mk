@@ -37,6 +37,10 @@ $(PB)/plugin-obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DSIMDEVICE_DEVICE_PPC64LE $(WARN) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
+# The recording's version, as in the x86-64 plugin (Makefile: version.h).
+$(PB)/plugin-obj/simdevice/plugin/record.o: $(B)/version.h
+$(PB)/plugin-obj/simdevice/plugin/record.o: CPPFLAGS += -include $(B)/version.h
+
 $(PPC_PLUGIN): $(PPC_PLUG_OBJ) $(COMMON_OBJ) simdevice/plugin/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--version-script=simdevice/plugin/exports.map -Wl,--no-undefined \

@@ -10,7 +10,19 @@
 # changed in after.bin is reported as a difference by block address.
 # Once: SIMTARGET_RECORD_FILTER by `#N` and by kernel name, --times,
 # --teams, --gdb, --valgrind, two recordings into one folder, and a
-# recording made under SIMDEVICE_GUARD=0 replays too.
+# recording made under SIMDEVICE_GUARD=0 replays too; a launch recorded on
+# 1 CPU or with SIMDEVICE_DEFAULT_TEAMS=3 keeps its team count on replay,
+# and one the program set after the device started is not recorded
+# (tests/replay/once/setenv_later.c);
+# a requires unified_shared_memory program records nothing and says so.
+# Portability (issue 35 item 4): recordings copied to another folder and
+# replayed by simtarget installed elsewhere (make install PREFIX=tmp), from
+# another working directory with an empty environment (as nobody when run
+# as root), recorded with another stack limit; another simtarget version
+# refused, and another page size; a -fsanitize=thread host's recording
+# (device memory off its default base); device code built with
+# -fsanitize=address (its ASan fault); and the ppc64le device (clang 19, device process under
+# qemu-ppc64le): a kernel and a faulting kernel, recorded and replayed.
 #
 # Usage: tests/replay.sh [--versions "14 19"] [PROGRAM ...]
 # Prints one line per test and "N passed, N failed, N skipped".
@@ -213,7 +225,210 @@ if [ -x "$bin" ]; then
   else
     fail "--teams 3: $(cat "$OUT/replay.txt")"
   fi
+  # The geometry of a launch without clauses follows the device's CPUs and
+  # settings: replay takes the recorded ones, not its own.
+  rm -rf "$rec"
+  if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
+    skip "a recording made on 1 CPU: needs 2 CPUs and taskset"
+  elif taskset -c 0 env SIMTARGET_RECORD="$rec" "$bin" >/dev/null 2>&1 &&
+       grep -q "^cpus 1$" "$rec/launch-1/manifest.txt" &&
+       "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 && grep -q ": identical (" "$OUT/replay.txt"; then
+    ok "a launch recorded on 1 CPU replays identical on $(nproc) (its team count is that of 1 CPU)"
+  else
+    fail "recorded on 1 CPU, replayed on $(nproc): $(cat "$OUT/replay.txt")"
+  fi
+  rm -rf "$rec"
+  if SIMDEVICE_DEFAULT_TEAMS=3 SIMTARGET_RECORD="$rec" "$bin" >/dev/null 2>&1 &&
+     SIMDEVICE_DEFAULT_TEAMS=5 "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     grep -q ": identical (" "$OUT/replay.txt"; then
+    ok "a launch recorded with SIMDEVICE_DEFAULT_TEAMS=3 replays identical where it is 5"
+  else
+    fail "SIMDEVICE_DEFAULT_TEAMS=3 recorded, 5 at replay: $(cat "$OUT/replay.txt")"
+  fi
 fi
+
+# A setting the program changes after the device started does not reach
+# the device: the recording names the device's (its /proc environ).
+bin=$OUT/setenv_later-$n
+rec=$OUT/rec-setenv
+rm -rf "$rec"
+if ! compile "$n" "$ROOT/tests/replay/once/setenv_later.c" "$bin" >"$bin.cc.log" 2>&1; then
+  fail "setenv_later.c clang-$n does not compile: $(head -3 "$bin.cc.log")"
+elif env -u SIMDEVICE_DEFAULT_TEAMS SIMTARGET_RECORD="$rec" "$bin" 2>/dev/null | grep -q "^setenv_later 1$" &&
+     ! grep -q "^env SIMDEVICE_DEFAULT_TEAMS" "$rec/launch-2/manifest.txt" &&
+     SIMDEVICE_DEFAULT_TEAMS=5 "$REPLAY" "$rec" >"$OUT/replay.txt" 2>&1 &&
+     [ "$(grep -c ": identical (" "$OUT/replay.txt")" -eq 2 ]; then
+  ok "SIMDEVICE_DEFAULT_TEAMS set by the program after its first region: the device's value is recorded, both launches replay identical (where it is 5)"
+else
+  fail "setenv_later.c: $(grep -h "^env" "$rec"/launch-*/manifest.txt) $(cat "$OUT/replay.txt")"
+fi
+
+# A requires unified_shared_memory program runs its kernels in the host
+# process: nothing to record, and stderr says so once.
+bin=$OUT/usm-$n
+if ! compile "$n" "$ROOT/tests/programs/usm.c" "$bin" >"$bin.cc.log" 2>&1; then
+  fail "usm.c clang-$n does not compile: $(head -3 "$bin.cc.log")"
+else
+  rec=$OUT/rec-usm
+  rm -rf "$rec"
+  plain=$("$bin" 2>/dev/null | cat)
+  got=$(SIMTARGET_RECORD=$rec "$bin" 2>"$rec.err" | cat)
+  said=$(grep -c "SIMTARGET_RECORD: launch [0-9]* of kernel .* not recorded, nor any later one like it: the program requires unified_shared_memory" "$rec.err")
+  if [ "$plain" = "$got" ] && [ "$said" -eq 1 ] && [ ! -e "$rec" ]; then
+    ok "a requires unified_shared_memory program: nothing recorded, said once on stderr, its output unchanged"
+  else
+    fail "usm.c with SIMTARGET_RECORD (said $said times): $(head -3 "$rec.err")"
+  fi
+fi
+
+# ---- portability (issue 35 item 4): a recording replayed elsewhere, by
+# simtarget installed with make install into another folder, from another
+# working directory, with an empty environment and (as root) as nobody.
+# Recorded with another stack limit than the replay's (it places the device
+# process's images, so a pointer to a global kept in a global).
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay-portable.XXXXXX")
+chmod 755 "$tmp"
+prefix=$tmp/prefix
+runas=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  # a TMPDIR that only root may enter: replayed as root then
+  "${runas[@]}" test -x "$tmp" 2>/dev/null || runas=()
+fi
+elsewhere() { # replays $tmp/$1 as another user would: exit status, output in $OUT/replay.txt
+  (cd "$tmp" && chmod -R a+rX "$tmp" &&
+   env -i PATH=/usr/bin:/bin HOME="$tmp" ${runas[@]+"${runas[@]}"} \
+     "$prefix/bin/simtarget-replay" "$1") >"$OUT/replay.txt" 2>&1
+}
+# record_elsewhere NAME BIN [ENV...]: records BIN into $tmp/NAME (made in
+# $OUT, then copied and removed there); 1 when nothing was recorded.
+record_elsewhere() {
+  local name=$1 bin=$2 rec=$OUT/rec-portable
+  shift 2
+  rm -rf "$rec" "${tmp:?}/$name"
+  (cd "$OUT" && ulimit -s "$other" && env "$@" SIMTARGET_RECORD="$rec" "$bin") >/dev/null 2>&1
+  [ -d "$rec/launch-1" ] && cp -r "$rec" "$tmp/$name" && rm -rf "$rec"
+}
+if [ "$(ulimit -s)" = unlimited ]; then other=8192; else other=unlimited; fi
+[ "$other" = 8192 ] || [ "$(ulimit -Hs)" = unlimited ] || other=$(ulimit -s)
+if ! make -s -C "$ROOT" install PREFIX="$prefix" >"$OUT/install.log" 2>&1; then
+  fail "make install PREFIX=$prefix: $(tail -3 "$OUT/install.log")"
+elif [ ! -x "$OUT/globals-$n" ]; then
+  skip "portability: no globals-$n"
+elif ! record_elsewhere copied "$OUT/globals-$n"; then
+  fail "portability: globals-$n recorded nothing"
+elif elsewhere copied && grep -q ": identical (" "$OUT/replay.txt" &&
+     ! grep -q "note: image" "$OUT/replay.txt" &&
+     grep -q "^stack_limit $([ "$other" = unlimited ] && echo unlimited || echo $((other * 1024)))$" \
+       "$tmp/copied/launch-1/manifest.txt"; then
+  ok "a recording copied elsewhere replays identical with an installed simtarget, another folder, an empty environment${runas[*]:+, as nobody} (recorded with stack limit $other)"
+else
+  fail "portability: $(cat "$OUT/replay.txt")"
+fi
+manifest=$tmp/copied/launch-1/manifest.txt
+if [ -f "$manifest" ]; then
+  cp "$manifest" "$manifest.orig"
+  sed -i 's/^simtarget_version .*/simtarget_version 2000.01.01-g0000000/' "$manifest"
+  if elsewhere copied; then
+    fail "a recording of another simtarget version replays"
+  elif grep -q "recorded by simtarget 2000.01.01-g0000000, this is simtarget [0-9]" "$OUT/replay.txt"; then
+    ok "a recording of another simtarget version is refused, both versions named"
+  else
+    fail "another simtarget version: $(cat "$OUT/replay.txt")"
+  fi
+  page=$(getconf PAGESIZE)
+  sed "s/^page_size .*/page_size $((page * 16))/" "$manifest.orig" >"$manifest"
+  if elsewhere copied; then
+    fail "a recording from a host with $((page * 16))-byte pages replays"
+  elif grep -q "recorded on a host with $((page * 16))-byte pages, this one has $page-byte pages" "$OUT/replay.txt"; then
+    ok "a recording from a host with other pages ($((page * 16)) bytes) is refused, both sizes named"
+  else
+    fail "another page size: $(cat "$OUT/replay.txt")"
+  fi
+fi
+# A host built with -fsanitize=thread moves device memory off its default
+# base (TSan's application memory): replay places it where it was.
+tsan_rt=/usr/lib/llvm-19/lib/clang/19/lib/linux
+# shellcheck disable=SC2086 # TC_FLAGS_N are words
+if [[ " $versions " != *" 19 "* ]] || [ ! -e "$tsan_rt/libclang_rt.tsan-x86_64.so" ]; then
+  skip "a recording from a -fsanitize=thread host: needs clang 19 and its TSan runtime"
+elif ! "$TC_CC_19" $TC_FLAGS_19 -O2 -Xarch_host -fsanitize=thread -shared-libsan \
+       -Wl,-rpath,"$tsan_rt" -I"$ROOT/tests/programs" "$ROOT/tests/programs/sanitize_thread.c" \
+       -o "$OUT/tsan-19" -L"$ROOT/build/lib" -lomptarget -Wl,-rpath,"$ROOT/build/lib" \
+       -Wl,-rpath,"$TC_RTDIR_19" >"$OUT/tsan.log" 2>&1; then
+  fail "sanitize_thread.c does not compile: $(head -3 "$OUT/tsan.log")"
+elif ! TSAN_OPTIONS=suppressions=$ROOT/tests/programs/tsan_runtimes.supp "$OUT/tsan-19" >"$OUT/tsan.log" 2>&1; then
+  skip "a recording from a -fsanitize=thread host: the program does not run here: $(head -2 "$OUT/tsan.log")"
+elif ! record_elsewhere tsan "$OUT/tsan-19" SIMTARGET_RECORD_FILTER='#1' \
+       TSAN_OPTIONS="suppressions=$ROOT/tests/programs/tsan_runtimes.supp"; then
+  fail "a -fsanitize=thread host recorded nothing"
+elif base=$(awk '$1 == "device_base" {print $2}' "$tmp/tsan/launch-1/manifest.txt") &&
+     [ "$base" != 0x600000000000 ] && elsewhere tsan && grep -q ": identical (" "$OUT/replay.txt"; then
+  ok "a recording from a -fsanitize=thread host (device memory at $base) replays identical elsewhere"
+else
+  fail "a -fsanitize=thread host's recording (device_base ${base:-?}): $(cat "$OUT/replay.txt")"
+fi
+# Device code built with -fsanitize=address (clang 14 instruments it): the
+# device process runs under ASan's runtime (is_valid_binary says so), its
+# memory at 0x650000000000, and ASan's report is the recorded fault.
+asan_rt=$(compgen -G "/usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.asan-x86_64.so" | head -1)
+# shellcheck disable=SC2086 # TC_FLAGS_N are words
+if [[ " $versions " != *" 14 "* ]] || [ -z "$asan_rt" ]; then
+  skip "device code built with -fsanitize=address: needs clang 14 and its ASan runtime"
+elif ! "$TC_CC_14" $TC_FLAGS_14 -O2 -g -fsanitize=address \
+       "$ROOT/tests/programs/sanitize_device_overrun.c" -o "$OUT/asan-device-14" -L"$ROOT/build/lib" \
+       -lomptarget -Wl,-rpath,"$ROOT/build/lib" -Wl,-rpath,"$TC_RTDIR_14" >"$OUT/asan.log" 2>&1; then
+  fail "sanitize_device_overrun.c does not compile: $(head -3 "$OUT/asan.log")"
+elif ! record_elsewhere asan "$OUT/asan-device-14" ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0; then
+  fail "device code built with -fsanitize=address: nothing recorded"
+elif elsewhere asan &&
+     grep -q ": faulted as recorded: AddressSanitizer in the device process: .* wrote address 0x" "$OUT/replay.txt"; then
+  ok "device code built with -fsanitize=address: its fault replays elsewhere as recorded (ASan's report)"
+else
+  fail "device code built with -fsanitize=address: $(grep -v '^ \|^=\|^$' "$OUT/replay.txt" | head -5)"
+fi
+
+# ---- the ppc64le device (its process under qemu-ppc64le): a recording
+# names its machine, and replay runs it on the ppc64le plugin, under qemu.
+pn=19
+[[ " $versions " == *" 19 "* ]] || pn=${versions##* }
+why=""
+if [ ! -x "$ROOT/build/lib/simdevice-ppc64le/simdevice-server" ]; then
+  why="no ppc64le device process (powerpc64le-linux-gnu-gcc missing when make ran)"
+elif [ "$(uname -m)" != ppc64le ] && ! command -v "${SIMDEVICE_QEMU:-qemu-ppc64le}" >/dev/null; then
+  why="qemu-ppc64le is not installed"
+elif [ ! -e "${SIMDEVICE_PPC64LE_SYSROOT:-/usr/powerpc64le-linux-gnu}/lib/ld64.so.2" ]; then
+  why="no ppc64le sysroot"
+fi
+for name in globals fault; do
+  [ -z "$why" ] || { skip "ppc64le $name: $why"; continue; }
+  bin=$OUT/$name-ppc64le-$pn
+  if ! "$ROOT/build/bin/simtarget-clang" --clang "$pn" --device=ppc64le -O2 \
+       "$ROOT/tests/replay/$name.c" -o "$bin" >"$bin.log" 2>&1; then
+    fail "ppc64le $name clang-$pn does not compile: $(grep -v 'skipping incompatible' "$bin.log" | head -3)"
+    continue
+  fi
+  record_elsewhere "ppc64le-$name" "$bin" || { fail "ppc64le $name: nothing recorded"; continue; }
+  want=": identical ("
+  [ "$name" = fault ] && want=": faulted as recorded: kernel .* wrote address 0x"
+  if grep -q "^machine ppc64le$" "$tmp/ppc64le-$name/launch-1/manifest.txt" &&
+     elsewhere "ppc64le-$name" && grep -q "$want" "$OUT/replay.txt"; then
+    ok "ppc64le $name clang-$pn: recorded on the ppc64le device, replayed under qemu elsewhere: $(sed 's/.*launch-1: //; s/: kernel.*//' "$OUT/replay.txt" | head -1)"
+    if [ "$name" = globals ] && [ "$(uname -m)" != ppc64le ]; then
+      if "$REPLAY" --gdb "$tmp/ppc64le-$name" >"$OUT/replay.txt" 2>&1; then
+        fail "--gdb on a ppc64le recording under qemu runs"
+      elif grep -q -- "--gdb and --valgrind run the device process on this machine's debugger; this recording's device is ppc64le" "$OUT/replay.txt"; then
+        ok "--gdb on a ppc64le recording is refused, the device machine named"
+      else
+        fail "--gdb on a ppc64le recording: $(cat "$OUT/replay.txt")"
+      fi
+    fi
+  else
+    fail "ppc64le $name clang-$pn: $(cat "$OUT/replay.txt")"
+  fi
+done
+rm -rf "$tmp"
+
 if "$REPLAY" "$OUT" >"$OUT/replay.txt" 2>&1; then
   fail "simtarget-replay accepts a folder that is no recording"
 elif grep -q "simtarget-replay: .* holds neither manifest.txt nor launch-N" "$OUT/replay.txt"; then

@@ -116,6 +116,42 @@ static int add_sanitizer_ranges(struct mapped_ranges *m, int sanitizer) {
   return 0;
 }
 
+/* simtarget-replay: the recorded base only (a recording's pointers hold
+ * it). 0, or -1 with the error set when it is taken here. */
+static int reserve_wanted(struct sim_device *dev, struct mapped_ranges *maps,
+                          uint64_t capacity) {
+  uint64_t base = dev->wanted_base;
+  unsigned long long lo = base, hi = base + capacity;
+  if (free_start_in_slot(maps, base, capacity) != base) {
+    plugin_error("simdevice: device %d: the recorded device memory "
+                 "0x%llx..0x%llx is taken in this process (a mapping or a "
+                 "sanitizer's region): the recording cannot be replayed here",
+                 dev->id, lo, hi);
+    return -1;
+  }
+  void *hole = mmap((void *)base, capacity, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                        MAP_FIXED_NOREPLACE,
+                    -1, 0);
+  if (hole == (void *)base) {
+    dev->dev_base = base;
+    dev->reservation = hole;
+    return 0;
+  }
+  int err = hole == MAP_FAILED ? errno : EEXIST;
+  if (hole != MAP_FAILED)
+    munmap(hole, capacity);
+  uint64_t left = address_space_left();
+  plugin_error("simdevice: device %d: cannot reserve the recorded device "
+               "memory 0x%llx..0x%llx (%llu bytes, twice in the host): %s%s",
+               dev->id, lo, hi, (unsigned long long)capacity, strerror(err),
+               left != UINT64_MAX && left < 2 * capacity
+                   ? "; the address-space limit (ulimit -v, RLIMIT_AS) is "
+                     "too low for it"
+                   : "");
+  return -1;
+}
+
 int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
   struct mapped_ranges maps;
   if (read_mapped_ranges(&maps) != 0 ||
@@ -125,6 +161,11 @@ int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
                  "space layout",
                  dev->id);
     return -1;
+  }
+  if (dev->wanted_base != 0) {
+    int rc = reserve_wanted(dev, &maps, capacity);
+    free(maps.ranges);
+    return rc;
   }
   size_t first = (size_t)(dev->id + DEVICE_SLOT_OFFSET) % sizeof slot_order;
   int reserved = 0;

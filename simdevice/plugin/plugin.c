@@ -904,7 +904,11 @@ int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
     goto out_leave;
   /* SIMTARGET_RECORD (record.c): simtarget-replay calls one parameter per
    * argument, so clang 23's kernels are not recorded */
-  int recording = call == SIMDEV_CALL_POSITIONAL && record_wanted(k->name);
+  int recording = 0;
+  if (call == SIMDEV_CALL_POSITIONAL)
+    recording = record_wanted(k->name);
+  else
+    record_unable(k->name, RECORD_UNABLE_POINTERS);
   if (recording)
     record_before(dev, k->name, tgt_args, tgt_offsets, arg_num, num_teams,
                   thread_limit);
@@ -958,6 +962,32 @@ int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size) {
   return record_alloc_at(dev, (uint64_t)(uintptr_t)addr, (uint64_t)size) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
+}
+
+/* simtarget-replay's own entry: the simtarget version this plugin writes in
+ * recordings, which a recording to replay must name. */
+const char *__tgt_rtl_simdevice_record_version(void);
+const char *__tgt_rtl_simdevice_record_version(void) {
+  return record_version();
+}
+
+/* simtarget-replay's own entry, before init_device: the device's memory is
+ * placed at `base` (the recorded one) or not at all. OFFLOAD_SUCCESS, or
+ * OFFLOAD_FAIL when the device does not exist or is already set up. */
+int32_t __tgt_rtl_simdevice_replay_base(int32_t id, uint64_t base);
+int32_t __tgt_rtl_simdevice_replay_base(int32_t id, uint64_t base) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&dev->channel_lock);
+  int set = !atomic_load(&dev->initialized) && !dev->launched;
+  if (set)
+    dev->wanted_base = base;
+  else
+    plugin_error("simdevice: device %d is set up already: its memory base "
+                 "cannot change", id);
+  pthread_mutex_unlock(&dev->channel_lock);
+  return set ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
 /* simdevice-mpi-server's own entry (not libomptarget's): where the host

@@ -279,8 +279,8 @@ HIDDEN char **sanitizer_environment(const char *runtime);
 
 /* --------------------------------------------------------- address_range.c */
 /* Chooses dev->dev_base (a free range of `capacity` bytes that no sanitizer
- * uses) and reserves it inaccessible in the host (dev->reservation). Returns
- * 0, or -1 with the reason in plugin_error. */
+ * uses; dev->wanted_base alone when set) and reserves it inaccessible in the
+ * host (dev->reservation). Returns 0, or -1 with the reason in plugin_error. */
 struct sim_device;
 HIDDEN int address_range_reserve(struct sim_device *dev, uint64_t capacity);
 
@@ -349,6 +349,7 @@ struct sim_device {
   pthread_mutex_t channel_lock; /* see the top of this file */
   /* memory */
   uint64_t dev_base, capacity;
+  uint64_t wanted_base; /* simtarget-replay's recorded base, 0: chosen */
   unsigned char *host_view; /* host mapping of the memory memfd */
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;
@@ -592,6 +593,12 @@ HIDDEN void record_before(struct sim_device *dev, const char *kernel,
                           int32_t arg_num, int32_t num_teams,
                           int32_t thread_limit);
 HIDDEN void record_after(struct sim_device *dev, int rc);
+/* A launch that cannot be recorded: when SIMTARGET_RECORD chose it, the
+ * first of each kind is said on stderr (and it counts as a launch). */
+enum record_unable_why { RECORD_UNABLE_IN_HOST, RECORD_UNABLE_POINTERS };
+HIDDEN void record_unable(const char *kernel, enum record_unable_why why);
+/* The simtarget version recordings name (build/version.h). */
+HIDDEN const char *record_version(void);
 HIDDEN int record_alloc_at(struct sim_device *dev, uint64_t addr,
                            uint64_t size);
 

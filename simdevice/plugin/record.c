@@ -10,9 +10,12 @@
  * DIR/launch-N/ (launch-N.PID when launch-N exists: a forked child's, an
  * earlier run's) with
  *   manifest.txt  what was recorded: format, simtarget version, program,
- *                 compiler (the image's .comment), the device's memory
- *                 layout, the images and their entries, the kernel, its
- *                 geometry and arguments, every live device allocation
+ *                 compiler (the image's .comment), the device's machine,
+ *                 memory layout (base, size, guard pages, the host's page
+ *                 size, which places blocks) and stack limit, the settings
+ *                 and CPUs that decide a launch's geometry, the images and
+ *                 their entries, the kernel, its geometry and arguments,
+ *                 every live device allocation
  *                 (`block ADDR SIZE`) and declare-target global (`global
  *                 NAME ADDR SIZE`), and the outcome (`outcome ok` or
  *                 `outcome fault MESSAGE`);
@@ -28,14 +31,17 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "plugin_internal.h"
+#include "record_settings.h"
 
 #ifndef SIMTARGET_VERSION
 #define SIMTARGET_VERSION "unknown"
@@ -272,6 +278,66 @@ static void drop(const char *why) {
   memset(&cur, 0, sizeof cur);
 }
 
+/* The device process's environment as it started (/proc/PID/environ:
+ * NUL-separated), or NULL (then the program's own is used). */
+static char *device_environment(pid_t pid, size_t *len) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+  FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  while (f != NULL) {
+    if (n == cap) {
+      char *grown = realloc(buf, cap = cap ? 2 * cap : 16384);
+      if (grown == NULL)
+        break;
+      buf = grown;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) {
+      fclose(f);
+      *len = n;
+      return buf;
+    }
+  }
+  if (f != NULL)
+    fclose(f);
+  free(buf);
+  return NULL;
+}
+
+/* NAME's value in a NUL-separated environment, or NULL. */
+static const char *env_lookup(const char *env, size_t len, const char *name) {
+  size_t k = strlen(name);
+  for (const char *e = env, *end = env + len; e < end;) {
+    size_t n = strnlen(e, (size_t)(end - e));
+    if (n > k && e + n < end && strncmp(e, name, k) == 0 && e[k] == '=')
+      return e + k + 1;
+    e += n + 1;
+  }
+  return NULL;
+}
+
+/* What decides a launch's geometry besides its clauses (the device
+ * runtime's caps_init): the settings the device process started with (a
+ * program's later setenv reaches it only at a restart), and its CPUs. */
+static void write_geometry_settings(const struct sim_device *dev, FILE *m) {
+  size_t len = 0;
+  char *env = device_environment(dev->pid, &len);
+  for (size_t i = 0; i < RECORD_SETTINGS_COUNT; i++) {
+    const char *v = env != NULL ? env_lookup(env, len, record_settings[i])
+                                : getenv(record_settings[i]);
+    if (v != NULL && v[0] != '\0' && strcspn(v, " \n") == strlen(v))
+      fprintf(m, "env %s %.100s\n", record_settings[i], v);
+  }
+  free(env);
+  cpu_set_t cpus;
+  if (sched_getaffinity(dev->pid, sizeof cpus, &cpus) == 0 ||
+      sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+    fprintf(m, "cpus %d\n", CPU_COUNT(&cpus));
+}
+
 static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
                          ptrdiff_t *tgt_offsets, int32_t arg_num,
                          int32_t num_teams, int32_t thread_limit) {
@@ -281,10 +347,22 @@ static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
   fprintf(m,
           "format simtarget-record 1\nsimtarget_version %s\nprogram %s\n"
           "machine %s\nlaunch %lu\ndevice %d\ndevice_base 0x%llx\n"
-          "device_memory %llu\nguard %d\n",
+          "device_memory %llu\nguard %d\npage_size %llu\n",
           SIMTARGET_VERSION, exe, DEVICE_MACHINE_NAME, cur.number, dev->id,
           (unsigned long long)dev->dev_base,
-          (unsigned long long)dev->capacity, dev->alloc.guard);
+          (unsigned long long)dev->capacity, dev->alloc.guard,
+          (unsigned long long)PAGE_BYTES);
+  /* The device process's stack limit (it started with the program's)
+   * places its mmap area, so its images: replay runs with the same. */
+  struct rlimit stack;
+  if ((dev->pid > 0 && prlimit(dev->pid, RLIMIT_STACK, NULL, &stack) == 0) ||
+      getrlimit(RLIMIT_STACK, &stack) == 0) {
+    if (stack.rlim_cur == RLIM_INFINITY)
+      fprintf(m, "stack_limit unlimited\n");
+    else
+      fprintf(m, "stack_limit %llu\n", (unsigned long long)stack.rlim_cur);
+  }
+  write_geometry_settings(dev, m);
   fprintf(m, "kernel %s\nnum_teams %d\nthread_limit %d\nargs %d\n",
           cur.kernel, num_teams, thread_limit, arg_num);
   for (int32_t i = 0; i < arg_num; i++)
@@ -383,6 +461,25 @@ void record_after(struct sim_device *dev, int rc) {
           cur.number, cur.kernel, cur.path, (unsigned long long)cur.bytes);
   free(cur.spans);
   memset(&cur, 0, sizeof cur);
+}
+
+const char *record_version(void) { return SIMTARGET_VERSION; }
+
+void record_unable(const char *kernel, enum record_unable_why why) {
+  static const char *const reasons[] = {
+      [RECORD_UNABLE_IN_HOST] =
+          "the program requires unified_shared_memory, so its kernels run "
+          "in the host process, on host memory, which is not recorded",
+      [RECORD_UNABLE_POINTERS] =
+          "its kernel takes its arguments through one void ** (clang 23 "
+          "and later), which simtarget-replay does not call"};
+  static _Atomic int said[2];
+  if (!record_wanted(kernel) || atomic_exchange(&said[why], 1))
+    return;
+  fprintf(stderr,
+          "simtarget: SIMTARGET_RECORD: launch %lu of kernel `%s` not "
+          "recorded, nor any later one like it: %s\n",
+          cur.number, kernel, reasons[why]);
 }
 
 int record_alloc_at(struct sim_device *dev, uint64_t addr, uint64_t size) {

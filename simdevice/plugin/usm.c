@@ -447,6 +447,7 @@ int32_t usm_run(int32_t id, void *entry, void **tgt_args,
                  id, entry);
     return OFFLOAD_FAIL;
   }
+  record_unable(name, RECORD_UNABLE_IN_HOST); /* SIMTARGET_RECORD */
   uint64_t args[SIMDEV_PROTO_MAX_ARGS];
   for (int32_t i = 0; i < arg_num; i++)
     args[i] = (uint64_t)((char *)tgt_args[i] + tgt_offsets[i]);

@@ -1,9 +1,13 @@
-/* Declare-target globals: a table read on the device and a counter written. */
+/* Declare-target globals: a table read on the device, a counter written,
+ * and a pointer to the table that the device image's loader set (device
+ * memory that holds an image address: replay must load the image where the
+ * recording had it). */
 #include <stdio.h>
 
 #pragma omp declare target
 int table[256];
 long total;
+int *cursor = &table[3];
 #pragma omp end declare target
 
 int main(void) {
@@ -16,7 +20,7 @@ int main(void) {
     long sum = 0;
     for (int i = 0; i < 256; i++)
       sum += table[i];
-    total += sum;
+    total += sum + *cursor;
     table[0] = -1;
   }
 #pragma omp target update from(table, total)

@@ -80,6 +80,7 @@ static void test_alloc_submit_retrieve(void **state) {
 /* simtarget-replay's entry: a block at a given address, placed as
  * data_alloc would place it there; taken or misplaced addresses refused. */
 int32_t __tgt_rtl_simdevice_alloc_at(int32_t id, void *addr, int64_t size);
+int32_t __tgt_rtl_simdevice_replay_base(int32_t id, uint64_t base);
 static void test_alloc_at_places_a_block_where_asked(void **state) {
   (void)state;
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -103,6 +104,10 @@ static void test_alloc_at_places_a_block_where_asked(void **state) {
   /* Outside device memory. */
   assert_int_equal(__tgt_rtl_simdevice_alloc_at(0, in, 100), OFFLOAD_FAIL);
   assert_non_null(strstr(last_error(0).message, "outside its memory"));
+  /* The recorded base is asked for before init_device, never after. */
+  assert_int_equal(__tgt_rtl_simdevice_replay_base(0, 0x700000000000ull),
+                   OFFLOAD_FAIL);
+  assert_non_null(strstr(last_error(0).message, "is set up already"));
   /* Later allocations go around it; both free as usual. */
   char *y = __tgt_rtl_data_alloc(0, 200 * page, NULL, TARGET_ALLOC_DEFAULT);
   assert_non_null(y);

@@ -5,17 +5,24 @@
  * kernel run, the memory compared with the recording.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "omptarget_plugin.h"
+#include "record_settings.h"
 #include "replay.h"
 
 struct plugin {
+  int32_t (*is_valid_binary)(__tgt_device_image *);
+  int32_t (*replay_base)(int32_t, uint64_t);
+  const char *(*version)(void);
   int32_t (*init_device)(int32_t);
   __tgt_target_table *(*load_binary)(int32_t, __tgt_device_image *);
   int32_t (*alloc_at)(int32_t, void *, int64_t);
@@ -34,10 +41,15 @@ static const char *plugin_error(const struct plugin *p, int dev) {
   return err.message;
 }
 
-/* The plugin beside this program (../lib), or SIMTARGET_REPLAY_PLUGIN. */
-static int open_plugin(struct plugin *p) {
-  char path[PATH_MAX + 64] = "";
+/* The plugin of the recording's device machine beside this program
+ * (../lib: libomptarget.rtl.simdevice.so for the host's machine,
+ * libomptarget.rtl.simdevice-MACHINE.so for another), or
+ * SIMTARGET_REPLAY_PLUGIN. */
+static int open_plugin(struct plugin *p, const char *machine) {
+  char path[PATH_MAX + 64] = "", suffix[48] = "";
   const char *set = getenv("SIMTARGET_REPLAY_PLUGIN");
+  if (strcmp(machine, replay_host_machine()) != 0)
+    snprintf(suffix, sizeof suffix, "-%s", machine);
   if (set != NULL) {
     snprintf(path, sizeof path, "%s", set);
   } else {
@@ -47,14 +59,19 @@ static int open_plugin(struct plugin *p) {
     char *slash = strrchr(exe, '/');
     if (slash != NULL)
       *slash = '\0';
-    snprintf(path, sizeof path, "%s/../lib/libomptarget.rtl.simdevice.so", exe);
+    snprintf(path, sizeof path, "%s/../lib/libomptarget.rtl.simdevice%s.so",
+             exe, suffix);
   }
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (h == NULL) {
-    fprintf(stderr, "simtarget-replay: cannot load the plugin: %s\n", dlerror());
+    fprintf(stderr, "simtarget-replay: cannot load the plugin for %s "
+                    "devices: %s\n", machine, dlerror());
     return -1;
   }
   int32_t (*init_plugin)(void) = (int32_t (*)(void))dlsym(h, "__tgt_rtl_init_plugin");
+  *(void **)&p->is_valid_binary = dlsym(h, "__tgt_rtl_is_valid_binary");
+  *(void **)&p->replay_base = dlsym(h, "__tgt_rtl_simdevice_replay_base");
+  *(void **)&p->version = dlsym(h, "__tgt_rtl_simdevice_record_version");
   *(void **)&p->init_device = dlsym(h, "__tgt_rtl_init_device");
   *(void **)&p->load_binary = dlsym(h, "__tgt_rtl_load_binary");
   *(void **)&p->alloc_at = dlsym(h, "__tgt_rtl_simdevice_alloc_at");
@@ -62,7 +79,8 @@ static int open_plugin(struct plugin *p) {
   *(void **)&p->retrieve = dlsym(h, "__tgt_rtl_data_retrieve");
   *(void **)&p->run = dlsym(h, "__tgt_rtl_run_target_team_region");
   *(void **)&p->last_error = dlsym(h, "__tgt_rtl_get_last_error");
-  if (!p->init_device || !p->load_binary || !p->alloc_at || !p->submit ||
+  if (!p->is_valid_binary || !p->replay_base || !p->version ||
+      !p->init_device || !p->load_binary || !p->alloc_at || !p->submit ||
       !p->retrieve || !p->run) {
     fprintf(stderr, "simtarget-replay: %s lacks the entry points replay "
                     "needs (an older simtarget?)\n", path);
@@ -94,6 +112,22 @@ static unsigned char *read_file(const char *dir, const char *name,
   return buf;
 }
 
+/* The geometry settings the device had (record_settings.h), and none of
+ * this process's. */
+static void set_recorded_settings(const struct manifest *m) {
+  char v[sizeof m->env[0]];
+  for (size_t i = 0; i < RECORD_SETTINGS_COUNT; i++)
+    unsetenv(record_settings[i]);
+  for (int i = 0; i < m->env_count; i++) {
+    snprintf(v, sizeof v, "%s", m->env[i]);
+    char *eq = strchr(v, '=');
+    if (eq != NULL) {
+      *eq = '\0';
+      setenv(v, eq + 1, 1);
+    }
+  }
+}
+
 /* The environment the device was recorded with, and the wrapper. */
 static void set_environment(const struct manifest *m,
                             const struct options *opt) {
@@ -102,9 +136,14 @@ static void set_environment(const struct manifest *m,
   setenv("SIMDEVICE_MEMORY", v, 1);
   setenv("SIMDEVICE_GUARD", m->guard ? "1" : "0", 1);
   snprintf(v, sizeof v, "%d", m->device + 1);
-  setenv("SIMDEVICE_NUM_DEVICES", v, 1);
+  setenv(strcmp(m->machine, "ppc64le") == 0 &&
+                 strcmp(replay_host_machine(), "ppc64le") != 0
+             ? "SIMDEVICE_PPC64LE_NUM_DEVICES"
+             : "SIMDEVICE_NUM_DEVICES",
+         v, 1);
   setenv("SIMDEVICE_EARLY_START", "0", 1);
   unsetenv("SIMTARGET_RECORD");
+  set_recorded_settings(m);
   if (opt->valgrind)
     setenv("SIMDEVICE_WRAPPER", "valgrind -q --error-exitcode=99", 1);
   if (opt->gdb) /* the command file: see gdb_wrapper */
@@ -143,24 +182,36 @@ static int gdb_wrapper(const struct manifest *m, const char *dir) {
   return 0;
 }
 
-/* Loads the images; `tables` gets each one's target table. */
-static int load_images(const struct plugin *p, struct manifest *m,
-                       const char *dir, int dev, __tgt_target_table **tables) {
+/* Reads the images and asks the plugin whether each is for its device, as
+ * libomptarget does (the plugin learns an image's sanitizer there). */
+static int read_images(const struct plugin *p, const struct manifest *m,
+                       const char *dir, __tgt_device_image *imgs) {
   for (int i = 0; i < m->image_count; i++) {
-    struct rec_image *im = &m->images[i];
+    const struct rec_image *im = &m->images[i];
     size_t size;
     unsigned char *elf = read_file(dir, im->file, &size);
     if (elf == NULL)
       return -1;
-    __tgt_device_image *img = calloc(1, sizeof *img);
-    img->ImageStart = elf;
-    img->ImageEnd = elf + size;
-    img->EntriesBegin = im->entries;
-    img->EntriesEnd = im->entries + im->count;
-    tables[i] = p->load_binary(dev, img);
+    imgs[i] = (__tgt_device_image){elf, elf + size, im->entries,
+                                   im->entries + im->count};
+    if (!p->is_valid_binary(&imgs[i])) {
+      fprintf(stderr, "simtarget-replay: %s/%s: %s\n", dir, im->file,
+              plugin_error(p, m->device));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Loads the images; `tables` gets each one's target table. */
+static int load_images(const struct plugin *p, const struct manifest *m,
+                       const char *dir, __tgt_device_image *imgs,
+                       __tgt_target_table **tables) {
+  for (int i = 0; i < m->image_count; i++) {
+    tables[i] = p->load_binary(m->device, &imgs[i]);
     if (tables[i] == NULL) {
       fprintf(stderr, "simtarget-replay: loading %s/%s failed: %s\n", dir,
-              im->file, plugin_error(p, dev));
+              m->images[i].file, plugin_error(p, m->device));
       return -1;
     }
   }
@@ -330,11 +381,108 @@ static int run_kernel(const struct plugin *p, const struct manifest *m,
   return rc;
 }
 
+/* The device process's stack limit as recorded (it inherits ours): it
+ * places the process's mmap area, so where its images load. A limit that
+ * cannot be had (above the hard one) is left, said on stderr. */
+static void set_stack_limit(const struct manifest *m) {
+  struct rlimit now;
+  if (!m->has_stack_limit || getrlimit(RLIMIT_STACK, &now) != 0)
+    return;
+  rlim_t want = m->stack_limit == ULLONG_MAX ? RLIM_INFINITY
+                                             : (rlim_t)m->stack_limit;
+  if (now.rlim_cur == want)
+    return;
+  now.rlim_cur = want;
+  if (setrlimit(RLIMIT_STACK, &now) != 0)
+    fprintf(stderr, "simtarget-replay: note: the stack limit recorded (%s) "
+                    "is above this one's hard limit: images may load "
+                    "elsewhere\n",
+            m->stack_limit == ULLONG_MAX ? "unlimited" : "a higher one");
+}
+
+/* The device process's CPUs as recorded (it inherits our affinity): the
+ * default teams and threads of a launch follow them. This machine's first
+ * ones when it has more; when fewer, said on stderr. */
+static void set_cpus(const struct manifest *m, const char *dir) {
+  cpu_set_t have, want;
+  if (m->cpus <= 0 || sched_getaffinity(0, sizeof have, &have) != 0 ||
+      CPU_COUNT(&have) == m->cpus)
+    return;
+  if (CPU_COUNT(&have) < m->cpus) {
+    fprintf(stderr, "simtarget-replay: %s: note: recorded on %d CPUs, %d "
+                    "here: a launch without num_teams or thread_limit gets "
+                    "another geometry (SIMDEVICE_DEFAULT_TEAMS, --teams)\n",
+            dir, m->cpus, CPU_COUNT(&have));
+    return;
+  }
+  CPU_ZERO(&want);
+  for (int c = 0, n = 0; c < CPU_SETSIZE && n < m->cpus; c++)
+    if (CPU_ISSET(c, &have)) {
+      CPU_SET(c, &want);
+      n++;
+    }
+  if (sched_setaffinity(0, sizeof want, &want) != 0)
+    fprintf(stderr, "simtarget-replay: %s: note: cannot run on %d CPUs as "
+                    "recorded: %s\n", dir, m->cpus, strerror(errno));
+}
+
+/* Says when the kernel's image loaded elsewhere than recorded (another C
+ * library, qemu or kernel): globals and arguments into them are moved by
+ * name, pointers to them stored in memory are not. */
+static void note_moved(const struct manifest *m, __tgt_target_table **t,
+                       const char *dir) {
+  for (int i = 0; i < m->image_count; i++)
+    for (uint64_t j = 0; j < m->images[i].count; j++) {
+      uint64_t was = (uint64_t)(uintptr_t)m->images[i].entries[j].addr;
+      uint64_t now = (uint64_t)(uintptr_t)t[i]->EntriesBegin[j].addr;
+      if (was != now) {
+        fprintf(stderr, "simtarget-replay: %s: note: image %d loaded at "
+                        "another address than recorded (%s at 0x%llx, "
+                        "recorded 0x%llx): globals and arguments into it "
+                        "are moved, pointers to it stored in device memory "
+                        "are not\n", dir, i,
+                m->images[i].entries[j].name ? m->images[i].entries[j].name
+                                             : "an entry",
+                (unsigned long long)now, (unsigned long long)was);
+        return;
+      }
+    }
+}
+
+/* Allocates the device where the recording had it and loads its images:
+ * 0, or -1 said on stderr. */
+static int set_up_device(const struct plugin *p, const struct manifest *m,
+                         const char *dir, __tgt_device_image *imgs,
+                         __tgt_target_table **tables) {
+  if (read_images(p, m, dir, imgs) != 0)
+    return -1;
+  if (p->replay_base(m->device, m->device_base) != 0 ||
+      p->init_device(m->device) != 0) {
+    fprintf(stderr, "simtarget-replay: init_device: %s\n",
+            plugin_error(p, m->device));
+    return -1;
+  }
+  if (load_images(p, m, dir, imgs, tables) != 0)
+    return -1;
+  note_moved(m, tables, dir);
+  return 0;
+}
+
 int replay_launch(const char *dir, const struct options *opt) {
   static struct manifest m;
-  if (manifest_read(dir, &m) != 0)
+  if (manifest_read(dir, &m) != 0 || manifest_check(dir, &m) != 0)
     return 2;
+  if ((opt->gdb || opt->valgrind) &&
+      strcmp(m.machine, replay_host_machine()) != 0) {
+    fprintf(stderr, "simtarget-replay: %s: --gdb and --valgrind run the "
+                    "device process on this machine's debugger; this "
+                    "recording's device is %s (run under qemu)\n",
+            dir, m.machine);
+    return 2;
+  }
   set_environment(&m, opt);
+  set_stack_limit(&m);
+  set_cpus(&m, dir);
   if (opt->gdb && gdb_wrapper(&m, dir) != 0)
     return 2;
   struct plugin p = {0};
@@ -349,15 +497,11 @@ int replay_launch(const char *dir, const struct options *opt) {
             (unsigned long long)m.bytes);
     return 2;
   }
-  __tgt_target_table *tables[16];
-  if (open_plugin(&p) != 0)
-    return 2;
-  if (p.init_device(m.device) != 0) {
-    fprintf(stderr, "simtarget-replay: init_device: %s\n",
-            plugin_error(&p, m.device));
-    return 2;
-  }
-  if (load_images(&p, &m, dir, m.device, tables) != 0 ||
+  static __tgt_target_table *tables[16];
+  static __tgt_device_image imgs[16];
+  if (open_plugin(&p, m.machine) != 0 ||
+      manifest_check_version(dir, &m, p.version()) != 0 ||
+      set_up_device(&p, &m, dir, imgs, tables) != 0 ||
       restore(&p, &m, tables, m.device, before, 1) != 0)
     return 2;
   const char *message = "";

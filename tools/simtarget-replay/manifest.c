@@ -1,8 +1,10 @@
 /* manifest.c - reads a recording's manifest.txt (simdevice/plugin/record.c
  * writes it: one `key value...` line each). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay.h"
 
@@ -58,8 +60,29 @@ static int parse_line(struct manifest *m, char *line) {
       sscanf(line, "thread_limit %d", &m->thread_limit) == 1 ||
       sscanf(line, "kernel %1023s", m->kernel) == 1)
     return 0;
+  if (strncmp(line, "format ", 7) == 0)
+    return snprintf(m->format, sizeof m->format, "%.60s", line + 7), 0;
+  if (strncmp(line, "simtarget_version ", 18) == 0)
+    return snprintf(m->version, sizeof m->version, "%.120s", line + 18), 0;
+  if (sscanf(line, "machine %31s", m->machine) == 1)
+    return 0;
+  if (strcmp(line, "stack_limit unlimited") == 0)
+    return m->has_stack_limit = 1, m->stack_limit = ULLONG_MAX, 0;
+  if (sscanf(line, "stack_limit %llu", &a) == 1)
+    return m->has_stack_limit = 1, m->stack_limit = a, 0;
+  if (sscanf(line, "cpus %d", &m->cpus) == 1)
+    return 0;
+  if (strncmp(line, "env ", 4) == 0) {
+    char var[64], value[101];
+    if (m->env_count == 8 || sscanf(line, "env %63s %100s", var, value) != 2)
+      return -1;
+    snprintf(m->env[m->env_count++], sizeof m->env[0], "%s=%s", var, value);
+    return 0;
+  }
   if (sscanf(line, "device_base %llx", &a) == 1)
     return m->device_base = a, 0;
+  if (sscanf(line, "page_size %llu", &a) == 1)
+    return m->page_size = a, 0;
   if (sscanf(line, "device_memory %llu", &a) == 1)
     return m->device_memory = a, 0;
   if (sscanf(line, "args %d", &m->arg_num) == 1)
@@ -105,4 +128,49 @@ int manifest_read(const char *dir, struct manifest *m) {
     return -1;
   }
   return 0;
+}
+
+#if defined(__x86_64__)
+#define HOST_MACHINE "x86-64"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_MACHINE "ppc64le"
+#else
+#define HOST_MACHINE "unknown"
+#endif
+const char *replay_host_machine(void) { return HOST_MACHINE; }
+
+int manifest_check(const char *dir, const struct manifest *m) {
+  if (strcmp(m->format, "simtarget-record 1") != 0) {
+    fprintf(stderr, "simtarget-replay: %s: recording format `%s`, this "
+                    "simtarget-replay reads `simtarget-record 1`\n",
+            dir, m->format[0] ? m->format : "(none)");
+    return -1;
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  if (m->page_size != 0 && page > 0 && m->page_size != (uint64_t)page) {
+    fprintf(stderr, "simtarget-replay: %s: recorded on a host with %llu-byte "
+                    "pages, this one has %ld-byte pages: device memory "
+                    "blocks cannot be placed as recorded\n",
+            dir, (unsigned long long)m->page_size, page);
+    return -1;
+  }
+  if (strcmp(m->machine, "x86-64") != 0 && strcmp(m->machine, "ppc64le") != 0) {
+    fprintf(stderr, "simtarget-replay: %s: recorded on a `%s` device, which "
+                    "this simtarget (host %s) has no plugin for\n",
+            dir, m->machine[0] ? m->machine : "(none)", HOST_MACHINE);
+    return -1;
+  }
+  return 0;
+}
+
+int manifest_check_version(const char *dir, const struct manifest *m,
+                           const char *plugin_version) {
+  if (strcmp(m->version, plugin_version) == 0)
+    return 0;
+  fprintf(stderr, "simtarget-replay: %s: recorded by simtarget %s, this is "
+                  "simtarget %s: replay it with the simtarget that recorded "
+                  "it (the device process, its runtime and the memory layout "
+                  "must be the same)\n",
+          dir, m->version[0] ? m->version : "(none)", plugin_version);
+  return -1;
 }

@@ -1,9 +1,13 @@
 /*
  * simtarget-replay - runs a kernel launch recorded by SIMTARGET_RECORD
  * (simdevice/plugin/record.c) again in a fresh simdevice device process,
- * through the plugin's own interface (__tgt_rtl_* of
- * libomptarget.rtl.simdevice.so), and compares the device memory after it
- * with the recording.
+ * through the plugin's own interface (__tgt_rtl_* of the plugin of the
+ * recorded device machine beside this program: libomptarget.rtl.simdevice.so,
+ * or libomptarget.rtl.simdevice-ppc64le.so under qemu), and compares the
+ * device memory after it with the recording. A recording of another
+ * simtarget version than that plugin's, or from a host with another page
+ * size, is refused; the device's memory base, stack limit, geometry
+ * settings and CPU count are those recorded (launch.c).
  *
  *   simtarget-replay [--times N] [--teams N] [--threads N]
  *                    [--gdb | --valgrind] [--quiet] DIR
