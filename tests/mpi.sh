@@ -2,7 +2,7 @@
 # tests/mpi.sh - remote simdevice devices over Open MPI (issue 36), with
 # several ranks on this one machine (mpirun --oversubscribe):
 #  1. programs of tests/programs/ with their devices remote, MPMD
-#     (tests/mpi/remote_run.sh as programs.sh's PROGRAMS_RUNNER: the program and one
+#     (tests/mpi/remote_run.sh as programs.sh's PROGRAMS_SIMTARGET_RUNNER: the program and one
 #     simdevice-mpi-server rank per device), with clang 19 and 14; a few
 #     again with the device ranks spawned by the plugin (SIMDEVICE_MPI_SPAWN);
 #  2. tests/mpi/*.c: omp_target_memcpy rank to rank, nowait kernels of two
@@ -81,11 +81,11 @@ summary() { # label log: the programs.sh verdict lines and its counts
   failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
   [ -n "$line" ] || fail "$1: programs.sh printed no summary"
 }
-PROGRAMS_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --versions "$VERSIONS" \
+PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --versions "$VERSIONS" \
   "${progs[@]}" >"$OUT/mpmd.log" 2>&1
 summary mpmd "$OUT/mpmd.log"
 check_left "corpus (MPMD)"
-MPI_RUN_MODE=spawn PROGRAMS_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh \
+MPI_RUN_MODE=spawn PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh \
   --versions 19 "${spawned[@]}" >"$OUT/spawn.log" 2>&1
 summary spawn "$OUT/spawn.log"
 check_left "corpus (spawned)"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "link.h"
 #include "rtl_error_repeat.h"
@@ -82,6 +83,49 @@ int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
   return 1;
 }
 
+/* The device's memory range [base, base + size), reserved inaccessible in
+ * the host as a local device's is (simdevice/plugin/address_range.c): no
+ * host address then equals one of its addresses, and a device address
+ * passed as a host one is refused by transfer_host_check. Where the host
+ * has something there already, nothing is reserved and nothing checked. */
+static void reserve_device_range(struct remote *r, uint64_t base,
+                                 uint64_t size) {
+  if (size == 0 || atomic_load(&r->mem_size) != 0)
+    return;
+  void *hole = mmap((void *)(uintptr_t)base, size, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                        MAP_FIXED_NOREPLACE,
+                    -1, 0);
+  if (hole == MAP_FAILED)
+    return;
+  if (hole != (void *)(uintptr_t)base) { /* an old kernel: not there */
+    munmap(hole, size);
+    return;
+  }
+  r->mem_base = base;
+  atomic_store_explicit(&r->mem_size, size, memory_order_release);
+}
+
+/* 0 when [host, host + size) may be read or written on the host; -1 with
+ * the error set when it is a remote device's memory (as the local plugin
+ * says it of a local device's, plugin.c transfer). */
+static int transfer_host_check(const char *what, const void *host,
+                               int64_t size, int to_device) {
+  uint64_t a = (uint64_t)(uintptr_t)host;
+  for (int i = 0; i < link_topology()->count; i++) {
+    struct remote *d = link_remote(i);
+    uint64_t n = d ? atomic_load_explicit(&d->mem_size, memory_order_acquire)
+                   : 0;
+    if (n == 0 || a >= d->mem_base + n || a + (uint64_t)size <= d->mem_base)
+      continue;
+    link_error("simdevice-mpi: %s of %lld bytes: the host address %p is "
+               "device memory of device %d, which the host cannot %s",
+               what, (long long)size, host, i, to_device ? "read" : "write");
+    return -1;
+  }
+  return 0;
+}
+
 int32_t __tgt_rtl_init_device(int32_t id) {
   if (requires_shared) {
     link_error("simdevice-mpi: device %d: the program requires "
@@ -89,8 +133,16 @@ int32_t __tgt_rtl_init_device(int32_t id) {
                "device shares no memory with the host", id);
     return OFFLOAD_FAIL;
   }
+  struct remote *r = enter(id);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
   struct wire_request q = {.op = WIRE_INIT_DEVICE};
-  return simple_call(id, &q, NULL, NULL, 0, NULL, "init_device");
+  uint64_t range[2] = {0, 0};
+  int rc = link_call(r, &q, NULL, NULL, 0, range, "init_device");
+  if (rc == OFFLOAD_SUCCESS)
+    reserve_device_range(r, range[0], range[1]);
+  leave(r);
+  return rc;
 }
 
 int64_t __tgt_rtl_init_requires(int64_t flags) {
@@ -223,6 +275,8 @@ int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
     link_error("simdevice-mpi: data_submit of a negative size");
     return OFFLOAD_FAIL;
   }
+  if (size > 0 && transfer_host_check("data_submit", hst_ptr, size, 1) != 0)
+    return OFFLOAD_FAIL;
   struct wire_request q = {.op = WIRE_DATA_SUBMIT,
                            .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size},
                            .payload = (uint64_t)size};
@@ -235,6 +289,8 @@ int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
     link_error("simdevice-mpi: data_retrieve of a negative size");
     return OFFLOAD_FAIL;
   }
+  if (size > 0 && transfer_host_check("data_retrieve", hst_ptr, size, 0) != 0)
+    return OFFLOAD_FAIL;
   struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
                            .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size}};
   return simple_call(id, &q, NULL, hst_ptr, (size_t)size, NULL,

@@ -977,6 +977,23 @@ void *__tgt_rtl_simdevice_host_view(int32_t id, void *tgt, int64_t size) {
   return dev->host_view + offset;
 }
 
+/* simdevice-mpi-server's own entry: the range of device `id`'s memory,
+ * [*base, *base + *size), for the host, which reserves it in its own
+ * address space so that no host address equals a remote device's address
+ * and a device address passed as a host one is refused by name
+ * (simdevice/mpi/host.c). OFFLOAD_FAIL before the device is initialised. */
+int32_t __tgt_rtl_simdevice_memory_range(int32_t id, uint64_t *base,
+                                         uint64_t *size);
+int32_t __tgt_rtl_simdevice_memory_range(int32_t id, uint64_t *base,
+                                         uint64_t *size) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL || !atomic_load(&dev->initialized) || dev->capacity == 0)
+    return OFFLOAD_FAIL;
+  *base = dev->dev_base;
+  *size = dev->capacity;
+  return OFFLOAD_SUCCESS;
+}
+
 int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,
                                     void **tgt_args, ptrdiff_t *tgt_offsets,
                                     int32_t arg_num) {
