@@ -5,13 +5,19 @@
 #     (tests/mpi/remote_run.sh as programs.sh's PROGRAMS_SIMTARGET_RUNNER: the program and one
 #     simdevice-mpi-server rank per device), with clang 19 and 14; a few
 #     again with the device ranks spawned by the plugin (SIMDEVICE_MPI_SPAWN);
+#  1b. the differential corpus (tests/diff/, tests/programs.sh --diff) with
+#     its devices remote, MPMD, with clang 22 (MPI_DIFF_CLANGS; make check's
+#     diff suite has compiled those binaries by then); LLVM's verdicts are
+#     LLVM's own runs, only simtarget's go remote (PROGRAMS_SIMTARGET_RUNNER);
+#     what a remote device cannot do is skipped with its cause
+#     (mpi-skip: in the program's header);
 #  2. tests/mpi/*.c: omp_target_memcpy rank to rank, nowait kernels of two
 #     remote devices overlapping (a rendezvous, no timing), a hybrid MPI + OpenMP
 #     program (each rank its own spawned device), an MPI program that
 #     offloads before MPI_Init, a device rank killed or stopped mid-kernel;
 #  3. after each, no device rank or device process of this tree is left.
 # Skipped (counted, with the reason) where mpirun or the plugin is missing.
-# Usage: tests/mpi.sh [--versions "19 14"]
+# Usage: tests/mpi.sh [--versions "19 14"]   (MPI_DIFF_CLANGS="22": the clangs of 1b)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
@@ -74,13 +80,18 @@ progs=() spawned=()
 for p in $CORPUS; do progs+=("tests/programs/$p"); done
 for p in $SPAWNED; do spawned+=("tests/programs/$p"); done
 summary() { # label log: the programs.sh verdict lines and its counts
-  grep -E '^(ok|FAIL|skip|xfail) ' "$2" | sed "s/^/$1 /"
+  grep -E '^(ok|FAIL|skip|xfail|llvm-fail) ' "$2" | sed "s/^/$1 /"
   local line
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$2" | tail -1)
+  if [ -z "$line" ]; then
+    fail "$1: programs.sh printed no summary"
+    return
+  fi
   passed=$((passed + $(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')))
   failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-  [ -n "$line" ] || fail "$1: programs.sh printed no summary"
+  skipped=$((skipped + $(echo "$line" | sed -E 's/.* ([0-9]+) skipped.*/\1/')))
 }
+export PROGRAMS_SKIP_FIELD=mpi-skip
 PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --versions "$VERSIONS" \
   "${progs[@]}" >"$OUT/mpmd.log" 2>&1
 summary mpmd "$OUT/mpmd.log"
@@ -89,6 +100,13 @@ MPI_RUN_MODE=spawn PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests
   --versions 19 "${spawned[@]}" >"$OUT/spawn.log" 2>&1
 summary spawn "$OUT/spawn.log"
 check_left "corpus (spawned)"
+
+# ---- 1b. the differential corpus, devices remote (about a minute with its
+# binaries cached; all of clang 14, 19 and 22: simdevice/README.md)
+PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --diff \
+  --versions "${MPI_DIFF_CLANGS:-22}" >"$OUT/diff.log" 2>&1
+summary diff "$OUT/diff.log"
+check_left "differential corpus (MPMD)"
 
 # ---- 2. programs of tests/mpi/
 compile() { # N SRC: clang-N, with Open MPI's flags for an MPI program
