@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "host.h"
 #include "link.h"
 #include "rtl_error_repeat.h"
 
@@ -36,23 +37,35 @@ void simdevice_mpi_configure(int program_uses_mpi, uint32_t info_flags) {
   link_configure(program_uses_mpi, info_flags);
 }
 
-/* The device, locked and ready for a call (`at_exit`: a release, which
- * waits for a busy device at most 2 s, link.h); NULL with the error set. */
-static struct remote *enter_for(int32_t id, int at_exit) {
+enum enter_mode { ENTER_WAIT, ENTER_AT_EXIT, ENTER_IF_FREE };
+
+/* The device, locked and ready for a call (ENTER_AT_EXIT: a release, which
+ * waits for a busy device at most 2 s, link.h); NULL with the error set.
+ * ENTER_IF_FREE: NULL without an error, *busy = 1, when another call holds
+ * the device now. */
+static struct remote *enter_mode(int32_t id, enum enter_mode mode,
+                                 int *busy) {
   struct remote *r = link_remote(id);
   if (r == NULL)
     return NULL;
   if (link_up() != 0)
     return NULL;
-  if (!at_exit)
+  if (mode == ENTER_WAIT)
     pthread_mutex_lock(&r->lock);
-  else if (link_lock_for_exit(r) != 0)
+  else if (mode == ENTER_IF_FREE && pthread_mutex_trylock(&r->lock) != 0) {
+    *busy = 1;
+    return NULL;
+  } else if (mode == ENTER_AT_EXIT && link_lock_for_exit(r) != 0)
     return NULL;
   if (link_hello(r) != 0) {
     pthread_mutex_unlock(&r->lock);
     return NULL;
   }
   return r;
+}
+
+static struct remote *enter_for(int32_t id, int at_exit) {
+  return enter_mode(id, at_exit ? ENTER_AT_EXIT : ENTER_WAIT, NULL);
 }
 
 static struct remote *enter(int32_t id) { return enter_for(id, 0); }
@@ -269,32 +282,51 @@ int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
   return simple_call(id, &q, NULL, NULL, 0, NULL, "data_delete");
 }
 
-int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
-                              int64_t size) {
+/* A copy between host and device `id` (checked first), under the device's
+ * lock taken as `mode` says (*busy as enter_mode). */
+static int32_t copy(int32_t id, void *tgt, void *hst, int64_t size,
+                    int to_device, enum enter_mode mode, int *busy) {
+  const char *what = to_device ? "data_submit" : "data_retrieve";
   if (size < 0) {
-    link_error("simdevice-mpi: data_submit of a negative size");
+    link_error("simdevice-mpi: %s of a negative size", what);
     return OFFLOAD_FAIL;
   }
-  if (size > 0 && transfer_host_check("data_submit", hst_ptr, size, 1) != 0)
+  if (size > 0 && transfer_host_check(what, hst, size, to_device) != 0)
     return OFFLOAD_FAIL;
-  struct wire_request q = {.op = WIRE_DATA_SUBMIT,
-                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size},
-                           .payload = (uint64_t)size};
-  return simple_call(id, &q, hst_ptr, NULL, 0, NULL, "data_submit");
+  struct remote *r = enter_mode(id, mode, busy);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
+  int rc;
+  if (to_device) {
+    struct wire_request q = {.op = WIRE_DATA_SUBMIT,
+                             .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size},
+                             .payload = (uint64_t)size};
+    rc = link_call(r, &q, hst, NULL, 0, NULL, what);
+  } else {
+    struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
+                             .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size}};
+    rc = link_call(r, &q, NULL, hst, (size_t)size, NULL, what);
+  }
+  leave(r);
+  return rc;
+}
+
+int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
+                              int64_t size) {
+  return copy(id, tgt_ptr, hst_ptr, size, 1, ENTER_WAIT, NULL);
 }
 
 int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
                                 int64_t size) {
-  if (size < 0) {
-    link_error("simdevice-mpi: data_retrieve of a negative size");
-    return OFFLOAD_FAIL;
-  }
-  if (size > 0 && transfer_host_check("data_retrieve", hst_ptr, size, 0) != 0)
-    return OFFLOAD_FAIL;
-  struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
-                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size}};
-  return simple_call(id, &q, NULL, hst_ptr, (size_t)size, NULL,
-                     "data_retrieve");
+  return copy(id, tgt_ptr, hst_ptr, size, 0, ENTER_WAIT, NULL);
+}
+
+int32_t host_copy_if_free(int32_t id, void *tgt, void *hst, int64_t size,
+                          int to_device, int *ran) {
+  int busy = 0;
+  int32_t rc = copy(id, tgt, hst, size, to_device, ENTER_IF_FREE, &busy);
+  *ran = !busy;
+  return rc;
 }
 
 int32_t __tgt_rtl_is_data_exchangable(int32_t src_id, int32_t dst_id) {
