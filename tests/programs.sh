@@ -53,9 +53,10 @@
 # PROGRAMS_SIMTARGET_RUNNER: a command only the runs on simtarget go under
 # (tests/mpi.sh: tests/mpi/remote_run.sh, the devices in MPI ranks); the
 # runs on LLVM's runtime (--llvm, and --diff's LLVM verdicts) do not.
-# PROGRAMS_SKIP_FIELD=NAME: a program with a header line "NAME: CAUSE" is
+# PROGRAMS_SKIP_FIELD=NAME: a program with a comment line "NAME: CAUSE" is
 # skipped with that cause (tests/mpi.sh: mpi-skip, what a remote device
-# cannot do, such as host or shared memory).
+# cannot do, such as host or shared memory; written as the file's last line,
+# so that no line number that other expectations name moves).
 #
 # Binaries are cached in build/programs/<N>/ (--diff: build/diff/<N>/<family>/) and rebuilt only when the
 # program, check.h or the flags change; compile logs sit next to them

@@ -3,7 +3,6 @@
  * (on simdevice it lies inside the device's address range, where other
  * addresses are refused as device memory).
  * versions: 16 19 22
- * mpi-skip: shared memory, which a remote device has none of (tests/mpi.sh)
  * expect: the kernel doubles the mapped copy, the host sees it after */
 #include <omp.h>
 #include "check.h"
@@ -25,3 +24,4 @@ int main(void) {
   llvm_omp_target_free_shared(sh, dev);
   return check_finish();
 }
+/* mpi-skip: shared memory, which a remote device has none of */
