@@ -14,7 +14,8 @@
 #  2. tests/mpi/*.c: omp_target_memcpy rank to rank, nowait kernels of two
 #     remote devices overlapping (a rendezvous, no timing), a hybrid MPI + OpenMP
 #     program (each rank its own spawned device), an MPI program that
-#     offloads before MPI_Init, a device rank killed or stopped mid-kernel;
+#     offloads before MPI_Init, a device rank killed or stopped mid-kernel,
+#     the rank's device process under SIMDEVICE_VALGRIND=memcheck;
 #  3. after each, no device rank or device process of this tree is left.
 # Skipped (counted, with the reason) where mpirun or the plugin is missing.
 # Usage: tests/mpi.sh [--versions "19 14"]   (MPI_DIFF_CLANGS="22": the clangs of 1b)
@@ -193,6 +194,35 @@ else
   fi
 fi
 check_left exit_during_kernel
+
+# SIMDEVICE_VALGRIND=memcheck with the device remote (the rank's device
+# process under memcheck): a correct program is clean (copies into the
+# rank went straight to device memory, and memcheck reported bytes the host
+# had sent as never written), and a program that copies back bytes nothing
+# wrote is named with its variable, as on a local device.
+if ! command -v valgrind >/dev/null; then
+  skip "memcheck remote: no valgrind"
+else
+  for src in tests/programs/data_struct.c tests/valgrind/vg_from_read.c; do
+    build_cached "$src" "$B/vg_$(basename "$src" .c)" \
+      "$TC_CC_19 $TC_FLAGS_19 -O2 -g -Itests/programs $src -o $B/vg_$(basename "$src" .c)"
+  done
+  SIMDEVICE_VALGRIND=memcheck run "$B/vg_clean" tests/mpi/remote_run.sh "$B/vg_data_struct"
+  rc=$?
+  if [ $rc = 0 ] && grep -q '^PASS$' "$B/vg_clean.out" &&
+     ! grep -q '^==[0-9]*== \|simdevice: ' "$B/vg_clean.err"; then
+    ok "memcheck remote: data_struct.c runs clean"
+  else
+    fail "memcheck remote: data_struct.c: exit $rc: $(grep -m1 '^==[0-9]*== [A-Z]\|simdevice: ' "$B/vg_clean.err" | cut -c1-200)"
+  fi
+  SIMDEVICE_VALGRIND=memcheck run "$B/vg_bug" tests/mpi/remote_run.sh "$B/vg_vg_from_read"
+  if grep -q 'the 64 bytes of `hist\[0:16\]` (map(from) at .*vg_from_read.c:2[0-9]' "$B/vg_bug.err"; then
+    ok "memcheck remote: vg_from_read.c's never-written hist[0:16] is named"
+  else
+    fail "memcheck remote: vg_from_read.c: no finding naming hist[0:16]"
+  fi
+  check_left "memcheck remote"
+fi
 
 export RANK_PATTERN="^$SERVER"
 for mode in mpmd spawn; do

@@ -475,6 +475,24 @@ int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
   return OFFLOAD_SUCCESS;
 }
 
+/* libomptarget names a new device copy (SIMDEVICE_VALGRIND=memcheck): the
+ * rank's plugin has its device process describe it to memcheck by its
+ * variable. 1 (names not used: libomptarget stops asking) as the rank's
+ * plugin answers. */
+int32_t __tgt_rtl_name_range(int32_t id, void *tgt_ptr, int64_t size,
+                             const char *text) {
+  if (text == NULL)
+    return OFFLOAD_SUCCESS;
+  size_t n = strlen(text) + 1;
+  struct wire_request q = {.op = WIRE_NAME_RANGE,
+                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size},
+                           .payload = n};
+  uint64_t a[2] = {0, 0};
+  if (simple_call(id, &q, text, NULL, 0, a, "name_range") != OFFLOAD_SUCCESS)
+    return OFFLOAD_FAIL;
+  return (int32_t)(int64_t)a[0];
+}
+
 int32_t __tgt_rtl_set_info_flag(uint32_t flags) {
   link_set_info_flags(flags);
   return OFFLOAD_SUCCESS;

@@ -352,6 +352,11 @@ static int serve(const struct wire_request *q, char *payload) {
                                          (const __tgt_fptr_map *)payload),
           NULL, NULL, 0);
     break;
+  case WIRE_NAME_RANGE:
+    r[0] = (uint64_t)(int64_t)__tgt_rtl_name_range(
+        dev_id, ptr, (int64_t)q->a[1], payload != NULL ? payload : "");
+    reply(OFFLOAD_SUCCESS, r, NULL, 0);
+    break;
   case WIRE_PRINT_INFO: reply(__tgt_rtl_print_device_info(dev_id), NULL, NULL, 0); break;
   case WIRE_DEINIT_DEVICE: reply(__tgt_rtl_deinit_device(dev_id), NULL, NULL, 0); break;
   case WIRE_EXIT:

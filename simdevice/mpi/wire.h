@@ -61,6 +61,9 @@ enum wire_op {
   WIRE_PRINT_INFO,     /* print_device_info (its lines come back as output) */
   WIRE_DEINIT_DEVICE,
   WIRE_EXIT,           /* reply, then the rank ends */
+  WIRE_NAME_RANGE,     /* a[0] = device pointer, a[1] = size; payload: the
+                          text, NUL-terminated; reply a[0] = name_range's
+                          result (1: names are not used) */
 };
 
 struct wire_request {
