@@ -50,6 +50,13 @@
 # Another architecture (tests/ppc64le/check.sh): PROGRAMS_ENV_SH names the
 # toolchain file to use instead of tests/toolchains.sh's, PROGRAMS_OUT the
 # binaries' folder, PROGRAMS_RUNNER the emulator each binary runs under.
+# PROGRAMS_SIMTARGET_RUNNER: a command only the runs on simtarget go under
+# (tests/mpi.sh: tests/mpi/remote_run.sh, the devices in MPI ranks); the
+# runs on LLVM's runtime (--llvm, and --diff's LLVM verdicts) do not.
+# PROGRAMS_SKIP_FIELD=NAME: a program with a comment line "NAME: CAUSE" is
+# skipped with that cause (tests/mpi.sh: mpi-skip, what a remote device
+# cannot do, such as host or shared memory; written as the file's last line,
+# so that no line number that other expectations name moves).
 #
 # Binaries are cached in build/programs/<N>/ (--diff: build/diff/<N>/<family>/) and rebuilt only when the
 # program, check.h or the flags change; compile logs sit next to them
@@ -75,6 +82,7 @@ DIFFOUT="$ROOT/build/diff$DEVSUFFIX"
 LIBDIR=${PROGRAMS_LIBDIR:-$ROOT/build/lib}
 ENV_SH=${PROGRAMS_ENV_SH:-$ROOT/build/toolchains/env.sh}
 RUNNER=${PROGRAMS_RUNNER:-}
+SIM_RUNNER=${PROGRAMS_SIMTARGET_RUNNER:-}
 RUN_TIMEOUT=${PROGRAMS_TIMEOUT:-60}
 
 # ---------------------------------------------------------------- headers
@@ -143,6 +151,11 @@ compile_one() {
 }
 
 
+# run_simtarget BIN N LOG: run_judged on simtarget, under SIM_RUNNER too.
+run_simtarget() {
+  RUNNER="${RUNNER:+$RUNNER }$SIM_RUNNER" run_judged "$1" "$(libpath_for "$2" simtarget)" "$3"
+}
+
 # llvm_verdict SRC N BIN: "pass" or the reason LLVM's runtime fails the
 # program, cached in BIN.llvm under the binary's hash and the expectations.
 llvm_verdict() {
@@ -182,7 +195,7 @@ diff_one() {
       if [ "$llvm" != pass ]; then
         # Not held against simtarget, whose result is shown for comparison;
         # except that simtarget never lets the host process crash.
-        run_judged "$bin" "$(libpath_for "$n" simtarget)" "$bin"
+        run_simtarget "$bin" "$n" "$bin"
         xfail=$(xfail_for "$src" "$n")
         if [[ $reason == *"(signal "* ]] && [ -z "$xfail" ]; then
           echo "FAIL $name clang-$n: simtarget crashed the host process: $reason (LLVM fails it too: $llvm)"
@@ -193,7 +206,7 @@ diff_one() {
       fi
     fi
   fi
-  run_judged "$bin" "$(libpath_for "$n" simtarget)" "$bin"
+  run_simtarget "$bin" "$n" "$bin"
   xfail=$(xfail_for "$src" "$n")
   if [ -n "$xfail" ]; then
     if [ -z "$reason" ]; then
@@ -271,6 +284,10 @@ wanted() {
   fi
   if [ $MODE = llvm ] && has_marker "$1" simtarget-only; then
     echo "simtarget-only"
+    return 1
+  fi
+  if [ -n "${PROGRAMS_SKIP_FIELD:-}" ] && [ -n "$(header_field "$1" "$PROGRAMS_SKIP_FIELD")" ]; then
+    echo "$PROGRAMS_SKIP_FIELD: $(header_field "$1" "$PROGRAMS_SKIP_FIELD")"
     return 1
   fi
   if [ "$PROGRAMS_DEVICE" = ppc64le ] && [ -n "$(header_field "$1" ppc64le-skip)" ]; then
@@ -351,7 +368,11 @@ for src in "${PROGRAMS[@]}"; do
       verdict FAIL "$name" "$n" "does not compile: $(grep -m1 -E 'error' "$bin.log" | cut -c1-200)"
       continue
     fi
-    run_judged "$bin" "$(libpath_for "$n" $MODE)" "$bin"
+    if [ $MODE = llvm ]; then
+      run_judged "$bin" "$(libpath_for "$n" llvm)" "$bin"
+    else
+      run_simtarget "$bin" "$n" "$bin"
+    fi
     if [ -z "$reason" ]; then
       verdict ok "$name" "$n"
     else

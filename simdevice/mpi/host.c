@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "host.h"
 #include "link.h"
 #include "rtl_error_repeat.h"
 
@@ -35,23 +37,35 @@ void simdevice_mpi_configure(int program_uses_mpi, uint32_t info_flags) {
   link_configure(program_uses_mpi, info_flags);
 }
 
-/* The device, locked and ready for a call (`at_exit`: a release, which
- * waits for a busy device at most 2 s, link.h); NULL with the error set. */
-static struct remote *enter_for(int32_t id, int at_exit) {
+enum enter_mode { ENTER_WAIT, ENTER_AT_EXIT, ENTER_IF_FREE };
+
+/* The device, locked and ready for a call (ENTER_AT_EXIT: a release, which
+ * waits for a busy device at most 2 s, link.h); NULL with the error set.
+ * ENTER_IF_FREE: NULL without an error, *busy = 1, when another call holds
+ * the device now. */
+static struct remote *enter_mode(int32_t id, enum enter_mode mode,
+                                 int *busy) {
   struct remote *r = link_remote(id);
   if (r == NULL)
     return NULL;
   if (link_up() != 0)
     return NULL;
-  if (!at_exit)
+  if (mode == ENTER_WAIT)
     pthread_mutex_lock(&r->lock);
-  else if (link_lock_for_exit(r) != 0)
+  else if (mode == ENTER_IF_FREE && pthread_mutex_trylock(&r->lock) != 0) {
+    *busy = 1;
+    return NULL;
+  } else if (mode == ENTER_AT_EXIT && link_lock_for_exit(r) != 0)
     return NULL;
   if (link_hello(r) != 0) {
     pthread_mutex_unlock(&r->lock);
     return NULL;
   }
   return r;
+}
+
+static struct remote *enter_for(int32_t id, int at_exit) {
+  return enter_mode(id, at_exit ? ENTER_AT_EXIT : ENTER_WAIT, NULL);
 }
 
 static struct remote *enter(int32_t id) { return enter_for(id, 0); }
@@ -82,6 +96,49 @@ int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
   return 1;
 }
 
+/* The device's memory range [base, base + size), reserved inaccessible in
+ * the host as a local device's is (simdevice/plugin/address_range.c): no
+ * host address then equals one of its addresses, and a device address
+ * passed as a host one is refused by transfer_host_check. Where the host
+ * has something there already, nothing is reserved and nothing checked. */
+static void reserve_device_range(struct remote *r, uint64_t base,
+                                 uint64_t size) {
+  if (size == 0 || atomic_load(&r->mem_size) != 0)
+    return;
+  void *hole = mmap((void *)(uintptr_t)base, size, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                        MAP_FIXED_NOREPLACE,
+                    -1, 0);
+  if (hole == MAP_FAILED)
+    return;
+  if (hole != (void *)(uintptr_t)base) { /* an old kernel: not there */
+    munmap(hole, size);
+    return;
+  }
+  r->mem_base = base;
+  atomic_store_explicit(&r->mem_size, size, memory_order_release);
+}
+
+/* 0 when [host, host + size) may be read or written on the host; -1 with
+ * the error set when it is a remote device's memory (as the local plugin
+ * says it of a local device's, plugin.c transfer). */
+static int transfer_host_check(const char *what, const void *host,
+                               int64_t size, int to_device) {
+  uint64_t a = (uint64_t)(uintptr_t)host;
+  for (int i = 0; i < link_topology()->count; i++) {
+    struct remote *d = link_remote(i);
+    uint64_t n = d ? atomic_load_explicit(&d->mem_size, memory_order_acquire)
+                   : 0;
+    if (n == 0 || a >= d->mem_base + n || a + (uint64_t)size <= d->mem_base)
+      continue;
+    link_error("simdevice-mpi: %s of %lld bytes: the host address %p is "
+               "device memory of device %d, which the host cannot %s",
+               what, (long long)size, host, i, to_device ? "read" : "write");
+    return -1;
+  }
+  return 0;
+}
+
 int32_t __tgt_rtl_init_device(int32_t id) {
   if (requires_shared) {
     link_error("simdevice-mpi: device %d: the program requires "
@@ -89,8 +146,16 @@ int32_t __tgt_rtl_init_device(int32_t id) {
                "device shares no memory with the host", id);
     return OFFLOAD_FAIL;
   }
+  struct remote *r = enter(id);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
   struct wire_request q = {.op = WIRE_INIT_DEVICE};
-  return simple_call(id, &q, NULL, NULL, 0, NULL, "init_device");
+  uint64_t range[2] = {0, 0};
+  int rc = link_call(r, &q, NULL, NULL, 0, range, "init_device");
+  if (rc == OFFLOAD_SUCCESS)
+    reserve_device_range(r, range[0], range[1]);
+  leave(r);
+  return rc;
 }
 
 int64_t __tgt_rtl_init_requires(int64_t flags) {
@@ -217,28 +282,51 @@ int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
   return simple_call(id, &q, NULL, NULL, 0, NULL, "data_delete");
 }
 
-int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
-                              int64_t size) {
+/* A copy between host and device `id` (checked first), under the device's
+ * lock taken as `mode` says (*busy as enter_mode). */
+static int32_t copy(int32_t id, void *tgt, void *hst, int64_t size,
+                    int to_device, enum enter_mode mode, int *busy) {
+  const char *what = to_device ? "data_submit" : "data_retrieve";
   if (size < 0) {
-    link_error("simdevice-mpi: data_submit of a negative size");
+    link_error("simdevice-mpi: %s of a negative size", what);
     return OFFLOAD_FAIL;
   }
-  struct wire_request q = {.op = WIRE_DATA_SUBMIT,
-                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size},
-                           .payload = (uint64_t)size};
-  return simple_call(id, &q, hst_ptr, NULL, 0, NULL, "data_submit");
+  if (size > 0 && transfer_host_check(what, hst, size, to_device) != 0)
+    return OFFLOAD_FAIL;
+  struct remote *r = enter_mode(id, mode, busy);
+  if (r == NULL)
+    return OFFLOAD_FAIL;
+  int rc;
+  if (to_device) {
+    struct wire_request q = {.op = WIRE_DATA_SUBMIT,
+                             .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size},
+                             .payload = (uint64_t)size};
+    rc = link_call(r, &q, hst, NULL, 0, NULL, what);
+  } else {
+    struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
+                             .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size}};
+    rc = link_call(r, &q, NULL, hst, (size_t)size, NULL, what);
+  }
+  leave(r);
+  return rc;
+}
+
+int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
+                              int64_t size) {
+  return copy(id, tgt_ptr, hst_ptr, size, 1, ENTER_WAIT, NULL);
 }
 
 int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
                                 int64_t size) {
-  if (size < 0) {
-    link_error("simdevice-mpi: data_retrieve of a negative size");
-    return OFFLOAD_FAIL;
-  }
-  struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
-                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size}};
-  return simple_call(id, &q, NULL, hst_ptr, (size_t)size, NULL,
-                     "data_retrieve");
+  return copy(id, tgt_ptr, hst_ptr, size, 0, ENTER_WAIT, NULL);
+}
+
+int32_t host_copy_if_free(int32_t id, void *tgt, void *hst, int64_t size,
+                          int to_device, int *ran) {
+  int busy = 0;
+  int32_t rc = copy(id, tgt, hst, size, to_device, ENTER_IF_FREE, &busy);
+  *ran = !busy;
+  return rc;
 }
 
 int32_t __tgt_rtl_is_data_exchangable(int32_t src_id, int32_t dst_id) {
@@ -385,6 +473,24 @@ int32_t __tgt_rtl_get_last_error(int32_t id, __tgt_rtl_error *err) {
   link_error_take(err);
   rtl_error_repeat(err, &repeat_fault);
   return OFFLOAD_SUCCESS;
+}
+
+/* libomptarget names a new device copy (SIMDEVICE_VALGRIND=memcheck): the
+ * rank's plugin has its device process describe it to memcheck by its
+ * variable. 1 (names not used: libomptarget stops asking) as the rank's
+ * plugin answers. */
+int32_t __tgt_rtl_name_range(int32_t id, void *tgt_ptr, int64_t size,
+                             const char *text) {
+  if (text == NULL)
+    return OFFLOAD_SUCCESS;
+  size_t n = strlen(text) + 1;
+  struct wire_request q = {.op = WIRE_NAME_RANGE,
+                           .a = {(uint64_t)(uintptr_t)tgt_ptr, (uint64_t)size},
+                           .payload = n};
+  uint64_t a[2] = {0, 0};
+  if (simple_call(id, &q, text, NULL, 0, a, "name_range") != OFFLOAD_SUCCESS)
+    return OFFLOAD_FAIL;
+  return (int32_t)(int64_t)a[0];
 }
 
 int32_t __tgt_rtl_set_info_flag(uint32_t flags) {

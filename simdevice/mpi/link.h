@@ -7,6 +7,7 @@
 #define SIMDEVICE_MPI_LINK_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,6 +31,11 @@ struct remote {
   char host[256];
   int pidfd;             /* when on this machine: its pidfd, else -1 */
   struct host_image *images;
+  /* The device's memory range, reserved (inaccessible) in the host's
+   * address space once the device is initialised (host.c): mem_size is
+   * set last (release), 0 while there is none. */
+  uint64_t mem_base;
+  _Atomic uint64_t mem_size;
 };
 
 /* The error of the calling thread's last failure (get_last_error). */

@@ -71,7 +71,10 @@
   X(int32_t, synchronize, (int32_t id, __tgt_async_info * q), (id, q),         \
     OFFLOAD_FAIL)                                                              \
   X(int32_t, query_async,                                                      \
-    (int32_t id, __tgt_async_info * q, int32_t * c), (id, q, c), OFFLOAD_FAIL)
+    (int32_t id, __tgt_async_info * q, int32_t * c), (id, q, c), OFFLOAD_FAIL) \
+  X(int32_t, name_range,                                                       \
+    (int32_t id, void *t, int64_t size, const char *text),                     \
+    (id, t, size, text), 1)
 
 #define POINTER(ret, name, params, args, fail) ret(*name) params;
 static struct {

@@ -7,6 +7,9 @@
  * at the same time. A device rank serves one request at a time, so a
  * device's operations run one after another whatever their queue.
  *
+ * A copy whose queue has nothing before it runs at once in the posting
+ * call when no other call holds the device (copy_async).
+ *
  * A queue (__tgt_async_info.queue) counts its operations not yet done and
  * keeps the first failure's error; synchronize waits for the count to reach
  * zero, query_async only looks, and both release the queue once it has.
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host.h"
 #include "link.h"
 
 enum op_kind { OP_SUBMIT, OP_RETRIEVE, OP_RUN };
@@ -150,16 +154,40 @@ static struct op *new_op(enum op_kind kind, void *tgt, void *hst,
   return o;
 }
 
+/* 1 when the queue has nothing posted that is not done, nor a failure. */
+static int queue_idle(const __tgt_async_info *ai) {
+  pthread_mutex_lock(&lock);
+  const struct queue *q = ai->queue;
+  int idle = q == NULL || (q->pending == 0 && !q->failed);
+  pthread_mutex_unlock(&lock);
+  return idle;
+}
+
+/* A copy of a queue with nothing before it runs in the call that posts it
+ * when the device is free (a local device's copy is a memcpy done in its
+ * post): the construct then ends in its dispatch, and libomp re-runs no
+ * task to poll it (nowait_data_ended.c). Else it waits its turn on the
+ * worker. Its failure fails this call, as a local device's does. */
+static int32_t copy_async(int32_t id, void *tgt, void *hst, int64_t size,
+                          int to_device, __tgt_async_info *ai) {
+  if (ai != NULL && queue_idle(ai)) {
+    int ran;
+    int32_t rc = host_copy_if_free(id, tgt, hst, size, to_device, &ran);
+    if (ran)
+      return rc;
+  }
+  struct op *o = new_op(to_device ? OP_SUBMIT : OP_RETRIEVE, tgt, hst, size);
+  return o ? post(id, ai, o) : OFFLOAD_FAIL;
+}
+
 int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt, void *hst,
                                     int64_t size, __tgt_async_info *ai) {
-  struct op *o = new_op(OP_SUBMIT, tgt, hst, size);
-  return o ? post(id, ai, o) : OFFLOAD_FAIL;
+  return copy_async(id, tgt, hst, size, 1, ai);
 }
 
 int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst, void *tgt,
                                       int64_t size, __tgt_async_info *ai) {
-  struct op *o = new_op(OP_RETRIEVE, tgt, hst, size);
-  return o ? post(id, ai, o) : OFFLOAD_FAIL;
+  return copy_async(id, tgt, hst, size, 0, ai);
 }
 
 int32_t __tgt_rtl_run_target_team_region_async(

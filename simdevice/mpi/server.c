@@ -33,6 +33,8 @@
 #include "wire_wait.h"
 
 void *__tgt_rtl_simdevice_host_view(int32_t id, void *tgt, int64_t size);
+int32_t __tgt_rtl_simdevice_memory_range(int32_t id, uint64_t *base,
+                                         uint64_t *size);
 
 static MPI_Comm host_comm; /* the host: MPI_COMM_WORLD (MPMD) or the parent */
 static int host_rank = -1; /* in host_comm; -1 until the first request */
@@ -306,13 +308,24 @@ static void serve_run(const struct wire_request *q, char *payload) {
   reply(rc, NULL, NULL, 0);
 }
 
+/* The device's memory range in the reply (a[0] base, a[1] bytes; 0 0 when
+ * it is not known), for the host to reserve (wire.h). */
+static void serve_init(void) {
+  int rc = __tgt_rtl_init_device(dev_id);
+  uint64_t r[2] = {0, 0};
+  if (rc == OFFLOAD_SUCCESS &&
+      __tgt_rtl_simdevice_memory_range(dev_id, &r[0], &r[1]) != OFFLOAD_SUCCESS)
+    r[0] = r[1] = 0;
+  reply(rc, r, NULL, 0);
+}
+
 /* One request (payload already received); 1 when the rank should end. */
 static int serve(const struct wire_request *q, char *payload) {
   void *ptr = (void *)(uintptr_t)q->a[0];
   uint64_t r[2] = {0, 0};
   switch (q->op) {
   case WIRE_HELLO: serve_hello(q, payload); break;
-  case WIRE_INIT_DEVICE: reply(__tgt_rtl_init_device(dev_id), NULL, NULL, 0); break;
+  case WIRE_INIT_DEVICE: serve_init(); break;
   case WIRE_LOAD_BINARY: serve_load(q, payload); return 2; /* payload kept */
   case WIRE_UNLOAD_BINARY: serve_unload(q); break;
   case WIRE_DATA_ALLOC:
@@ -338,6 +351,11 @@ static int serve(const struct wire_request *q, char *payload) {
     reply(__tgt_rtl_set_function_ptr_map(dev_id, q->a[0],
                                          (const __tgt_fptr_map *)payload),
           NULL, NULL, 0);
+    break;
+  case WIRE_NAME_RANGE:
+    r[0] = (uint64_t)(int64_t)__tgt_rtl_name_range(
+        dev_id, ptr, (int64_t)q->a[1], payload != NULL ? payload : "");
+    reply(OFFLOAD_SUCCESS, r, NULL, 0);
     break;
   case WIRE_PRINT_INFO: reply(__tgt_rtl_print_device_info(dev_id), NULL, NULL, 0); break;
   case WIRE_DEINIT_DEVICE: reply(__tgt_rtl_deinit_device(dev_id), NULL, NULL, 0); break;

@@ -38,7 +38,8 @@ enum wire_op {
   WIRE_HELLO = 1,      /* a[0] = device index, a[1] = info flags; payload:
                           "NAME=VALUE\0" settings for the device's plugin;
                           reply a[0] = pid, payload = host name */
-  WIRE_INIT_DEVICE,    /* reply rc */
+  WIRE_INIT_DEVICE,    /* reply a[0] = base, a[1] = bytes of the device's
+                          memory range (0 0: unknown) */
   WIRE_LOAD_BINARY,    /* a[0] = host image id, a[1] = image bytes, a[2] =
                           entry count; payload: image, then per entry
                           struct wire_entry + name; reply payload: u64 device
@@ -60,6 +61,9 @@ enum wire_op {
   WIRE_PRINT_INFO,     /* print_device_info (its lines come back as output) */
   WIRE_DEINIT_DEVICE,
   WIRE_EXIT,           /* reply, then the rank ends */
+  WIRE_NAME_RANGE,     /* a[0] = device pointer, a[1] = size; payload: the
+                          text, NUL-terminated; reply a[0] = name_range's
+                          result (1: names are not used) */
 };
 
 struct wire_request {

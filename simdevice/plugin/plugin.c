@@ -994,20 +994,42 @@ int32_t __tgt_rtl_simdevice_replay_base(int32_t id, uint64_t base) {
  * view of [tgt, tgt+size) lies, so that a device rank receives a transfer
  * straight into device memory (simdevice/mpi/server.c). The range must lie
  * inside one live allocation, as for data_submit; NULL (no error recorded)
- * when it is elsewhere (a declare-target global, in-process mode): the
- * caller then copies through data_submit / data_retrieve. */
+ * when it is elsewhere (a declare-target global, in-process mode), or
+ * under SIMDEVICE_VALGRIND=memcheck, where a copy also tells the device
+ * process which bytes the host wrote and checks those it reads back (a
+ * remote device read straight into the view, and memcheck reported the
+ * bytes the host had sent as never written): the caller then copies
+ * through data_submit / data_retrieve. */
 void *__tgt_rtl_simdevice_host_view(int32_t id, void *tgt, int64_t size);
 void *__tgt_rtl_simdevice_host_view(int32_t id, void *tgt, int64_t size) {
   struct sim_device *dev = device_get(id);
   uint64_t addr = (uint64_t)(uintptr_t)tgt;
   if (usm_active() || dev == NULL || !atomic_load(&dev->initialized) ||
-      size <= 0 || !in_device_memory(dev, addr, (uint64_t)size))
+      dev->alloc.marks || size <= 0 ||
+      !in_device_memory(dev, addr, (uint64_t)size))
     return NULL;
   uint64_t begin, alloc_size, offset = addr - dev->dev_base;
   if (allocator_find_live(&dev->alloc, offset, &begin, &alloc_size) != 0 ||
       (uint64_t)size > alloc_size - (offset - begin))
     return NULL;
   return dev->host_view + offset;
+}
+
+/* simdevice-mpi-server's own entry: the range of device `id`'s memory,
+ * [*base, *base + *size), for the host, which reserves it in its own
+ * address space so that no host address equals a remote device's address
+ * and a device address passed as a host one is refused by name
+ * (simdevice/mpi/host.c). OFFLOAD_FAIL before the device is initialised. */
+int32_t __tgt_rtl_simdevice_memory_range(int32_t id, uint64_t *base,
+                                         uint64_t *size);
+int32_t __tgt_rtl_simdevice_memory_range(int32_t id, uint64_t *base,
+                                         uint64_t *size) {
+  struct sim_device *dev = device_get(id);
+  if (dev == NULL || !atomic_load(&dev->initialized) || dev->capacity == 0)
+    return OFFLOAD_FAIL;
+  *base = dev->dev_base;
+  *size = dev->capacity;
+  return OFFLOAD_SUCCESS;
 }
 
 int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,

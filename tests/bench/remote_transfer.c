@@ -1,6 +1,7 @@
 /* remote_transfer.c - what tests/bench/mpi.sh measures on a simdevice
  * device, local or remote: host -> device transfers (omp_target_memcpy,
  * data_submit) of 64 KiB, 1, 4 and 16 MiB as GB/s ("xfer_<size>_GBps"),
+ * the same device -> host (data_retrieve, "back_<size>_GBps"),
  * and the launch latency of an empty target region ("empty_launch_us");
  * medians of 21 after 3 warm-ups. */
 #include <omp.h>
@@ -30,18 +31,20 @@ int main(void) {
   }
   qsort(t, 21, sizeof t[0], cmp);
   printf("empty_launch_us %.2f us\n", t[10] * 1e6);
-  for (int s = 0; s < 4; s++) {
-    for (int i = -3; i < 21; i++) {
-      double t0 = omp_get_wtime();
-      if (omp_target_memcpy(d, buf, sizes[s], 0, 0, dev, host) != 0)
-        return 1;
-      if (i >= 0)
-        t[i] = omp_get_wtime() - t0;
+  for (int back = 0; back < 2; back++)
+    for (int s = 0; s < 4; s++) {
+      for (int i = -3; i < 21; i++) {
+        double t0 = omp_get_wtime();
+        if ((back ? omp_target_memcpy(buf, d, sizes[s], 0, 0, host, dev)
+                  : omp_target_memcpy(d, buf, sizes[s], 0, 0, dev, host)) != 0)
+          return 1;
+        if (i >= 0)
+          t[i] = omp_get_wtime() - t0;
+      }
+      qsort(t, 21, sizeof t[0], cmp);
+      printf("%s_%dKiB_GBps %.3f GB/s\n", back ? "back" : "xfer",
+             sizes[s] >> 10, sizes[s] / t[10] / 1e9);
     }
-    qsort(t, 21, sizeof t[0], cmp);
-    printf("xfer_%dKiB_GBps %.3f GB/s\n", sizes[s] >> 10,
-           sizes[s] / t[10] / 1e9);
-  }
   omp_target_free(d, dev);
   free(buf);
   return 0;

@@ -3,7 +3,7 @@
 # devices remote: under mpirun, MPMD, the program as rank 0 and one
 # simdevice-mpi-server rank per device it would have had locally
 # (SIMDEVICE_NUM_DEVICES, default 1), the local simdevice plugin given no
-# device. The PROGRAMS_RUNNER of tests/programs.sh for tests/mpi.sh.
+# device. The PROGRAMS_SIMTARGET_RUNNER of tests/programs.sh for tests/mpi.sh.
 #   MPI_RUN_MODE=spawn: instead the plugin spawns the device ranks
 #   (SIMDEVICE_MPI_SPAWN), the program run without mpirun (a singleton).
 set -u

@@ -82,3 +82,4 @@ int main(void) {
   CHECK_EQ(memory_op(1, 4, buf, NULL, N, dev), 0);
   return check_finish();
 }
+/* mpi-skip: host or shared memory (llvm_omp_target_alloc_host/shared, omp_alloc's host and shared kinds), which a remote device has none of */

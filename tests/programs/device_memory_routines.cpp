@@ -89,3 +89,4 @@ int main() {
   omp_target_free(d, dev);
   return check_finish();
 }
+/* mpi-skip: host or shared memory (llvm_omp_target_alloc_host/shared, omp_alloc's host and shared kinds), which a remote device has none of */

@@ -87,3 +87,4 @@ int main(int argc, char **argv) {
            errors);
   return check_finish();
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

@@ -52,3 +52,4 @@ int main(int argc, char **argv) {
     printf("child killed by signal %d\n", WTERMSIG(status));
   return check_finish();
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

@@ -84,3 +84,4 @@ int main(int argc, char **argv) {
     printf("exit took %.1f s\n", took);
   return check_finish();
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

@@ -74,3 +74,4 @@ int main(void) {
   CHECK_EQ(again, first);
   return check_finish();
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

@@ -57,3 +57,4 @@ int main(void) {
   CHECK_EQ(alive, 0);
   return check_finish();
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

@@ -136,3 +136,4 @@ int main(void) {
   check_memspace(1);
   return check_finish();
 }
+/* mpi-skip: host or shared memory (llvm_omp_target_alloc_host/shared, omp_alloc's host and shared kinds), which a remote device has none of */

@@ -78,3 +78,4 @@ int main(void) {
     return 2;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

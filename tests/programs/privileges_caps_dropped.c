@@ -64,3 +64,4 @@ int main(void) {
     CHECK_EQ(data[i], i + 1);
   return check_finish();
 }
+/* mpi-skip: drops the program's credentials, which the device rank (another process, maybe on another machine) does not follow */

@@ -79,3 +79,4 @@ int main(void) {
     CHECK_EQ(data[i], 2.0 * i);
   return check_finish();
 }
+/* mpi-skip: drops the program's credentials, which the device rank (another process, maybe on another machine) does not follow */

@@ -36,3 +36,4 @@ int main(void) {
   CHECK_EQ(uid, 65534);
   return check_finish();
 }
+/* mpi-skip: drops the program's credentials, which the device rank (another process, maybe on another machine) does not follow */

@@ -29,3 +29,4 @@ int main(int argc, char **argv) {
   printf("total %.0f (racy)\nPASS\n", total);
   return 0;
 }
+/* mpi-skip: sanitized device code: the plugin picks the sanitizer runtime when it validates the image, before the device starts, which a device rank does not see (not supported remotely) */

@@ -17,3 +17,4 @@
  * expect-stderr-not: ThreadSanitizer
  * expect: the work runs correctly and TSan reports nothing. */
 #include "sanitized_device_threads.h"
+/* mpi-skip: sanitized device code: the plugin picks the sanitizer runtime when it validates the image, before the device starts, which a device rank does not see (not supported remotely) */

@@ -12,3 +12,4 @@
 #include "sanitized_device_workload.h"
 
 int main() { return run_sanitized_device_workload(); }
+/* mpi-skip: sanitized device code: the plugin picks the sanitizer runtime when it validates the image, before the device starts, which a device rank does not see (not supported remotely) */

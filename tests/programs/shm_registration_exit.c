@@ -95,3 +95,4 @@ int main(int argc, char **argv) {
   if (dev) CHECK_EQ(registrations(strtol(dev + 5, NULL, 10)), 0);
   return check_finish();
 }
+/* mpi-skip: a child it starts (fork, or itself run again) is not an MPI rank and gets no remote device */

@@ -44,3 +44,4 @@ int main(int argc, char **argv) {
   free(data);
   return check_finish();
 }
+/* mpi-skip: requires unified_shared_memory, which a remote device cannot give (init_device refuses it by name) */

@@ -24,3 +24,4 @@ int main(void) {
   printf("PASS\n"); /* not reached */
   return 0;
 }
+/* mpi-skip: requires unified_shared_memory, which a remote device cannot give (init_device refuses it by name) */

@@ -97,3 +97,4 @@ int main() {
   delete[] areas;
   return check_finish();
 }
+/* mpi-skip: requires unified_shared_memory, which a remote device cannot give (init_device refuses it by name) */

@@ -87,3 +87,4 @@ int main(int argc, char **argv) {
            errors);
   return check_finish();
 }
+/* mpi-skip: requires unified_shared_memory, which a remote device cannot give (init_device refuses it by name) */

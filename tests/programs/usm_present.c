@@ -55,3 +55,4 @@ int main(void) {
   free(global_ptr);
   return check_finish();
 }
+/* mpi-skip: requires unified_shared_memory, which a remote device cannot give (init_device refuses it by name) */

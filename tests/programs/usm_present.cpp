@@ -59,3 +59,4 @@ int main() {
   CHECK_EQ(seen, 31);
   return check_finish();
 }
+/* mpi-skip: requires unified_shared_memory, which a remote device cannot give (init_device refuses it by name) */

@@ -24,3 +24,4 @@ int main(void) {
   llvm_omp_target_free_shared(sh, dev);
   return check_finish();
 }
+/* mpi-skip: shared memory, which a remote device has none of */
