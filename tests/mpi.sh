@@ -47,15 +47,22 @@ ENV_SH=$ROOT/build/toolchains/env.sh
 
 # Nothing of this tree's remote devices may outlive a test: the device
 # ranks, and the device processes of their simdevice plugins (whose
-# servers are this tree's build/lib/simdevice/simdevice-server).
+# servers are this tree's build/lib/simdevice/simdevice-server). Servers
+# running before this suite started are not its own: said once, ignored.
+SERVERS="^$ROOT/build/lib/simdevice/simdevice-(mpi-)?server"
+servers_now() { pgrep -f "$SERVERS" | grep -vxF -e "${PREEXISTING:-none}"; }
+PREEXISTING=$(pgrep -f "$SERVERS")
+[ -z "$PREEXISTING" ] ||
+  echo "note: $(echo "$PREEXISTING" | wc -l) device processes of this tree were running before this suite (not counted): $(ps -o pid=,etimes=,args= -p "$(echo $PREEXISTING | tr ' ' ,)" | tr '\n' ';' | cut -c1-300)"
 leftovers() {
-  local i
+  local i left
   for i in 1 2 3 4 5 6 7 8 9 10; do # mpirun reaps its ranks shortly after
-    pgrep -f "^$ROOT/build/lib/simdevice/simdevice-(mpi-)?server" >/dev/null || return 0
+    left=$(servers_now) || return 0
     sleep 0.3
   done
-  pgrep -af "^$ROOT/build/lib/simdevice/simdevice-(mpi-)?server" | head -3
-  pkill -KILL -f "^$ROOT/build/lib/simdevice/simdevice-(mpi-)?server"
+  # pid, parent, seconds alive: whose and since when
+  ps -o pid=,ppid=,etimes=,args= -p "$(echo $left | tr ' ' ,)" | head -6
+  echo "$left" | xargs -r kill -KILL
   return 1
 }
 check_left() { # what

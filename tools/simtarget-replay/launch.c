@@ -46,7 +46,7 @@ static const char *plugin_error(const struct plugin *p, int dev) {
  * libomptarget.rtl.simdevice-MACHINE.so for another), or
  * SIMTARGET_REPLAY_PLUGIN. */
 static int open_plugin(struct plugin *p, const char *machine) {
-  char path[PATH_MAX + 64] = "", suffix[48] = "";
+  char path[PATH_MAX + 128] = "", suffix[48] = ""; /* exe, the name, suffix */
   const char *set = getenv("SIMTARGET_REPLAY_PLUGIN");
   if (strcmp(machine, replay_host_machine()) != 0)
     snprintf(suffix, sizeof suffix, "-%s", machine);
