@@ -244,11 +244,13 @@ static void tsan_races_write(void) {
       break; /* still being filled: the next kernel end writes it */
     tsan_race_write(&held[held_written]);
   }
-  if (held_written == upto &&
-      atomic_compare_exchange_strong(&held_claimed, &claimed, 0)) {
+  if (held_written == upto) {
+    /* cleared before the slots are given back: a report that claims slot
+     * 0 right after the exchange must find it clear before it fills it */
     for (unsigned i = 0; i < upto; i++)
       atomic_store(&held[i].ready, 0);
-    held_written = 0;
+    if (atomic_compare_exchange_strong(&held_claimed, &claimed, 0))
+      held_written = 0;
   }
   unsigned dropped = atomic_exchange(&held_dropped, 0);
   if (dropped > 0)
