@@ -310,20 +310,25 @@ static void pop_head(struct sim_queue *q) {
  * IDLE). */
 enum queue_step { STEP_AGAIN, STEP_PENDING, STEP_FAILED, STEP_DEAD };
 
-/* The copy at the head of q, done through the plugin's entry points. */
-static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
-  const int64_t start = op->times ? now_ns() : 0;
-  int32_t rc = op->kind == OP_SUBMIT
-                   ? __tgt_rtl_data_submit(q->device_id, op->tgt, op->host,
-                                           op->size)
-                   : __tgt_rtl_data_retrieve(q->device_id, op->host, op->tgt,
-                                             op->size);
-  if (rc != OFFLOAD_SUCCESS)
-    return STEP_FAILED;
-  if (op->times) {
-    op->times[0] = (uint64_t)start;
-    op->times[1] = (uint64_t)now_ns();
+/* A queued copy, done now through the plugin's entry points; its start and
+ * end in `times` when __tgt_rtl_time_next_op asked for them (else NULL). */
+static int32_t copy_timed(int32_t id, enum queue_op_kind kind, void *tgt,
+                          void *host, int64_t size, uint64_t *times) {
+  const int64_t start = times ? now_ns() : 0;
+  int32_t rc = kind == OP_SUBMIT ? __tgt_rtl_data_submit(id, tgt, host, size)
+                                 : __tgt_rtl_data_retrieve(id, host, tgt, size);
+  if (rc == OFFLOAD_SUCCESS && times) {
+    times[0] = (uint64_t)start;
+    times[1] = (uint64_t)now_ns();
   }
+  return rc;
+}
+
+/* The copy at the head of q. */
+static enum queue_step advance_copy(struct sim_queue *q, struct queue_op *op) {
+  if (copy_timed(q->device_id, op->kind, op->tgt, op->host, op->size,
+                 op->times) != OFFLOAD_SUCCESS)
+    return STEP_FAILED;
   pop_head(q);
   return STEP_AGAIN;
 }
@@ -536,25 +541,11 @@ static int32_t enqueue_copy(int32_t id, enum queue_op_kind kind, void *tgt,
 
 /* ------------------------------------------------------------------ API */
 
-/* A queued copy under unified shared memory: in the host process, done at
- * once (usm.c), timed where __tgt_rtl_time_next_op asked. */
-static int32_t copy_now(int32_t id, enum queue_op_kind kind, void *tgt,
-                        void *host, int64_t size) {
-  uint64_t *times = plugin_take_timing(id);
-  const int64_t start = times ? now_ns() : 0;
-  int32_t rc = kind == OP_SUBMIT ? __tgt_rtl_data_submit(id, tgt, host, size)
-                                 : __tgt_rtl_data_retrieve(id, host, tgt, size);
-  if (rc == OFFLOAD_SUCCESS && times) {
-    times[0] = (uint64_t)start;
-    times[1] = (uint64_t)now_ns();
-  }
-  return rc;
-}
-
 int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt_ptr, void *hst_ptr,
                                     int64_t size, __tgt_async_info *info) {
-  if (usm_active())
-    return copy_now(id, OP_SUBMIT, tgt_ptr, hst_ptr, size);
+  if (usm_active()) /* in the host process: done at once (usm.c) */
+    return copy_timed(id, OP_SUBMIT, tgt_ptr, hst_ptr, size,
+                      plugin_take_timing(id));
   return enqueue_copy(id, OP_SUBMIT, tgt_ptr, hst_ptr, size, info);
 }
 
@@ -562,7 +553,8 @@ int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst_ptr,
                                       void *tgt_ptr, int64_t size,
                                       __tgt_async_info *info) {
   if (usm_active())
-    return copy_now(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size);
+    return copy_timed(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size,
+                      plugin_take_timing(id));
   return enqueue_copy(id, OP_RETRIEVE, tgt_ptr, hst_ptr, size, info);
 }
 
