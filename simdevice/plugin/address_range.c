@@ -116,6 +116,26 @@ static int add_sanitizer_ranges(struct mapped_ranges *m, int sanitizer) {
   return 0;
 }
 
+/* Reserves [base, base + capacity) as dev's device memory, exactly there:
+ * 0, or the errno (EEXIST where the kernel placed it elsewhere: an old
+ * kernel without MAP_FIXED_NOREPLACE, an interposed mmap). */
+static int reserve_at(struct sim_device *dev, uint64_t base,
+                      uint64_t capacity) {
+  void *hole = mmap((void *)base, capacity, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                        MAP_FIXED_NOREPLACE,
+                    -1, 0);
+  if (hole == (void *)base) {
+    dev->dev_base = base;
+    dev->reservation = hole;
+    return 0;
+  }
+  if (hole == MAP_FAILED)
+    return errno;
+  munmap(hole, capacity);
+  return EEXIST;
+}
+
 /* simtarget-replay: the recorded base only (a recording's pointers hold
  * it). 0, or -1 with the error set when it is taken here. */
 static int reserve_wanted(struct sim_device *dev, struct mapped_ranges *maps,
@@ -129,18 +149,9 @@ static int reserve_wanted(struct sim_device *dev, struct mapped_ranges *maps,
                  dev->id, lo, hi);
     return -1;
   }
-  void *hole = mmap((void *)base, capacity, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                        MAP_FIXED_NOREPLACE,
-                    -1, 0);
-  if (hole == (void *)base) {
-    dev->dev_base = base;
-    dev->reservation = hole;
+  int err = reserve_at(dev, base, capacity);
+  if (err == 0)
     return 0;
-  }
-  int err = hole == MAP_FAILED ? errno : EEXIST;
-  if (hole != MAP_FAILED)
-    munmap(hole, capacity);
   uint64_t left = address_space_left();
   plugin_error("simdevice: device %d: cannot reserve the recorded device "
                "memory 0x%llx..0x%llx (%llu bytes, twice in the host): %s%s",
@@ -176,17 +187,7 @@ int address_range_reserve(struct sim_device *dev, uint64_t capacity) {
         &maps, (uint64_t)slot_order[k] * SIMDEV_DEVICE_STRIDE, capacity);
     if (base == 0)
       continue;
-    void *hole = mmap((void *)base, capacity, PROT_NONE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                          MAP_FIXED_NOREPLACE,
-                      -1, 0);
-    if (hole == (void *)base) {
-      dev->dev_base = base;
-      dev->reservation = hole;
-      reserved = 1;
-    } else if (hole != MAP_FAILED) { /* an old kernel, an interposed mmap */
-      munmap(hole, capacity);
-    }
+    reserved = reserve_at(dev, base, capacity) == 0;
   }
   free(maps.ranges);
   uint64_t left = address_space_left();
