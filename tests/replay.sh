@@ -326,25 +326,27 @@ else
   fail "portability: $(cat "$OUT/replay.txt")"
 fi
 manifest=$tmp/copied/launch-1/manifest.txt
+# refused WHAT SED MESSAGE: the manifest edited by SED is refused with
+# MESSAGE (a grep pattern)
+refused() {
+  sed "$2" "$manifest.orig" >"$manifest"
+  if elsewhere copied; then
+    fail "$1 replays"
+  elif grep -q "$3" "$OUT/replay.txt"; then
+    ok "$1 is refused, both named"
+  else
+    fail "$1: $(cat "$OUT/replay.txt")"
+  fi
+}
 if [ -f "$manifest" ]; then
   cp "$manifest" "$manifest.orig"
-  sed -i 's/^simtarget_version .*/simtarget_version 2000.01.01-g0000000/' "$manifest"
-  if elsewhere copied; then
-    fail "a recording of another simtarget version replays"
-  elif grep -q "recorded by simtarget 2000.01.01-g0000000, this is simtarget [0-9]" "$OUT/replay.txt"; then
-    ok "a recording of another simtarget version is refused, both versions named"
-  else
-    fail "another simtarget version: $(cat "$OUT/replay.txt")"
-  fi
+  refused "a recording of another simtarget version" \
+    's/^simtarget_version .*/simtarget_version 2000.01.01-g0000000/' \
+    "recorded by simtarget 2000.01.01-g0000000, this is simtarget [0-9]"
   page=$(getconf PAGESIZE)
-  sed "s/^page_size .*/page_size $((page * 16))/" "$manifest.orig" >"$manifest"
-  if elsewhere copied; then
-    fail "a recording from a host with $((page * 16))-byte pages replays"
-  elif grep -q "recorded on a host with $((page * 16))-byte pages, this one has $page-byte pages" "$OUT/replay.txt"; then
-    ok "a recording from a host with other pages ($((page * 16)) bytes) is refused, both sizes named"
-  else
-    fail "another page size: $(cat "$OUT/replay.txt")"
-  fi
+  refused "a recording from a host with $((page * 16))-byte pages" \
+    "s/^page_size .*/page_size $((page * 16))/" \
+    "recorded on a host with $((page * 16))-byte pages, this one has $page-byte pages"
 fi
 # A host built with -fsanitize=thread moves device memory off its default
 # base (TSan's application memory): replay places it where it was.
