@@ -53,15 +53,15 @@ SERVERS="^$ROOT/build/lib/simdevice/simdevice-(mpi-)?server"
 servers_now() { pgrep -f "$SERVERS" | grep -vxF -e "${PREEXISTING:-none}"; }
 PREEXISTING=$(pgrep -f "$SERVERS")
 [ -z "$PREEXISTING" ] ||
-  echo "note: $(echo "$PREEXISTING" | wc -l) device processes of this tree were running before this suite (not counted): $(ps -o pid=,etimes=,args= -p "$(echo $PREEXISTING | tr ' ' ,)" | tr '\n' ';' | cut -c1-300)"
+  echo "note: $(echo "$PREEXISTING" | wc -l) device processes of this tree were running before this suite (not counted): $(ps -o pid=,etimes=,args= -p "$(echo "$PREEXISTING" | paste -sd,)" | tr '\n' ';' | cut -c1-300)"
 leftovers() {
-  local i left
-  for i in 1 2 3 4 5 6 7 8 9 10; do # mpirun reaps its ranks shortly after
+  local left
+  for _ in 1 2 3 4 5 6 7 8 9 10; do # mpirun reaps its ranks shortly after
     left=$(servers_now) || return 0
     sleep 0.3
   done
   # pid, parent, seconds alive: whose and since when
-  ps -o pid=,ppid=,etimes=,args= -p "$(echo $left | tr ' ' ,)" | head -6
+  ps -o pid=,ppid=,etimes=,args= -p "$(echo "$left" | paste -sd,)" | head -6
   echo "$left" | xargs -r kill -KILL
   return 1
 }
