@@ -39,10 +39,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#progs[@]} -gt 0 ] || progs=("$ROOT"/tests/replay/*.c "$ROOT"/tests/replay/*.cpp)
-passed=0 failed=0 skipped=0
-ok() { passed=$((passed + 1)); echo "ok    $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-skip() { skipped=$((skipped + 1)); echo "skip  $*"; }
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh" # the counters, ppc64le_device_missing
 
 TC_ENV=$ROOT/build/toolchains/env.sh
 if [ ! -f "$TC_ENV" ] || [ ! -x "$REPLAY" ]; then
@@ -394,14 +392,7 @@ fi
 # names its machine, and replay runs it on the ppc64le plugin, under qemu.
 pn=19
 [[ " $versions " == *" 19 "* ]] || pn=${versions##* }
-why=""
-if [ ! -x "$ROOT/build/lib/simdevice-ppc64le/simdevice-server" ]; then
-  why="no ppc64le device process (powerpc64le-linux-gnu-gcc missing when make ran)"
-elif [ "$(uname -m)" != ppc64le ] && ! command -v "${SIMDEVICE_QEMU:-qemu-ppc64le}" >/dev/null; then
-  why="qemu-ppc64le is not installed"
-elif [ ! -e "${SIMDEVICE_PPC64LE_SYSROOT:-/usr/powerpc64le-linux-gnu}/lib/ld64.so.2" ]; then
-  why="no ppc64le sysroot"
-fi
+why=$(ppc64le_device_missing "$ROOT")
 for name in globals fault; do
   [ -z "$why" ] || { skip "ppc64le $name: $why"; continue; }
   bin=$OUT/$name-ppc64le-$pn

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # tests/suite_lib.sh - sourced by the suite scripts that compile programs
 # with every clang and compare what they print or write with files kept in
-# the tree (tests/lessons.sh, tests/traces.sh, tests/timeline.sh): their
-# counters, the cached compile, and the golden-file comparison.
+# the tree (tests/lessons.sh, tests/traces.sh, tests/timeline.sh, ...):
+# their counters, the cached compile, the golden-file comparison, and
+# whether the ppc64le device can run here.
 
 passed=0 failed=0 skipped=0
 ok() { passed=$((passed + 1)); echo "ok    $*"; }
@@ -52,5 +53,17 @@ golden_compare() {
     fail "$what: differs from $golden: $(diff "$golden" "$got" | head -6 | cut -c1-200 | tr '\n' ' ')"
   else
     ok "$what"
+  fi
+}
+
+# ppc64le_device_missing ROOT: why the ppc64le device cannot run here (its
+# process not built, no qemu-ppc64le on x86-64, no sysroot), or nothing.
+ppc64le_device_missing() {
+  if [ ! -x "$1/build/lib/simdevice-ppc64le/simdevice-server" ]; then
+    echo "no ppc64le device process in build/lib/simdevice-ppc64le (powerpc64le-linux-gnu-gcc missing when make ran?)"
+  elif [ "$(uname -m)" != ppc64le ] && ! command -v "${SIMDEVICE_QEMU:-qemu-ppc64le}" >/dev/null; then
+    echo "qemu-ppc64le is not installed (qemu-user)"
+  elif [ ! -e "${SIMDEVICE_PPC64LE_SYSROOT:-/usr/powerpc64le-linux-gnu}/lib/ld64.so.2" ]; then
+    echo "no ppc64le sysroot (libc6-dev-ppc64el-cross)"
   fi
 }

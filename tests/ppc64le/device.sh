@@ -28,14 +28,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-why=""
-if [ ! -x "$ROOT/build/lib/simdevice-ppc64le/simdevice-server" ]; then
-  why="no ppc64le device process in build/lib/simdevice-ppc64le (powerpc64le-linux-gnu-gcc missing when make ran?)"
-elif [ "$(uname -m)" != ppc64le ] && ! command -v "${SIMDEVICE_QEMU:-qemu-ppc64le}" >/dev/null; then
-  why="qemu-ppc64le is not installed (qemu-user)"
-elif [ ! -e "${SIMDEVICE_PPC64LE_SYSROOT:-/usr/powerpc64le-linux-gnu}/lib/ld64.so.2" ]; then
-  why="no ppc64le sysroot (libc6-dev-ppc64el-cross)"
-elif [ ! -x "$ROOT/build/bin/simtarget-config" ]; then
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh"
+why=$(ppc64le_device_missing "$ROOT")
+if [ -z "$why" ] && [ ! -x "$ROOT/build/bin/simtarget-config" ]; then
   why="build/bin/simtarget-config is missing: run make all"
 fi
 if [ -n "$why" ]; then
