@@ -299,29 +299,38 @@ EXPORT void __kmpc_end_serialized_parallel(ident_t *loc, UNUSED int32_t gtid)
 
 /* ------------------------------------------------------------ teams */
 
+/* Waking a sleeping worker costs the forking thread a system call and the
+ * worker a context switch, microseconds on a virtual machine, before it runs
+ * a team: for a league that takes less than this on one thread, the forking
+ * thread runs the teams itself sooner (teams need not run at once). */
+#define WAKE_WORTH_NS 30000
+
 struct league_run {
   struct rt_league league;
   void *microtask;
   int32_t argc;
   const uint64_t *args;
-  _Atomic int32_t next_team; /* the next team not yet claimed by a runner */
+  int32_t runners; /* the forking thread and the workers posted a job */
+  /* Written by every runner at each claim: on a cache line of its own, so
+   * the fields above, which every team reads, are not pulled away from the
+   * other runners at each claim. */
+  _Alignas(64) _Atomic int32_t next_team; /* the next team not yet claimed by a runner */
   _Atomic uint32_t running; /* workers not yet done (rt_count_down) */
 };
 
-static void run_team(struct league_run *lr, int32_t team_num)
+/* Runs team `team_num` on `t`, a team of one whose lock and condition
+ * variable are initialised and free (a runner keeps one for all its teams:
+ * a GPU-shaped league runs hundreds of teams of a few microseconds). */
+static void run_team(struct league_run *lr, struct rt_team *t, int32_t team_num)
 {
-  struct rt_team t;
   struct rt_member *prev = rt_current();
-  if (rt_team_init(&t, 1, NULL) != 0) {
-    rt_error("teams: cannot initialise team %d's lock; team skipped", team_num);
-    return;
-  }
-  t.team_num = team_num;
-  t.league = &lr->league;
-  t.thread_limit = lr->league.thread_limit;
-  t.default_threads = lr->league.default_threads;
+  rt_team_reinit_keeping_sync(t);
+  t->team_num = team_num;
+  t->league = &lr->league;
+  t->thread_limit = lr->league.thread_limit;
+  t->default_threads = lr->league.default_threads;
   struct rt_member m;
-  rt_member_init(&m, &t, 0);
+  rt_member_init(&m, t, 0);
   m.prev = prev;
   rt_set_current(&m);
 
@@ -333,29 +342,72 @@ static void run_team(struct league_run *lr, int32_t team_num)
   if (lr->argc > 0)
     memcpy(argv + 2, lr->args, (size_t)lr->argc * sizeof(uint64_t));
   simdev_call(lr->microtask, lr->argc + 2, argv);
-  rt_team_barrier(&t); /* completes the team's tasks */
+  rt_team_barrier(t); /* completes the team's tasks; the lock is free again */
 
   rt_set_current(prev);
-  rt_team_destroy(&t);
 }
 
-/* Each runner (the forking thread and every worker that starts) claims
- * the next unclaimed team until none is left: teams run at once when the
- * workers get CPUs, and a small league finishes on the forking thread alone
- * when they do not (their jobs are then revoked). */
-static void league_runner(struct league_run *lr)
+/* The next teams for a runner: [*first, *first + n), n = 0 when none is
+ * left. A share of the teams left that shrinks as the league drains (as a
+ * guided schedule does): the runners meet on the counter a few times per
+ * league instead of once per team, and still finish together. */
+static int32_t claim_teams(struct league_run *lr, int32_t *first)
 {
+  int32_t next = atomic_load_explicit(&lr->next_team, memory_order_relaxed);
   for (;;) {
-    int32_t i = atomic_fetch_add(&lr->next_team, 1);
-    if (i >= lr->league.nteams)
-      break;
-    run_team(lr, i);
+    int32_t left = lr->league.nteams - next;
+    if (left <= 0)
+      return 0;
+    int32_t n = left / (2 * lr->runners);
+    if (n < 1)
+      n = 1;
+    if (atomic_compare_exchange_weak(&lr->next_team, &next, next + n)) {
+      *first = next;
+      return n;
+    }
   }
+}
+
+/* Wakes the workers the forking thread did not wake at once, when the
+ * league has run WAKE_WORTH_NS without them (league_fork_and_run). */
+struct deferred_wake {
+  struct rt_worker **workers;
+  unsigned char *wake_later;
+  int got;
+  int pending; /* workers still to wake */
+  int64_t start;
+};
+
+/* Each runner (the forking thread and every worker that starts) claims
+ * teams until none is left: teams run at once when the workers get CPUs,
+ * and a small league finishes on the forking thread alone when they do not
+ * (their jobs are then revoked). `dw`: the forking thread's deferred
+ * wakes, NULL on workers. */
+static void league_runner(struct league_run *lr, struct deferred_wake *dw)
+{
+  struct rt_team t;
+  if (rt_team_init(&t, 1, NULL) != 0) {
+    rt_error("teams: cannot initialise a team's lock; this thread runs no teams");
+    return;
+  }
+  int32_t first, n;
+  while ((n = claim_teams(lr, &first)) > 0) {
+    for (int32_t i = first; i < first + n; i++) {
+      if (dw && dw->pending && rt_now_ns() - dw->start >= WAKE_WORTH_NS) {
+        for (int w = 0; w < dw->got; w++)
+          if (dw->wake_later[w])
+            rt_pool_wake(dw->workers[w]);
+        dw->pending = 0;
+      }
+      run_team(lr, &t, i);
+    }
+  }
+  rt_team_destroy(&t);
 }
 
 static void league_worker(void *arg)
 {
-  league_runner(arg);
+  league_runner(arg, NULL);
 }
 
 static void league_worker_done(void *arg)
@@ -363,12 +415,6 @@ static void league_worker_done(void *arg)
   struct league_run *lr = arg;
   rt_count_down(&lr->running);
 }
-
-/* Waking a sleeping worker costs the forking thread a system call and the
- * worker a context switch, microseconds on a virtual machine, before it runs
- * a team: for a league that takes less than this on one thread, the forking
- * thread runs the teams itself sooner (teams need not run at once). */
-#define WAKE_WORTH_NS 30000
 
 /* How long each teams region's league took last time, by its outlined
  * function: a hint for the next launch (a wrong guess costs time, never
@@ -408,41 +454,30 @@ static void history_put(const void *fn, int64_t ns)
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
                                 unsigned char *wake_later, int got)
 {
-  int64_t start = rt_now_ns();
+  struct deferred_wake dw = {workers, wake_later, got, 0, rt_now_ns()};
   int64_t last = history_get(lr->microtask);
   int defer = last >= 0 && last < WAKE_WORTH_NS;
-  int deferred = 0;
+  lr->runners = 1 + got;
   atomic_store(&lr->running, (uint32_t)got);
   for (int i = 0; i < got; i++) {
     wake_later[i] = 0;
     if (rt_pool_post(workers[i], league_worker, league_worker_done, lr)) {
       if (defer) {
         wake_later[i] = 1;
-        deferred++;
+        dw.pending++;
       } else {
         rt_pool_wake(workers[i]);
       }
     }
   }
-  for (;;) {
-    int32_t team = atomic_fetch_add(&lr->next_team, 1);
-    if (team >= lr->league.nteams)
-      break;
-    if (deferred && rt_now_ns() - start >= WAKE_WORTH_NS) {
-      for (int i = 0; i < got; i++)
-        if (wake_later[i])
-          rt_pool_wake(workers[i]);
-      deferred = 0;
-    }
-    run_team(lr, team);
-  }
+  league_runner(lr, &dw);
   /* Every team is claimed: a worker that has not begun has nothing to do. */
   for (int i = 0; i < got; i++)
     if (rt_pool_revoke(workers[i]))
       rt_count_down(&lr->running);
   rt_count_await_zero(&lr->running);
   rt_pool_release(workers, got);
-  history_put(lr->microtask, rt_now_ns() - start);
+  history_put(lr->microtask, rt_now_ns() - dw.start);
 }
 
 EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)

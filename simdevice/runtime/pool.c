@@ -169,6 +169,8 @@ HIDDEN int rt_pool_acquire(int want, struct rt_worker **out)
 
 HIDDEN void rt_pool_release(struct rt_worker **w, int n)
 {
+  if (n == 0)
+    return; /* every parallel region of a one-thread team comes here */
   pthread_mutex_lock(&pool_lock);
   for (int i = 0; i < n; i++) {
     w[i]->next_idle = idle_workers;

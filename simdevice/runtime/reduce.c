@@ -3,7 +3,7 @@
  * lock-based __kmpc_atomic_* routines for types with no native atomics.
  *
  * Reductions always answer 1: "combine your partial result under the
- * lock". The lock is the image's own reduction lock name (`lck`), which is
+ * lock" (no lock for a team of one, see combine_is_shared). The lock is the image's own reduction lock name (`lck`), which is
  * the same for every thread of every team of the image, so it also makes
  * the league-level (teams) reduction safe, where the combining threads are
  * in different teams. Compilers emit per-type __atomic_* libcalls for long
@@ -25,20 +25,37 @@ static _Atomic int32_t *reduce_word(kmp_critical_name *lck)
   return lck ? (_Atomic int32_t *)&(*lck)[0] : &reduce_fallback_word;
 }
 
+/* Whether the calling thread's combine can meet another's: a team of one
+ * thread combines alone (as in libomp, which takes no lock for a team of
+ * one), except in a league's initial region, where the combining threads
+ * are the teams' and several teams may run at once. A GPU-shaped league
+ * (256 teams of one thread, a parallel and a teams reduction each) spent a
+ * quarter of its time on this lock when every combine took it. */
+static int combine_is_shared(const struct rt_team *t)
+{
+  if (t->nthreads > 1)
+    return 1;
+  return t->level == 0 && t->league && t->league->nteams > 1;
+}
+
 EXPORT int32_t __kmpc_reduce_nowait(UNUSED ident_t *loc, UNUSED int32_t gtid,
                                     UNUSED int32_t num_vars, UNUSED size_t reduce_size,
                                     UNUSED void *reduce_data,
                                     UNUSED void (*reduce_func)(void *, void *),
                                     kmp_critical_name *lck)
 {
-  rt_word_lock(reduce_word(lck));
+  if (combine_is_shared(rt_current()->team))
+    rt_word_lock(reduce_word(lck));
   return 1;
 }
 
+/* The team is the one __kmpc_reduce_nowait saw: the combine in between
+ * forks and joins nothing. */
 EXPORT void __kmpc_end_reduce_nowait(UNUSED ident_t *loc, UNUSED int32_t gtid,
                                      kmp_critical_name *lck)
 {
-  rt_word_unlock(reduce_word(lck));
+  if (combine_is_shared(rt_current()->team))
+    rt_word_unlock(reduce_word(lck));
 }
 
 EXPORT int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars, size_t reduce_size,
@@ -49,9 +66,9 @@ EXPORT int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars, size_
 }
 
 /* The blocking form ends with the construct's barrier. */
-EXPORT void __kmpc_end_reduce(UNUSED ident_t *loc, UNUSED int32_t gtid, kmp_critical_name *lck)
+EXPORT void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
 {
-  rt_word_unlock(reduce_word(lck));
+  __kmpc_end_reduce_nowait(loc, gtid, lck);
   rt_team_barrier(rt_current()->team);
 }
 

@@ -227,6 +227,7 @@ HIDDEN int32_t rt_gtid(void);
 /* Team life cycle. team_init returns 0 or an errno value. */
 HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *forker);
 HIDDEN void rt_team_destroy(struct rt_team *t);
+HIDDEN void rt_team_reinit_keeping_sync(struct rt_team *t);
 HIDDEN void rt_member_init(struct rt_member *m, struct rt_team *t, int32_t tid);
 /* Barrier of all team threads; runs queued tasks while waiting and only
  * completes when no task of the team is queued or running. */

@@ -261,7 +261,7 @@ HIDDEN struct rt_member *rt_current_or_null(void) { return cur; }
 
 /* rt_team_init of a team of one whose lock and condition variable are
  * already initialised and free: everything else is set as there. */
-static void team_reinit_keeping_sync(struct rt_team *t)
+HIDDEN void rt_team_reinit_keeping_sync(struct rt_team *t)
 {
   memset(t, 0, offsetof(struct rt_team, lock));
   char *rest = (char *)&t->cond + sizeof t->cond;
@@ -280,7 +280,7 @@ HIDDEN void rt_launch_context_reset(struct rt_team *t, struct rt_member *m, int 
    * only fails if pthread_mutex_init/cond_init fail, which they do not for
    * default attributes on Linux. */
   if (sync_ready)
-    team_reinit_keeping_sync(t);
+    rt_team_reinit_keeping_sync(t);
   else if (rt_team_init(t, 1, NULL) != 0)
     rt_error("cannot initialise the initial team's lock");
   rt_member_init(m, t, 0);
@@ -317,16 +317,39 @@ HIDDEN struct rt_member *rt_current(void)
 
 /* ------------------------------------------------------------ teams */
 
+/* Whether zero bytes are a mutex and a condition variable with default
+ * attributes (glibc's initializers are): then a zeroed team has its lock
+ * and condition variable ready, and the init calls, a tenth of a
+ * GPU-shaped league's work (hundreds of one-thread teams, each with a
+ * parallel region), are skipped. */
+static int zero_is_default_sync(void)
+{
+  static const pthread_mutex_t mutex_default = PTHREAD_MUTEX_INITIALIZER;
+  static const pthread_cond_t cond_default = PTHREAD_COND_INITIALIZER;
+  static const char zeros[sizeof(pthread_mutex_t) + sizeof(pthread_cond_t)];
+  return memcmp(&mutex_default, zeros, sizeof mutex_default) == 0 &&
+         memcmp(&cond_default, zeros, sizeof cond_default) == 0;
+}
+
+static int zero_sync_ready = -1; /* zero_is_default_sync(), set at load */
+
+__attribute__((constructor)) static void sync_defaults_check(void)
+{
+  zero_sync_ready = zero_is_default_sync();
+}
+
 HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *forker)
 {
   memset(t, 0, sizeof(*t));
-  int rc = pthread_mutex_init(&t->lock, NULL);
-  if (rc)
-    return rc;
-  rc = pthread_cond_init(&t->cond, NULL);
-  if (rc) {
-    pthread_mutex_destroy(&t->lock);
-    return rc;
+  if (zero_sync_ready != 1) {
+    int rc = pthread_mutex_init(&t->lock, NULL);
+    if (rc)
+      return rc;
+    rc = pthread_cond_init(&t->cond, NULL);
+    if (rc) {
+      pthread_mutex_destroy(&t->lock);
+      return rc;
+    }
   }
   t->nthreads = nthreads;
   for (int i = 0; i < RT_DISPATCH_SLOTS; i++)
