@@ -33,6 +33,11 @@ SERV_SRC := $(wildcard simdevice/server/*.c)
 SERV_OBJ := $(SERV_SRC:%.c=$(B)/obj/%.o)
 RT_SRC   := $(wildcard simdevice/runtime/*.c)
 RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
+# TLS descriptors: the device runtime is dlopened, and its per-thread context
+# (the current team member) is read at nearly every entry point; a
+# descriptor resolves to a static offset once, where __tls_get_addr is a
+# call at every access (issue 29: a tenth of a GPU-shaped league's work).
+$(RT_OBJ): CFLAGS += -mtls-dialect=gnu2
 # Shared by the libraries (the image parser): linked into each, hidden by
 # its version script. Needs -lelf.
 COMMON_SRC := $(wildcard common/*.c)

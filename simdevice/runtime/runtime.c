@@ -233,9 +233,13 @@ HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len)
 
 /* ------------------------------------------------------------ context */
 
-/* (The default TLS model: initial-exec would save a __tls_get_addr call
- * per access, but a dlopen'ed library cannot count on static TLS space;
- * under valgrind the load fails.) */
+/* (The default TLS model: initial-exec would save more, but a dlopen'ed
+ * library cannot count on static TLS space; under valgrind the load fails.
+ * The Makefile asks for TLS descriptors instead. The contexts stay here,
+ * not on the heap behind a pthread key: in the in-process mode (usm.c) this
+ * library's libc is a second one in its own link namespace, whose keys
+ * index the same per-thread array as the program's libc, and a key of ours
+ * overwrote libomp's thread id.) */
 static __thread struct rt_member *cur;
 static _Atomic int32_t next_gtid;
 static __thread int32_t my_gtid = -1;
