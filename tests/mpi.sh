@@ -16,6 +16,9 @@
 #     program (each rank its own spawned device), an MPI program that
 #     offloads before MPI_Init, a device rank killed or stopped mid-kernel,
 #     the rank's device process under SIMDEVICE_VALGRIND=memcheck;
+#     OMPT device tracing timed on the rank (tests/ompt's kernel_time.c),
+#     queued work dropped at the program's exit (exit_queued.c), KernelArgs
+#     version 4 launches (build/tests/abi/test_kernel_abi --remote);
 #  3. after each, no device rank or device process of this tree is left.
 # Skipped (counted, with the reason) where mpirun or the plugin is missing.
 # Usage: tests/mpi.sh [--versions "19 14"]   (MPI_DIFF_CLANGS="22": the clangs of 1b)
@@ -230,6 +233,71 @@ else
   fi
   check_left "memcheck remote"
 fi
+
+# OMPT device tracing with the device remote (time_next_op forwarded): the
+# kernel and copy records carry the rank's times, as tests/ompt.sh checks
+# them locally (events.py kernel-time: each 40 ms kernel, nowait too,
+# spans 40 ms within its construct; each copy back begins after its
+# kernel ended there). The host's times around the plugin call, as
+# before, gave the nowait kernel 0.1 ms.
+# shellcheck disable=SC2086 # the flags, one a line
+inc=$(printf '%s\n' $TC_FLAGS_19 | sed -n 's/^-I//p' | head -1)
+build_cached tests/ompt/record_tool.c "$B/record_tool.so" \
+  "$TC_CC_19 -shared -fPIC -O2 -Wall -Wextra -Werror -I$inc tests/ompt/record_tool.c -o $B/record_tool.so -lm"
+build_cached tests/ompt/programs/kernel_time.c "$B/kernel_time" \
+  "$TC_CC_19 $TC_FLAGS_19 -O2 tests/ompt/programs/kernel_time.c -o $B/kernel_time"
+EVENTS="python3 tests/ompt/events.py"
+if [ ! -x "$B/kernel_time" ] || [ ! -e "$B/record_tool.so" ]; then
+  fail "ompt remote: kernel_time.c or the recording tool does not compile"
+else
+  rm -f "$B/ompt.rec"
+  OMP_TOOL_LIBRARIES=$B/record_tool.so OMPT_RECORD=$B/ompt.rec OMPT_RECORD_TRACE=1 \
+    run "$B/ompt" tests/mpi/remote_run.sh "$B/kernel_time"
+  rc=$?
+  if [ $rc = 0 ] && grep -q '^PASS$' "$B/ompt.out" && $EVENTS check "$B/ompt.rec" &&
+     $EVENTS trace-check "$B/ompt.rec" >"$B/ompt.check" &&
+     $EVENTS kernel-time "$B/ompt.rec" 40 >>"$B/ompt.check" 2>&1; then
+    ok "ompt remote: kernel_time.c's trace records timed on the rank ($(tail -1 "$B/ompt.check" | sed 's/^ompt kernel time: //'))"
+  else
+    fail "ompt remote: kernel_time.c: exit $rc: $(tail -1 "$B/ompt.check" 2>/dev/null)$(tail -1 "$B/ompt.err")"
+  fi
+fi
+check_left "ompt remote"
+
+# main returns with a nowait kernel running on the remote device and a
+# second region's kernel queued behind it (abandon_queues forwarded): the
+# queued kernel never runs (its file is not made), the program ends with
+# status 0; both regions are said to be running at the exit (the second
+# was queued, not yet to start). Before, the queue ran on at the exit and the file was made.
+if [ ! -x "$B/exit_queued" ]; then fail "exit_queued: does not compile"
+else
+  dir=$(mktemp -d)
+  start=$(date +%s)
+  run "$B/exit_queued" tests/mpi/remote_run.sh "$B/exit_queued" "$dir"
+  rc=$? took=$(( $(date +%s) - start ))
+  if [ $rc = 0 ] && [ $took -lt 30 ] && grep -q '^PASS$' "$B/exit_queued.out" &&
+     [ -e "$dir/first" ] && [ ! -e "$dir/second" ] &&
+     [ "$(grep -c 'was still running on device 0' "$B/exit_queued.err")" = 2 ]; then
+    ok "exit_queued: the queued kernel is dropped at the exit (${took}s)"
+  else
+    fail "exit_queued: exit $rc after ${took}s, files: $(find "$dir" -mindepth 1 -printf '%f ')$(tail -1 "$B/exit_queued.err" | cut -c1-150)"
+  fi
+  rm -rf "$dir"
+fi
+check_left exit_queued
+
+# KernelArgs version 4 launches (clang 23's kernels, hand-built images)
+# through run_target_kernel forwarded to the rank, nowait too; before,
+# they reached the rank as run_target_team_region and were refused.
+ABI=$ROOT/build/tests/abi/test_kernel_abi
+if [ ! -x "$ABI" ]; then skip "kernel ABI remote: $ABI not built (make testbins)"
+elif run "$B/kernel_abi" tests/mpi/remote_run.sh "$ABI" --remote &&
+     cat "$B/kernel_abi.out" "$B/kernel_abi.err" | grep -q 'PASSED  \] 6 test'; then
+  ok "kernel ABI remote: 6 launches through run_target_kernel (test_kernel_abi --remote)"
+else
+  fail "kernel ABI remote: $(grep -m1 'FAILED\|fatal error: cause' "$B/kernel_abi.out" "$B/kernel_abi.err" | cut -c1-200)"
+fi
+check_left "kernel ABI remote"
 
 export RANK_PATTERN="^$SERVER"
 for mode in mpmd spawn; do

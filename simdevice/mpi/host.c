@@ -282,10 +282,37 @@ int32_t __tgt_rtl_data_delete(int32_t id, void *tgt_ptr) {
   return simple_call(id, &q, NULL, NULL, 0, NULL, "data_delete");
 }
 
+/* OMPT device tracing (__tgt_rtl_time_next_op), as the local plugin's:
+ * where this host thread's next launch or queued copy on device timing_id
+ * stores the rank's start and end of its work. Thread-local: the work
+ * comes from the thread that armed it; every launch and queued copy takes
+ * it (host_take_timing), failing or not. */
+static __thread uint64_t *timing_sink;
+static __thread int32_t timing_id;
+
+int32_t __tgt_rtl_time_next_op(int32_t id, uint64_t *times) {
+  timing_sink = NULL;
+  if (times == NULL)
+    return OFFLOAD_SUCCESS; /* disarmed */
+  if (link_remote(id) == NULL)
+    return OFFLOAD_FAIL; /* (its error said) */
+  timing_sink = times;
+  timing_id = id;
+  return OFFLOAD_SUCCESS;
+}
+
+uint64_t *host_take_timing(int32_t id) {
+  uint64_t *times = timing_sink;
+  timing_sink = NULL;
+  return times != NULL && timing_id == id ? times : NULL;
+}
+
 /* A copy between host and device `id` (checked first), under the device's
- * lock taken as `mode` says (*busy as enter_mode). */
+ * lock taken as `mode` says (*busy as enter_mode); timed on the rank into
+ * `times` when not NULL. */
 static int32_t copy(int32_t id, void *tgt, void *hst, int64_t size,
-                    int to_device, enum enter_mode mode, int *busy) {
+                    int to_device, enum enter_mode mode, int *busy,
+                    uint64_t *times) {
   const char *what = to_device ? "data_submit" : "data_retrieve";
   if (size < 0) {
     link_error("simdevice-mpi: %s of a negative size", what);
@@ -296,35 +323,40 @@ static int32_t copy(int32_t id, void *tgt, void *hst, int64_t size,
   struct remote *r = enter_mode(id, mode, busy);
   if (r == NULL)
     return OFFLOAD_FAIL;
-  int rc;
-  if (to_device) {
-    struct wire_request q = {.op = WIRE_DATA_SUBMIT,
-                             .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size},
-                             .payload = (uint64_t)size};
-    rc = link_call(r, &q, hst, NULL, 0, NULL, what);
-  } else {
-    struct wire_request q = {.op = WIRE_DATA_RETRIEVE,
-                             .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size}};
-    rc = link_call(r, &q, NULL, hst, (size_t)size, NULL, what);
-  }
+  struct wire_request q = {.op = to_device ? WIRE_DATA_SUBMIT
+                                           : WIRE_DATA_RETRIEVE,
+                           .a = {(uint64_t)(uintptr_t)tgt, (uint64_t)size, 0,
+                                 0, 0, times != NULL},
+                           .payload = to_device ? (uint64_t)size : 0};
+  uint64_t t[2] = {0, 0};
+  int rc = to_device ? link_call(r, &q, hst, NULL, 0, t, what)
+                     : link_call(r, &q, NULL, hst, (size_t)size, t, what);
   leave(r);
+  if (rc == OFFLOAD_SUCCESS && times != NULL)
+    memcpy(times, t, sizeof t);
   return rc;
 }
 
 int32_t __tgt_rtl_data_submit(int32_t id, void *tgt_ptr, void *hst_ptr,
                               int64_t size) {
-  return copy(id, tgt_ptr, hst_ptr, size, 1, ENTER_WAIT, NULL);
+  return copy(id, tgt_ptr, hst_ptr, size, 1, ENTER_WAIT, NULL, NULL);
 }
 
 int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst_ptr, void *tgt_ptr,
                                 int64_t size) {
-  return copy(id, tgt_ptr, hst_ptr, size, 0, ENTER_WAIT, NULL);
+  return copy(id, tgt_ptr, hst_ptr, size, 0, ENTER_WAIT, NULL, NULL);
+}
+
+int32_t host_copy_timed(int32_t id, void *tgt, void *hst, int64_t size,
+                        int to_device, uint64_t *times) {
+  return copy(id, tgt, hst, size, to_device, ENTER_WAIT, NULL, times);
 }
 
 int32_t host_copy_if_free(int32_t id, void *tgt, void *hst, int64_t size,
-                          int to_device, int *ran) {
+                          int to_device, uint64_t *times, int *ran) {
   int busy = 0;
-  int32_t rc = copy(id, tgt, hst, size, to_device, ENTER_IF_FREE, &busy);
+  int32_t rc = copy(id, tgt, hst, size, to_device, ENTER_IF_FREE, &busy,
+                    times);
   *ran = !busy;
   return rc;
 }
@@ -388,13 +420,10 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
   return rc;
 }
 
-int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
-                                         void **tgt_args,
-                                         ptrdiff_t *tgt_offsets,
-                                         int32_t arg_num, int32_t num_teams,
-                                         int32_t thread_limit,
-                                         uint64_t loop_tripcount) {
-  (void)loop_tripcount;
+int32_t host_run(int32_t id, void *tgt_entry_ptr, void **tgt_args,
+                 ptrdiff_t *tgt_offsets, int32_t arg_num, int32_t num_teams,
+                 int32_t thread_limit, uint32_t kargs_version,
+                 uint64_t *times) {
   if (arg_num < 0 || arg_num > 256 ||
       (arg_num > 0 && (tgt_args == NULL || tgt_offsets == NULL))) {
     link_error("simdevice-mpi: a kernel launch on device %d with %d "
@@ -408,14 +437,30 @@ int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
                            .a = {(uint64_t)(uintptr_t)tgt_entry_ptr,
                                  (uint64_t)arg_num,
                                  (uint64_t)(int64_t)num_teams,
-                                 (uint64_t)(int64_t)thread_limit},
+                                 (uint64_t)(int64_t)thread_limit,
+                                 kargs_version, times != NULL},
                            .payload = (uint64_t)arg_num * 8};
   if (link_info_flags() & INFO_PLUGIN_KERNEL)
     fprintf(stderr, "simdevice-mpi: device %d runs kernel %p (%d arguments, "
-            "num_teams %d, thread_limit %d)\n", id, tgt_entry_ptr, arg_num,
-            num_teams, thread_limit);
+            "num_teams %d, thread_limit %d, KernelArgs version %u)\n", id,
+            tgt_entry_ptr, arg_num, num_teams, thread_limit, kargs_version);
   fflush(stdout); /* the program's output before the device's */
-  return simple_call(id, &q, args, NULL, 0, NULL, "a kernel");
+  uint64_t t[2] = {0, 0};
+  int32_t rc = simple_call(id, &q, args, NULL, 0, t, "a kernel");
+  if (rc == OFFLOAD_SUCCESS && times != NULL)
+    memcpy(times, t, sizeof t);
+  return rc;
+}
+
+int32_t __tgt_rtl_run_target_team_region(int32_t id, void *tgt_entry_ptr,
+                                         void **tgt_args,
+                                         ptrdiff_t *tgt_offsets,
+                                         int32_t arg_num, int32_t num_teams,
+                                         int32_t thread_limit,
+                                         uint64_t loop_tripcount) {
+  (void)loop_tripcount;
+  return host_run(id, tgt_entry_ptr, tgt_args, tgt_offsets, arg_num,
+                  num_teams, thread_limit, 0, host_take_timing(id));
 }
 
 int32_t __tgt_rtl_run_target_region(int32_t id, void *tgt_entry_ptr,

@@ -331,6 +331,9 @@ int link_finish(struct remote *r, void *in, size_t in_len, uint64_t a_out[2],
     ok = wire_recv_bytes_checked(out, rep.output, r->rank, WIRE_TAG_REPLY,
                                  comm, watch_check, &w) == 0;
   }
+  if (ok && rep.a_last)
+    ok = wire_recv_bytes_checked(rep.a, sizeof rep.a, r->rank, WIRE_TAG_REPLY,
+                                 comm, watch_check, &w) == 0;
   if (serialize)
     pthread_mutex_unlock(&mpi_lock);
   if (!ok) {

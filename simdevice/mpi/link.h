@@ -57,7 +57,7 @@ HIDDEN int link_send(struct remote *r, struct wire_request *q,
                      const void *payload, const char *what);
 /* Waits for the reply to the request sent last: its data (up to in_len
  * bytes) into `in`, device output to stdout, results into a_out (may be
- * NULL). Returns the reply's rc (the error recorded on failure). */
+ * NULL; those that come last when the reply says a_last, wire.h). Returns the reply's rc (the error recorded on failure). */
 HIDDEN int link_finish(struct remote *r, void *in, size_t in_len,
                        uint64_t a_out[2], const char *what);
 /* link_send + link_finish. */

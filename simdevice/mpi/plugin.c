@@ -74,7 +74,15 @@
     (int32_t id, __tgt_async_info * q, int32_t * c), (id, q, c), OFFLOAD_FAIL) \
   X(int32_t, name_range,                                                       \
     (int32_t id, void *t, int64_t size, const char *text),                     \
-    (id, t, size, text), 1)
+    (id, t, size, text), 1)                                                    \
+  X(int32_t, run_target_kernel,                                                \
+    (int32_t id, void *e, void **a, ptrdiff_t *o, int32_t n, int32_t t,        \
+     int32_t l, uint64_t c, uint32_t v, __tgt_async_info * q),                 \
+    (id, e, a, o, n, t, l, c, v, q), OFFLOAD_FAIL)                             \
+  X(int32_t, time_next_op, (int32_t id, uint64_t * times), (id, times),        \
+    OFFLOAD_FAIL)                                                              \
+  /* nothing queued where there are no remote devices */                     \
+  X(int32_t, abandon_queues, (void), (), OFFLOAD_SUCCESS)
 
 #define POINTER(ret, name, params, args, fail) ret(*name) params;
 static struct {

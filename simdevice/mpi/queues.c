@@ -14,11 +14,23 @@
  * keeps the first failure's error; synchronize waits for the count to reach
  * zero, query_async only looks, and both release the queue once it has.
  *
+ * Program exit (abandon_queues): from then on an operation not yet
+ * started is dropped, neither run nor failed, in every queue (its copies
+ * would read or write host objects that may be gone: main's ended stack
+ * frame); the one running (its request sent) runs on, and its queue
+ * completes when it ends. Only the host has queues: a rank runs each
+ * request as it comes.
+ *
+ * OMPT device tracing: the times array armed by time_next_op for a queued
+ * operation travels with it, and the worker stores the rank's times there
+ * before the queue's count falls (synchronize reads them after).
+ *
  * Locking: one mutex and two condition variables for all of it (the list
  * of each device, each queue's count); the operations themselves run
  * without it.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +51,15 @@ struct op {
   void *tgt, *hst;
   int64_t size;
   int32_t nargs, teams, limit;
+  uint32_t kargs_version; /* OP_RUN: its KernelArgs version (0: older) */
   void **args; /* OP_RUN: the arguments' values (offsets applied) */
+  uint64_t *times; /* its start and end on the rank go here, or NULL */
   struct op *next;
 };
+
+/* Set once by abandon_queues (the program exits): operations not yet
+ * started are dropped. */
+static _Atomic int abandoned;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER; /* a list grew */
@@ -51,16 +69,17 @@ static int started[TOPOLOGY_MAX_DEVICES];
 
 static int run_op(int32_t id, struct op *o) {
   switch (o->kind) {
-  case OP_SUBMIT: return __tgt_rtl_data_submit(id, o->tgt, o->hst, o->size);
-  case OP_RETRIEVE: return __tgt_rtl_data_retrieve(id, o->hst, o->tgt, o->size);
+  case OP_SUBMIT:
+    return host_copy_timed(id, o->tgt, o->hst, o->size, 1, o->times);
+  case OP_RETRIEVE:
+    return host_copy_timed(id, o->tgt, o->hst, o->size, 0, o->times);
   case OP_RUN: {
     ptrdiff_t *offsets = calloc(o->nargs > 0 ? (size_t)o->nargs : 1,
                                 sizeof *offsets);
     int rc = offsets == NULL
                  ? OFFLOAD_FAIL
-                 : __tgt_rtl_run_target_team_region(id, o->tgt, o->args,
-                                                    offsets, o->nargs,
-                                                    o->teams, o->limit, 0);
+                 : host_run(id, o->tgt, o->args, offsets, o->nargs, o->teams,
+                            o->limit, o->kargs_version, o->times);
     free(offsets);
     return rc;
   }
@@ -79,8 +98,9 @@ static void *worker(void *arg) {
     if (head[id] == NULL)
       tail[id] = NULL;
     int skip = o->q->failed;
+    int drop = atomic_load(&abandoned); /* the program exits: not run */
     pthread_mutex_unlock(&lock);
-    int rc = skip ? OFFLOAD_FAIL : run_op(id, o);
+    int rc = drop ? OFFLOAD_SUCCESS : skip ? OFFLOAD_FAIL : run_op(id, o);
     __tgt_rtl_error err;
     if (rc != OFFLOAD_SUCCESS && !skip)
       __tgt_rtl_get_last_error(id, &err);
@@ -97,12 +117,14 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-/* Appends o to device id's list (its worker started if need be); 0 or -1. */
+/* Appends o to device id's list (its worker started if need be); 0 or -1.
+ * Once the program exits, o is dropped (0). */
 static int post(int32_t id, __tgt_async_info *ai, struct op *o) {
-  if (link_remote(id) == NULL || ai == NULL) {
+  int drop = atomic_load(&abandoned);
+  if (drop || link_remote(id) == NULL || ai == NULL) {
     free(o->args);
     free(o);
-    return OFFLOAD_FAIL;
+    return drop ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
   }
   pthread_mutex_lock(&lock);
   if (ai->queue == NULL && (ai->queue = calloc(1, sizeof(struct queue))) == NULL) {
@@ -141,7 +163,7 @@ static int post(int32_t id, __tgt_async_info *ai, struct op *o) {
 }
 
 static struct op *new_op(enum op_kind kind, void *tgt, void *hst,
-                         int64_t size) {
+                         int64_t size, uint64_t *times) {
   struct op *o = calloc(1, sizeof *o);
   if (o == NULL) {
     link_error("simdevice-mpi: no memory for an asynchronous operation");
@@ -151,6 +173,7 @@ static struct op *new_op(enum op_kind kind, void *tgt, void *hst,
   o->tgt = tgt;
   o->hst = hst;
   o->size = size;
+  o->times = times;
   return o;
 }
 
@@ -170,13 +193,18 @@ static int queue_idle(const __tgt_async_info *ai) {
  * worker. Its failure fails this call, as a local device's does. */
 static int32_t copy_async(int32_t id, void *tgt, void *hst, int64_t size,
                           int to_device, __tgt_async_info *ai) {
+  uint64_t *times = host_take_timing(id);
+  if (atomic_load(&abandoned))
+    return OFFLOAD_SUCCESS; /* the program exits: dropped */
   if (ai != NULL && queue_idle(ai)) {
     int ran;
-    int32_t rc = host_copy_if_free(id, tgt, hst, size, to_device, &ran);
+    int32_t rc = host_copy_if_free(id, tgt, hst, size, to_device, times,
+                                   &ran);
     if (ran)
       return rc;
   }
-  struct op *o = new_op(to_device ? OP_SUBMIT : OP_RETRIEVE, tgt, hst, size);
+  struct op *o = new_op(to_device ? OP_SUBMIT : OP_RETRIEVE, tgt, hst, size,
+                        times);
   return o ? post(id, ai, o) : OFFLOAD_FAIL;
 }
 
@@ -190,14 +218,17 @@ int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst, void *tgt,
   return copy_async(id, tgt, hst, size, 0, ai);
 }
 
-int32_t __tgt_rtl_run_target_team_region_async(
-    int32_t id, void *entry, void **args, ptrdiff_t *offsets, int32_t nargs,
-    int32_t teams, int32_t limit, uint64_t tripcount, __tgt_async_info *ai) {
-  (void)tripcount;
+/* A queued launch with its KernelArgs version (0: older entry points), for
+ * run_target_team_region_async and run_target_kernel. */
+static int32_t run_async(int32_t id, void *entry, void **args,
+                         ptrdiff_t *offsets, int32_t nargs, int32_t teams,
+                         int32_t limit, uint32_t kargs_version,
+                         __tgt_async_info *ai) {
+  uint64_t *times = host_take_timing(id);
   if (nargs < 0 || nargs > 256 || (nargs > 0 && (!args || !offsets)))
-    return __tgt_rtl_run_target_team_region(id, entry, args, offsets, nargs,
-                                            teams, limit, 0); /* its error */
-  struct op *o = new_op(OP_RUN, entry, NULL, 0);
+    return host_run(id, entry, args, offsets, nargs, teams, limit,
+                    kargs_version, NULL); /* its error */
+  struct op *o = new_op(OP_RUN, entry, NULL, 0, times);
   if (o == NULL)
     return OFFLOAD_FAIL;
   o->args = calloc(nargs > 0 ? (size_t)nargs : 1, sizeof *o->args);
@@ -211,7 +242,35 @@ int32_t __tgt_rtl_run_target_team_region_async(
   o->nargs = nargs;
   o->teams = teams;
   o->limit = limit;
+  o->kargs_version = kargs_version;
   return post(id, ai, o);
+}
+
+int32_t __tgt_rtl_run_target_team_region_async(
+    int32_t id, void *entry, void **args, ptrdiff_t *offsets, int32_t nargs,
+    int32_t teams, int32_t limit, uint64_t tripcount, __tgt_async_info *ai) {
+  (void)tripcount;
+  return run_async(id, entry, args, offsets, nargs, teams, limit, 0, ai);
+}
+
+/* KernelArgs version 4+ (clang 23): the rank's plugin calls the kernel as
+ * the image and the version say; async_info NULL: synchronously. */
+int32_t __tgt_rtl_run_target_kernel(int32_t id, void *entry, void **args,
+                                    ptrdiff_t *offsets, int32_t nargs,
+                                    int32_t teams, int32_t limit,
+                                    uint64_t tripcount, uint32_t kargs_version,
+                                    __tgt_async_info *ai) {
+  (void)tripcount;
+  if (ai != NULL)
+    return run_async(id, entry, args, offsets, nargs, teams, limit,
+                     kargs_version, ai);
+  return host_run(id, entry, args, offsets, nargs, teams, limit,
+                  kargs_version, host_take_timing(id));
+}
+
+int32_t __tgt_rtl_abandon_queues(void) {
+  atomic_store(&abandoned, 1);
+  return OFFLOAD_SUCCESS;
 }
 
 /* Under lock: releases a finished queue; its status. */

@@ -99,13 +99,24 @@ static int out_setup(void) {
 }
 
 /* ---- replies ------------------------------------------------------------ */
-static void reply(int rc, const uint64_t a[2], const void *data, size_t len) {
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The reply, its data and the device output of the call; with `since`
+ * (a timed retrieve), a[] = {*since, the end of the data's send} comes
+ * last (wire.h, a_last). */
+static void reply_since(int rc, const uint64_t a[2], const void *data,
+                        size_t len, const uint64_t *since) {
   struct wire_reply r;
   memset(&r, 0, sizeof r);
   r.rc = rc;
   if (a != NULL)
     memcpy(r.a, a, sizeof r.a);
   r.payload = len;
+  r.a_last = since != NULL;
   if (rc != OFFLOAD_SUCCESS && __tgt_rtl_get_last_error(dev_id, &r.error) == 0)
     r.has_error = 1;
   fflush(stdout);
@@ -115,10 +126,18 @@ static void reply(int rc, const uint64_t a[2], const void *data, size_t len) {
   MPI_Send(&r, sizeof r, MPI_BYTE, host_rank, WIRE_TAG_REPLY, host_comm);
   if (len > 0)
     wire_send_bytes(data, len, host_rank, WIRE_TAG_REPLY, host_comm);
+  uint64_t times[2] = {since ? *since : 0, now_ns()};
   if (out_len > 0)
     wire_send_bytes(out_buf, out_len, host_rank, WIRE_TAG_REPLY, host_comm);
   out_len = 0;
+  if (since != NULL)
+    MPI_Send(times, sizeof times, MPI_BYTE, host_rank, WIRE_TAG_REPLY,
+             host_comm);
   pthread_mutex_unlock(&out_lock);
+}
+
+static void reply(int rc, const uint64_t a[2], const void *data, size_t len) {
+  reply_since(rc, a, data, len, NULL);
 }
 
 static void reply_fail(const char *fmt, const char *detail) {
@@ -245,13 +264,16 @@ static const void *device_bytes(void *ptr, uint64_t size, void **buffer,
   return *buffer;
 }
 
+/* A copy to the host; timed (q->a[5]) from here to its data sent. */
 static void serve_retrieve(const struct wire_request *q) {
+  uint64_t start = now_ns();
   void *buffer;
   int rc;
   const void *src = device_bytes((void *)(uintptr_t)q->a[0], q->a[1], &buffer,
                                  &rc);
-  reply(rc, NULL, rc == OFFLOAD_SUCCESS ? src : NULL,
-        rc == OFFLOAD_SUCCESS ? q->a[1] : 0);
+  reply_since(rc, NULL, rc == OFFLOAD_SUCCESS ? src : NULL,
+              rc == OFFLOAD_SUCCESS ? q->a[1] : 0,
+              q->a[5] && rc == OFFLOAD_SUCCESS ? &start : NULL);
   free(buffer);
 }
 
@@ -274,6 +296,16 @@ static int receive_into_device(void *ptr, uint64_t size, int src, int tag,
   return rc;
 }
 
+/* A copy from the host, straight into device memory; timed (q->a[5]) from
+ * its first byte awaited to its last in place. */
+static void serve_submit(const struct wire_request *q) {
+  uint64_t t[2] = {now_ns(), 0};
+  int rc = receive_into_device((void *)(uintptr_t)q->a[0], q->a[1], host_rank,
+                               WIRE_TAG_REQUEST, host_comm);
+  t[1] = now_ns();
+  reply(rc, q->a[5] ? t : NULL, NULL, 0);
+}
+
 static void serve_peer_send(const struct wire_request *q) {
   void *buffer;
   int rc;
@@ -292,20 +324,30 @@ static void serve_peer_send(const struct wire_request *q) {
   reply(src != NULL ? rc : OFFLOAD_FAIL, NULL, NULL, 0);
 }
 
+/* A kernel, called as its KernelArgs version (a[4]) says, through the
+ * local plugin's run_target_kernel (version 0: as run_target_team_region);
+ * timed (a[5]) by the device process, as a local device's. */
 static void serve_run(const struct wire_request *q, char *payload) {
   int32_t n = (int32_t)q->a[1];
   void **args = calloc(n > 0 ? (size_t)n : 1, sizeof *args);
   ptrdiff_t *offsets = calloc(n > 0 ? (size_t)n : 1, sizeof *offsets);
+  uint64_t times[2] = {0, 0};
   int rc = OFFLOAD_FAIL;
   if (args != NULL && offsets != NULL && q->payload >= (uint64_t)n * 8) {
     memcpy(args, payload, (size_t)n * 8);
-    rc = __tgt_rtl_run_target_team_region(
-        dev_id, (void *)(uintptr_t)q->a[0], args, offsets, n,
-        (int32_t)q->a[2], (int32_t)q->a[3], 0);
+    /* (not timed when it fails: the times stay 0, the host's are used) */
+    if (q->a[5])
+      __tgt_rtl_time_next_op(dev_id, times);
+    rc = __tgt_rtl_run_target_kernel(dev_id, (void *)(uintptr_t)q->a[0], args,
+                                     offsets, n, (int32_t)q->a[2],
+                                     (int32_t)q->a[3], 0, (uint32_t)q->a[4],
+                                     NULL);
+    if (q->a[5] && rc != OFFLOAD_SUCCESS)
+      __tgt_rtl_time_next_op(dev_id, NULL);
   }
   free(args);
   free(offsets);
-  reply(rc, NULL, NULL, 0);
+  reply(rc, q->a[5] ? times : NULL, NULL, 0);
 }
 
 /* The device's memory range in the reply (a[0] base, a[1] bytes; 0 0 when
@@ -334,11 +376,7 @@ static int serve(const struct wire_request *q, char *payload) {
     reply(r[0] ? OFFLOAD_SUCCESS : OFFLOAD_FAIL, r, NULL, 0);
     break;
   case WIRE_DATA_DELETE: reply(__tgt_rtl_data_delete(dev_id, ptr), NULL, NULL, 0); break;
-  case WIRE_DATA_SUBMIT:
-    reply(receive_into_device(ptr, q->a[1], host_rank, WIRE_TAG_REQUEST,
-                              host_comm),
-          NULL, NULL, 0);
-    break;
+  case WIRE_DATA_SUBMIT: serve_submit(q); break;
   case WIRE_DATA_RETRIEVE: serve_retrieve(q); break;
   case WIRE_SEND_TO_PEER: serve_peer_send(q); break;
   case WIRE_RECV_FROM_PEER:

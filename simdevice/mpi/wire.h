@@ -16,7 +16,9 @@
  * The answer is WIRE_TAG_REPLY: struct wire_reply, then reply.payload bytes
  * (data read), then reply.output bytes (what device code printed on stdout
  * while the call ran, which the host writes to its own stdout, so it lands
- * in program order). Calls of one device never overlap (the host's device
+ * in program order), then, when reply.a_last, the results a[] once more.
+ * Times (OMPT device tracing, time_next_op) are the rank's CLOCK_MONOTONIC
+ * in ns: comparable with the host's on the same machine only. Calls of one device never overlap (the host's device
  * lock). A copy between two device ranks goes rank to rank: the source
  * sends WIRE_TAG_PEER to the destination.
  */
@@ -48,15 +50,25 @@ enum wire_op {
   WIRE_DATA_ALLOC,     /* a[0] = size, a[1] = host pointer, a[2] = kind;
                           reply a[0] = device pointer */
   WIRE_DATA_DELETE,    /* a[0] = device pointer */
-  WIRE_DATA_SUBMIT,    /* a[0] = device pointer, a[1] = size; payload data */
-  WIRE_DATA_RETRIEVE,  /* a[0] = device pointer, a[1] = size; reply payload */
+  WIRE_DATA_SUBMIT,    /* a[0] = device pointer, a[1] = size, a[5] = 1:
+                          timed (reply a[0], a[1] = its start and end on
+                          the rank: from the data's first byte awaited to
+                          its last in device memory); payload data */
+  WIRE_DATA_RETRIEVE,  /* a[0] = device pointer, a[1] = size, a[5] = 1:
+                          timed (the reply's a comes last, `a_last`: from
+                          the request's arrival to the data sent); reply
+                          payload */
   WIRE_SEND_TO_PEER,   /* a[0] = device pointer, a[1] = size, a[2] = peer
                           rank (of the host's communicator with the device
                           ranks): read, then send it there (WIRE_TAG_PEER) */
   WIRE_RECV_FROM_PEER, /* a[0] = device pointer, a[1] = size, a[2] = peer
                           rank: receive, then write */
   WIRE_RUN,            /* a[0] = entry, a[1] = arg count, a[2] = num_teams,
-                          a[3] = thread_limit; payload: u64 per argument */
+                          a[3] = thread_limit, a[4] = KernelArgs version
+                          (run_target_kernel; 0: an older entry point),
+                          a[5] = 1: timed (reply a[0], a[1] = the kernel's
+                          start and end, stamped by the device process);
+                          payload: u64 per argument */
   WIRE_FPTR_MAP,       /* a[0] = rows; payload: __tgt_fptr_map rows */
   WIRE_PRINT_INFO,     /* print_device_info (its lines come back as output) */
   WIRE_DEINIT_DEVICE,
@@ -79,6 +91,8 @@ struct wire_reply {
   uint64_t a[2];
   uint64_t payload; /* bytes of data that follow */
   uint64_t output;  /* bytes of device stdout that follow the data */
+  uint64_t a_last;  /* 1: a[] comes again, as 16 bytes after the output,
+                       and that is the result (a timed retrieve's end) */
   __tgt_rtl_error error; /* the device plugin's get_last_error */
 };
 
