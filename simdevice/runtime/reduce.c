@@ -2,8 +2,10 @@
  * reduce.c - reductions (__kmpc_reduce*, __kmpc_end_reduce*) and the
  * lock-based __kmpc_atomic_* routines for types with no native atomics.
  *
- * Reductions always answer 1: "combine your partial result under the
- * lock" (no lock for a team of one, see combine_is_shared). The lock is the image's own reduction lock name (`lck`), which is
+ * Reductions answer 1, "combine your partial result under the lock" (no
+ * lock for a team of one, see combine_is_shared), or 2, "combine with
+ * atomics", for a shared combine the compiler made an atomic form of
+ * (reduce_begin). The lock is the image's own reduction lock name (`lck`), which is
  * the same for every thread of every team of the image, so it also makes
  * the league-level (teams) reduction safe, where the combining threads are
  * in different teams. Compilers emit per-type __atomic_* libcalls for long
@@ -16,6 +18,7 @@
 #include <complex.h>
 
 #include "rt_internal.h"
+#include "valgrind_hints.h"
 
 static _Atomic int32_t reduce_fallback_word;
 static _Atomic int32_t atomic_word;
@@ -38,37 +41,69 @@ static int combine_is_shared(const struct rt_team *t)
   return t->level == 0 && t->league && t->league->nteams > 1;
 }
 
-EXPORT int32_t __kmpc_reduce_nowait(UNUSED ident_t *loc, UNUSED int32_t gtid,
-                                    UNUSED int32_t num_vars, UNUSED size_t reduce_size,
-                                    UNUSED void *reduce_data,
-                                    UNUSED void (*reduce_func)(void *, void *),
-                                    kmp_critical_name *lck)
+/* libomp's KMP_IDENT_ATOMIC_REDUCE: the compiler emitted the atomic form
+ * of this reduction too (clang always does, with a critical section for
+ * what has no atomic). */
+#define IDENT_ATOMIC_REDUCE 0x10
+
+/* 2: combine with atomics; 1: combine, under the lock if *held was set.
+ * A shared combine uses the atomic form where the compiler made one: two
+ * teams' runners took turns on the lock, and a holder preempted by the
+ * host's waiting thread stalled the other (a fifth of a GPU-shaped
+ * league's time). Under Valgrind it keeps the lock: Helgrind and DRD do
+ * not take atomic instructions for synchronisation and would report the
+ * combines as races. */
+static int32_t reduce_begin(ident_t *loc, kmp_critical_name *lck)
 {
-  if (combine_is_shared(rt_current()->team))
-    rt_word_lock(reduce_word(lck));
+  struct rt_member *m = rt_current();
+  m->reduce_held = NULL;
+  if (!combine_is_shared(m->team))
+    return 1;
+  if (loc && (loc->flags & IDENT_ATOMIC_REDUCE) && !valgrind_hints_on)
+    return 2;
+  m->reduce_held = reduce_word(lck);
+  rt_word_lock(m->reduce_held);
   return 1;
 }
 
-/* The team is the one __kmpc_reduce_nowait saw: the combine in between
- * forks and joins nothing. */
+/* The member is the one reduce_begin saw: the combine in between forks
+ * and joins nothing. */
+static void reduce_end(void)
+{
+  struct rt_member *m = rt_current();
+  if (m->reduce_held) {
+    rt_word_unlock(m->reduce_held);
+    m->reduce_held = NULL;
+  }
+}
+
+EXPORT int32_t __kmpc_reduce_nowait(ident_t *loc, UNUSED int32_t gtid, UNUSED int32_t num_vars,
+                                    UNUSED size_t reduce_size, UNUSED void *reduce_data,
+                                    UNUSED void (*reduce_func)(void *, void *),
+                                    kmp_critical_name *lck)
+{
+  return reduce_begin(loc, lck);
+}
+
 EXPORT void __kmpc_end_reduce_nowait(UNUSED ident_t *loc, UNUSED int32_t gtid,
-                                     kmp_critical_name *lck)
+                                     UNUSED kmp_critical_name *lck)
 {
-  if (combine_is_shared(rt_current()->team))
-    rt_word_unlock(reduce_word(lck));
+  reduce_end();
 }
 
-EXPORT int32_t __kmpc_reduce(ident_t *loc, int32_t gtid, int32_t num_vars, size_t reduce_size,
-                             void *reduce_data, void (*reduce_func)(void *, void *),
-                             kmp_critical_name *lck)
+EXPORT int32_t __kmpc_reduce(ident_t *loc, UNUSED int32_t gtid, UNUSED int32_t num_vars,
+                             UNUSED size_t reduce_size, UNUSED void *reduce_data,
+                             UNUSED void (*reduce_func)(void *, void *), kmp_critical_name *lck)
 {
-  return __kmpc_reduce_nowait(loc, gtid, num_vars, reduce_size, reduce_data, reduce_func, lck);
+  return reduce_begin(loc, lck);
 }
 
-/* The blocking form ends with the construct's barrier. */
-EXPORT void __kmpc_end_reduce(ident_t *loc, int32_t gtid, kmp_critical_name *lck)
+/* The blocking form ends with the construct's barrier; the compiler calls
+ * it after an atomic combine (2) as well. */
+EXPORT void __kmpc_end_reduce(UNUSED ident_t *loc, UNUSED int32_t gtid,
+                              UNUSED kmp_critical_name *lck)
 {
-  __kmpc_end_reduce_nowait(loc, gtid, lck);
+  reduce_end();
   rt_team_barrier(rt_current()->team);
 }
 

@@ -207,6 +207,7 @@ struct rt_member {
   int32_t launch_num_teams;      /* the launch's request (initial thread) */
   int32_t launch_thread_limit;
   int32_t unopened_serialized;   /* serialized regions that failed to open */
+  _Atomic int32_t *reduce_held;  /* the reduction lock this thread's open combine holds */
   struct rt_member *prev;        /* rt_cur to restore */
 };
 
