@@ -1,12 +1,14 @@
 /* teams_reduction_kinds.c - reductions of every kind a compiler emits an
  * atomic form of (or a critical section, for a user-defined one), combined
- * across many teams that run at once and across the threads of a team: the
- * device runtime may answer the combine with its lock or with atomics, and
- * each answer runs code of the compiler's own.
+ * across many teams and across the threads of a team: the device runtime
+ * may answer a combine with its lock or with atomics, and each answer runs
+ * the compiler's own code for it.
  * expect: every result equals the host's, for + * max min && || ^ & on
- * int, long long, float and double, and for a `declare
- * reduction` on a struct, with 64 teams of one thread and with 4 teams of
- * 4 threads, repeated so that combines meet. */
+ * int, long long, float and double, and for a `declare reduction` on a
+ * struct, with 1024 teams of one thread and with 4 teams of 4 threads,
+ * 20 times each.
+ * (No long double: its atomic form calls libatomic on the host, which a
+ * program then has to link.) */
 #include <omp.h>
 #include "check.h"
 
