@@ -68,11 +68,16 @@ static enum rt_sched_kind sched_kind(int32_t sched, int64_t chunk)
   }
 }
 
+/* (The divisions are skipped where they are by 1: a 64-bit division is
+ * tens of cycles, and a GPU-shaped league computes two schedules per
+ * team, each with a trip count and a block, for hundreds of teams.) */
 static uint64_t trip_count(int64_t lb, int64_t ub, int64_t st, int is_signed)
 {
   if (st > 0) {
     if (is_signed ? lb > ub : (uint64_t)lb > (uint64_t)ub)
       return 0;
+    if (st == 1)
+      return (uint64_t)ub - (uint64_t)lb + 1;
     return ((uint64_t)ub - (uint64_t)lb) / (uint64_t)st + 1;
   }
   if (st < 0) {
@@ -92,6 +97,11 @@ static int64_t iter_value(int64_t lb, uint64_t index, int64_t st)
 /* The balanced block of `who` among `n`: [*begin, *end). */
 static void balanced_block(uint64_t trip, uint64_t n, uint64_t who, uint64_t *begin, uint64_t *end)
 {
+  if (n == 1) {
+    *begin = 0;
+    *end = trip;
+    return;
+  }
   uint64_t small = trip / n, extra = trip % n;
   *begin = who * small + (who < extra ? who : extra);
   *end = *begin + small + (who < extra ? 1 : 0);
