@@ -37,7 +37,9 @@ RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
 # (the current team member) is read at nearly every entry point; a
 # descriptor resolves to a static offset once, where __tls_get_addr is a
 # call at every access (issue 29: a tenth of a GPU-shaped league's work).
+ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
 $(RT_OBJ): CFLAGS += -mtls-dialect=gnu2
+endif
 # Shared by the libraries (the image parser): linked into each, hidden by
 # its version script. Needs -lelf.
 COMMON_SRC := $(wildcard common/*.c)
