@@ -66,6 +66,7 @@
 
 #include "rt_internal.h"
 #include "simdev_rt.h"
+#include "valgrind_hints.h"
 
 #define CAP_LIMIT 1024
 #define DEFAULT_MAX_TEAMS CAP_LIMIT
@@ -325,7 +326,8 @@ HIDDEN struct rt_member *rt_current(void)
  * attributes (glibc's initializers are): then a zeroed team has its lock
  * and condition variable ready, and the init calls, a tenth of a
  * GPU-shaped league's work (hundreds of one-thread teams, each with a
- * parallel region), are skipped. */
+ * parallel region), are skipped. Not under Valgrind: DRD learns of a
+ * mutex from its init call ("not a mutex" otherwise). */
 static int zero_is_default_sync(void)
 {
   static const pthread_mutex_t mutex_default = PTHREAD_MUTEX_INITIALIZER;
@@ -339,7 +341,7 @@ static int zero_sync_ready = -1; /* zero_is_default_sync(), set at load */
 
 __attribute__((constructor)) static void sync_defaults_check(void)
 {
-  zero_sync_ready = zero_is_default_sync();
+  zero_sync_ready = zero_is_default_sync() && !valgrind_hints_on;
 }
 
 HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *forker)
