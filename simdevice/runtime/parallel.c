@@ -378,6 +378,18 @@ struct deferred_wake {
   int64_t start;
 };
 
+/* The forking thread, between two teams: wakes the deferred workers once
+ * the league has run WAKE_WORTH_NS without them. */
+static void wake_deferred_if_due(struct deferred_wake *dw)
+{
+  if (!dw || !dw->pending || rt_now_ns() - dw->start < WAKE_WORTH_NS)
+    return;
+  for (int w = 0; w < dw->got; w++)
+    if (dw->wake_later[w])
+      rt_pool_wake(dw->workers[w]);
+  dw->pending = 0;
+}
+
 /* Each runner (the forking thread and every worker that starts) claims
  * teams until none is left: teams run at once when the workers get CPUs,
  * and a small league finishes on the forking thread alone when they do not
@@ -393,12 +405,7 @@ static void league_runner(struct league_run *lr, struct deferred_wake *dw)
   int32_t first, n;
   while ((n = claim_teams(lr, &first)) > 0) {
     for (int32_t i = first; i < first + n; i++) {
-      if (dw && dw->pending && rt_now_ns() - dw->start >= WAKE_WORTH_NS) {
-        for (int w = 0; w < dw->got; w++)
-          if (dw->wake_later[w])
-            rt_pool_wake(dw->workers[w]);
-        dw->pending = 0;
-      }
+      wake_deferred_if_due(dw);
       run_team(lr, &t, i);
     }
   }
