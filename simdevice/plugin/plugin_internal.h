@@ -353,7 +353,7 @@ struct sim_device {
   unsigned char *host_view; /* host mapping of the memory memfd */
   void *reservation;        /* PROT_NONE at dev_base in the host */
   int mem_fd, ctl_fd;
-  struct fd_id mem_id, ctl_id, alive_id, supervisor_fd_id, supervisor_pidfd_id;
+  struct fd_id mem_id, ctl_id, alive_id, supervisor_fd_id, supervisor_pidfd_id, pidfd_id;
   int early;                     /* started before main (plugin.c) */
   int sanitizer;                 /* DEVICE_SAN_* its process runs */
   char sanitizer_runtime[PATH_MAX]; /* that runtime's path, or "" */

@@ -423,20 +423,29 @@ static void end_process(struct sim_device *dev) {
   fd_close_if_ours(&dev->host_alive_fd, &dev->alive_id);
 }
 
+/* The supervisor's pidfd for a reap (which closes it), or -1 once the
+ * program has closed that number, perhaps reusing it for a file of its
+ * own: the reap then goes by pid. A daemon that closed every descriptor
+ * at the top of main and opened its files lost one of them to the reap of
+ * a device started before main (early_start_closed_fds.c, 1 run in 10). */
+static int *supervisor_pidfd(struct sim_device *dev) {
+  if (dev->supervisor_pidfd >= 0 && !fd_still_ours(&dev->supervisor_pidfd_id))
+    dev->supervisor_pidfd = -1;
+  return &dev->supervisor_pidfd;
+}
+
 /* Reaps the supervisor, a child of this process that has ended or ends
  * within `wait_ms`; else it is reaped at the next start or stop. */
 static void collect_supervisor(struct sim_device *dev, int wait_ms) {
   int status;
-  pidfd_reap_child(&dev->supervisor_pidfd, &dev->supervisor_pid, wait_ms,
+  pidfd_reap_child(supervisor_pidfd(dev), &dev->supervisor_pid, wait_ms,
                    &status);
 }
 
 static void close_liveness(struct sim_device *dev) {
-  if (dev->pidfd >= 0)
-    close(dev->pidfd);
-  dev->pidfd = -1;
   /* Closed only while still the plugin's: the program may have closed and
    * reused the numbers (inherit.c). */
+  fd_close_if_ours(&dev->pidfd, &dev->pidfd_id);
   fd_close_if_ours(&dev->host_alive_fd, &dev->alive_id);
   fd_close_if_ours(&dev->supervisor_fd, &dev->supervisor_fd_id);
 }
@@ -538,7 +547,7 @@ static const char *exec_failure_cause(void) {
 static int starter_failed(struct sim_device *dev) {
   int status;
   if (dev->supervisor_pid <= 0 || atomic_load(&dev->ctl->server_exited) ||
-      !pidfd_reap_child(&dev->supervisor_pidfd, &dev->supervisor_pid, 0,
+      !pidfd_reap_child(supervisor_pidfd(dev), &dev->supervisor_pid, 0,
                         &status) ||
       atomic_load(&dev->ctl->server_exited) || status == -1 ||
       (WIFEXITED(status) && WEXITSTATUS(status) == 0))
@@ -774,6 +783,7 @@ int process_await(struct sim_device *dev) {
       /* Its supervisor keeps it unreaped until server_exited is set: a
        * pidfd opened before that is the device's (server/supervise.c). */
       dev->pidfd = pidfd_of(dev->pid);
+      fd_remember(&dev->pidfd_id, dev->pidfd);
     }
     if (dev->pid == 0 && atomic_load(&ctl->server_exited)) {
       dev->pid = -1; /* never started: exit_status says why */
@@ -1018,9 +1028,7 @@ int process_watch(struct sim_device *dev, const char *kernel,
 
 /* In a fork() child: the supervisor is the parent's child. */
 static void forget_supervisor(struct sim_device *dev) {
-  if (dev->supervisor_pidfd >= 0)
-    close(dev->supervisor_pidfd);
-  dev->supervisor_pidfd = -1;
+  fd_close_if_ours(&dev->supervisor_pidfd, &dev->supervisor_pidfd_id);
   dev->supervisor_pid = 0;
 }
 

@@ -4,7 +4,10 @@
  * loaded, with descriptors of its own).
  * expect-stderr-not: supervisor|cannot start
  * expect: offloading works, and the program's own file is never closed by
- * the runtime: every write to it succeeds and it holds all of them. */
+ * the runtime: every write to it succeeds and it holds all of them.
+ * repeat: 20
+ * (The reap of the early device's supervisor closed its pidfd's number,
+ * by then one of the program's files, in about 1 run of 20.) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <omp.h>
