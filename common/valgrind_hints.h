@@ -31,6 +31,9 @@ __attribute__((constructor(101))) static void valgrind_hints_init(void) {
       request;                                                                 \
   } while (0)
 #else
+/* Built without Valgrind's headers: nothing is told to Valgrind, and
+ * code that chooses otherwise under it (valgrind_hints_on) never does. */
+#define valgrind_hints_on 0
 #define ANNOTATE_HAPPENS_BEFORE(obj) ((void)0)
 #define ANNOTATE_HAPPENS_AFTER(obj) ((void)0)
 #define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)0)
