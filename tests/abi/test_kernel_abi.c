@@ -273,18 +273,20 @@ static int child(const char *mode) {
   return rc == 0 ? 0 : 5; /* the refusal ends the program before this */
 }
 
+/* The launches alone: what --remote runs too. */
+#define LAUNCH_TESTS                                                           \
+  cmocka_unit_test(test_v4_on_clang23_image),                                  \
+      cmocka_unit_test(test_v4_on_anonymous_image),                            \
+      cmocka_unit_test(test_v4_nowait),                                        \
+      cmocka_unit_test(test_v2_on_clang22_image),                              \
+      cmocka_unit_test(test_v4_many_literals),                                 \
+      cmocka_unit_test(test_private_attach)
+
 /* --remote: the launches alone, for a device in another MPI rank
  * (tests/mpi.sh: run_target_kernel forwarded to it); not the refusals,
  * whose children are no ranks, nor unified shared memory */
 static int remote_group(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_v4_on_clang23_image),
-      cmocka_unit_test(test_v4_on_anonymous_image),
-      cmocka_unit_test(test_v4_nowait),
-      cmocka_unit_test(test_v2_on_clang22_image),
-      cmocka_unit_test(test_v4_many_literals),
-      cmocka_unit_test(test_private_attach),
-  };
+  const struct CMUnitTest tests[] = {LAUNCH_TESTS};
   return cmocka_run_group_tests(tests, setup, NULL);
 }
 
@@ -294,12 +296,7 @@ int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], "--remote"))
     return remote_group();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_v4_on_clang23_image),
-      cmocka_unit_test(test_v4_on_anonymous_image),
-      cmocka_unit_test(test_v4_nowait),
-      cmocka_unit_test(test_v2_on_clang22_image),
-      cmocka_unit_test(test_v4_many_literals),
-      cmocka_unit_test(test_private_attach),
+      LAUNCH_TESTS,
       cmocka_unit_test(test_fb_nullify),
       cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_v4_unified_shared_memory),
