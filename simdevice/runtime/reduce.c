@@ -46,7 +46,8 @@ static int combine_is_shared(const struct rt_team *t)
  * what has no atomic). */
 #define IDENT_ATOMIC_REDUCE 0x10
 
-/* 2: combine with atomics; 1: combine, under the lock if *held was set.
+/* 2: combine with atomics; 1: combine, under the reduction lock when the
+ * member's reduce_held says so (reduce_end lets it go).
  * A shared combine uses the atomic form where the compiler made one: two
  * teams' runners took turns on the lock, and a holder preempted by the
  * host's waiting thread stalled the other (a fifth of a GPU-shaped
