@@ -20,7 +20,10 @@ failures=()
 # fails this suite, whatever the coverage figure.
 count() {
   [ "$2" -eq 77 ] && return # skipped (e.g. test_setuid, which needs the main build)
-  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1 (exit $2)"); fi
+  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); return; fi
+  failed=$((failed + 1)); failures+=("$1 (exit $2)")
+  # The failed item and the lines of its log that say what failed.
+  echo "FAIL  $1 (exit $2)${3:+: $(grep -m2 -E '^FAIL|\[  FAILED  \]' "$3" | cut -c1-160 | paste -sd'|')}"
 }
 # -u __gcov_dump: the fatal-error path ends with _exit and dumps the counters
 # itself; the weak reference alone would not link it in.
@@ -29,27 +32,27 @@ make --no-print-directory B=$COV CC="gcc --coverage" CFLAGS="-O0 -g" LIB_LDFLAGS
 for t in $COV/tests/unit/test_* $COV/tests/abi/test_* $COV/tests/simdevice/test_*; do
   [ -x "$t" ] || continue
   timeout 300 "$t" >"$t.cov.log" 2>&1
-  count "${t#$COV/tests/}" $?
+  count "${t#$COV/tests/}" $? "$t.cov.log"
 done
 FAULTS_LIBDIR=$ROOT/$COV/lib tests/faults.sh >"$COV.faults.log" 2>&1
-count "faults.sh (log: $COV.faults.log)" $?
+count "faults.sh (log: $COV.faults.log)" $? "$COV.faults.log"
 # The clang-19 programs with their expectations checked, then the nowait
 # ones again with each construct waiting in its task.
 PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 >"$COV.programs.log" 2>&1
-count "programs.sh (log: $COV.programs.log)" $?
+count "programs.sh (log: $COV.programs.log)" $? "$COV.programs.log"
 # The golden traces on clang 19: the trace writer runs only under
 # SIMTARGET_TRACE.
 TRACES_LIBDIR=$ROOT/$COV/lib tests/traces.sh --versions 19 >"$COV.traces.log" 2>&1
-count "traces.sh (log: $COV.traces.log)" $?
+count "traces.sh (log: $COV.traces.log)" $? "$COV.traces.log"
 # LIBOMPTARGET_PROFILE: the profile writer runs only under it.
 TIMELINE_LIBDIR=$ROOT/$COV/lib tests/timeline.sh --versions 19 >"$COV.timeline.log" 2>&1
-count "timeline.sh (log: $COV.timeline.log)" $?
+count "timeline.sh (log: $COV.timeline.log)" $? "$COV.timeline.log"
 # OMPT: its events are raised only with a tool attached.
 OMPT_LIBDIR=$ROOT/$COV/lib tests/ompt.sh --versions 19 >"$COV.ompt.log" 2>&1
-count "ompt.sh (log: $COV.ompt.log)" $?
+count "ompt.sh (log: $COV.ompt.log)" $? "$COV.ompt.log"
 SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
-count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $?
+count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $? "$COV.programs-wait.log"
 # obj-test/: the unit tests' objects and the server with test hooks
 # (-DSIMTARGET_TEST_HOOKS), counted with the shipped objects' runs.
 lcov -q --rc lcov_branch_coverage=1 --capture --directory $COV/obj --directory $COV/obj-test --base-directory "$ROOT" \

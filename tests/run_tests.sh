@@ -82,7 +82,11 @@ suite_finish() { # name
   f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
   s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
-  [ "$f" -eq 0 ] || failures+=("$name ($f failed)")
+  # The failed items themselves: CI keeps only the end of the output.
+  local what
+  what=$(grep -m3 -E '^FAIL' "$log" | cut -c1-200 | sed 's/^/      /')
+  [ "$f" -eq 0 ] || failures+=("$name ($f failed)${what:+
+$what}")
 }
 run_suite() { # name, script, arguments...: in the foreground
   suite_start "$@"
