@@ -15,8 +15,11 @@
  *
  * Locking: none; callers hold the device's channel_lock.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plugin_internal.h"
@@ -85,8 +89,45 @@ static void file_id(const char *path, int fd, uint64_t out[2]) {
   }
 }
 
+/* A change of credentials that libomptarget's wrappers do not see (an
+ * inline system call, a user namespace entered) is found within this. */
+#define CREDENTIALS_REREAD_NS 10000000
+
+/* libomptarget's count of the program's id-changing calls
+ * (src/credentials_watch.c), found by name once; NULL when it does not
+ * see them all (or another libomptarget loaded this plugin): then the
+ * credentials are read at every launch. */
+static const _Atomic uint64_t *credentials_generation_source(void) {
+  static const _Atomic uint64_t *_Atomic source;
+  static _Atomic int looked;
+  if (!atomic_load_explicit(&looked, memory_order_acquire)) {
+    const _Atomic int *watched =
+        dlsym(RTLD_DEFAULT, "simtarget_credentials_watched");
+    const _Atomic uint64_t *g =
+        dlsym(RTLD_DEFAULT, "simtarget_credentials_generation");
+    atomic_store(&source, watched != NULL && atomic_load(watched) ? g : NULL);
+    atomic_store_explicit(&looked, 1, memory_order_release);
+  }
+  return atomic_load_explicit(&source, memory_order_relaxed);
+}
+
+/* The count (never 0 when watched), or 0. */
+static uint64_t credentials_generation(void) {
+  const _Atomic uint64_t *g = credentials_generation_source();
+  return g != NULL ? atomic_load_explicit(g, memory_order_acquire) : 0;
+}
+
+static int64_t monotonic_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 void credentials_capture(struct credentials *c) {
   memset(c, 0, sizeof *c);
+  /* before the ids: a change after this read counts after it */
+  c->generation = credentials_generation();
+  c->read_ns = monotonic_ns();
   getresuid(&c->uid[0], &c->uid[1], &c->uid[2]);
   getresgid(&c->gid[0], &c->gid[1], &c->gid[2]);
   c->ngroups = getgroups(INHERIT_MAX_GROUPS, c->groups);
@@ -96,22 +137,30 @@ void credentials_capture(struct credentials *c) {
 
 int credentials_equal(const struct credentials *a,
                       const struct credentials *b) {
-  return memcmp(a, b, sizeof *a) == 0;
+  return memcmp(a, b, offsetof(struct credentials, generation)) == 0;
 }
 
-int credentials_changed(const struct credentials *then,
-                        struct credentials *now) {
+int credentials_changed(struct credentials *then, struct credentials *now) {
+  uint64_t generation = credentials_generation();
+  int64_t read_ns = monotonic_ns();
+  if (generation != 0 && generation == then->generation &&
+      read_ns - then->read_ns < CREDENTIALS_REREAD_NS)
+    return 0;
   uid_t uid[3];
   gid_t gid[3];
   getresuid(&uid[0], &uid[1], &uid[2]);
   getresgid(&gid[0], &gid[1], &gid[2]);
   /* capget's permitted words: 1 and 4 */
   int capable = then->caps[1] != 0 || then->caps[4] != 0;
-  if (!capable && memcmp(uid, then->uid, sizeof uid) == 0 &&
-      memcmp(gid, then->gid, sizeof gid) == 0)
-    return 0;
-  credentials_capture(now);
-  return !credentials_equal(then, now);
+  if (capable || memcmp(uid, then->uid, sizeof uid) != 0 ||
+      memcmp(gid, then->gid, sizeof gid) != 0) {
+    credentials_capture(now);
+    if (!credentials_equal(then, now))
+      return 1;
+  }
+  then->generation = generation;
+  then->read_ns = read_ns;
+  return 0;
 }
 
 void inherit_capture(struct inherited_state *s) {

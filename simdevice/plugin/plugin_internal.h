@@ -312,14 +312,20 @@ struct credentials {
   int ngroups;
   gid_t groups[INHERIT_MAX_GROUPS];
   uint32_t caps[6]; /* capget, version 3: two __user_cap_data_struct */
+  /* When they were read (not compared): libomptarget's count of the
+   * program's id-changing calls, and CLOCK_MONOTONIC. */
+  uint64_t generation;
+  int64_t read_ns;
 };
 HIDDEN void credentials_capture(struct credentials *c);
 HIDDEN int credentials_equal(const struct credentials *a,
                              const struct credentials *b);
 /* Whether the process's credentials differ from `then` (then `now` holds
- * them). Two system calls (the ids) for a process without capabilities,
- * which can change nothing else; four otherwise. */
-HIDDEN int credentials_changed(const struct credentials *then,
+ * them; else `then` is marked read now). No system call while libomptarget
+ * counts no id-changing call since `then` was read and that was under
+ * 10 ms ago; else two (the ids) for a process without capabilities, which
+ * can change nothing else, and four otherwise. */
+HIDDEN int credentials_changed(struct credentials *then,
                                struct credentials *now);
 struct inherited_state {
   struct credentials cred;
