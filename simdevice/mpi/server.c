@@ -107,9 +107,12 @@ static uint64_t now_ns(void) {
 
 /* The reply, its data and the device output of the call; with `since`
  * (a timed retrieve), a[] = {*since, the end of the data's send} comes
- * last (wire.h, a_last). */
-static void reply_since(int rc, const uint64_t a[2], const void *data,
-                        size_t len, const uint64_t *since) {
+ * last (wire.h, a_last). `read_pipe`: what the pipe holds is read first,
+ * for a call that ran device code (the device flushed its stdout before it
+ * answered). A copy to or from the host runs none: its reply carries what
+ * out_thread took already and spares the read, a system call per copy. */
+static void reply_out(int rc, const uint64_t a[2], const void *data,
+                      size_t len, const uint64_t *since, int read_pipe) {
   struct wire_reply r;
   memset(&r, 0, sizeof r);
   r.rc = rc;
@@ -121,7 +124,8 @@ static void reply_since(int rc, const uint64_t a[2], const void *data,
     r.has_error = 1;
   fflush(stdout);
   pthread_mutex_lock(&out_lock);
-  out_drain_locked();
+  if (read_pipe)
+    out_drain_locked();
   r.output = out_len;
   MPI_Send(&r, sizeof r, MPI_BYTE, host_rank, WIRE_TAG_REPLY, host_comm);
   if (len > 0)
@@ -137,7 +141,7 @@ static void reply_since(int rc, const uint64_t a[2], const void *data,
 }
 
 static void reply(int rc, const uint64_t a[2], const void *data, size_t len) {
-  reply_since(rc, a, data, len, NULL);
+  reply_out(rc, a, data, len, NULL, 1);
 }
 
 static void reply_fail(const char *fmt, const char *detail) {
@@ -271,9 +275,9 @@ static void serve_retrieve(const struct wire_request *q) {
   int rc;
   const void *src = device_bytes((void *)(uintptr_t)q->a[0], q->a[1], &buffer,
                                  &rc);
-  reply_since(rc, NULL, rc == OFFLOAD_SUCCESS ? src : NULL,
-              rc == OFFLOAD_SUCCESS ? q->a[1] : 0,
-              q->a[5] && rc == OFFLOAD_SUCCESS ? &start : NULL);
+  reply_out(rc, NULL, rc == OFFLOAD_SUCCESS ? src : NULL,
+            rc == OFFLOAD_SUCCESS ? q->a[1] : 0,
+            q->a[5] && rc == OFFLOAD_SUCCESS ? &start : NULL, 0);
   free(buffer);
 }
 
@@ -303,7 +307,7 @@ static void serve_submit(const struct wire_request *q) {
   int rc = receive_into_device((void *)(uintptr_t)q->a[0], q->a[1], host_rank,
                                WIRE_TAG_REQUEST, host_comm);
   t[1] = now_ns();
-  reply(rc, q->a[5] ? t : NULL, NULL, 0);
+  reply_out(rc, q->a[5] ? t : NULL, NULL, 0, NULL, 0);
 }
 
 static void serve_peer_send(const struct wire_request *q) {
