@@ -137,7 +137,8 @@ void credentials_capture(struct credentials *c) {
 
 int credentials_equal(const struct credentials *a,
                       const struct credentials *b) {
-  return memcmp(a, b, offsetof(struct credentials, generation)) == 0;
+  /* the ids, groups and capabilities: up to the end of caps, no padding */
+  return memcmp(a, b, offsetof(struct credentials, caps) + sizeof a->caps) == 0;
 }
 
 int credentials_changed(struct credentials *then, struct credentials *now) {
