@@ -453,10 +453,16 @@ static void wait_for_request(struct simdev_slot *s, _Atomic uint32_t *sleeping,
   cpu_place_publish(&s->server_cpu, 0);
   for (;;) {
     atomic_store(sleeping, 1);
-    if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
+    /* The wait is for the state read here, not read again: a request
+     * posted after this read (whose wake came before the wait began) then
+     * makes the wait return at once. Reading it again lost that wake, and
+     * the request waited for the 1 s timeout (1 run in 2 of 30000 empty
+     * launches back to back, once a launch took 1 us on the host). */
+    uint32_t seen = atomic_load(&s->state);
+    if (seen == SIMDEV_SLOT_REQUEST)
       break;
     struct timespec timeout = {.tv_sec = 1, .tv_nsec = 0};
-    futex_wait(&s->state, atomic_load(&s->state), &timeout);
+    futex_wait(&s->state, seen, &timeout);
     if (atomic_load(&s->state) == SIMDEV_SLOT_REQUEST)
       break; /* (a dead host is noticed by host_watch_thread) */
   }
