@@ -31,6 +31,7 @@
 void mapping_table_init(struct mapping_table *t) {
   pthread_mutex_init(&t->lock, NULL);
   t->root = NULL;
+  t->last = NULL;
   t->count = 0;
   t->buckets = NULL;
   t->nbuckets = 0;
@@ -209,6 +210,7 @@ static void free_subtree(struct mapping_entry *e) {
 void mapping_table_destroy(struct mapping_table *t) {
   free_subtree(t->root);
   t->root = NULL;
+  t->last = NULL;
   t->count = 0;
   free(t->buckets);
   t->buckets = NULL;
@@ -345,7 +347,9 @@ enum mapping_overlap mapping_lookup(struct mapping_table *t, uintptr_t begin,
    * descent finds both the last entry starting at or before begin and the
    * first one after it (the only candidate for an overlap). */
   struct mapping_entry *at = hash_find(t, begin), *next = NULL;
-  if (!at) {
+  if (!at && t->last && t->last->hst_begin <= begin)
+    at = t->last; /* and nothing starts after it */
+  else if (!at) {
     for (struct mapping_entry *cur = t->root; cur;) {
       if (cur->hst_begin <= begin) {
         at = cur;
@@ -470,6 +474,8 @@ struct mapping_entry *mapping_insert(struct mapping_table *t,
     memcpy(e->name, name, n);
   }
   t->root = insert_node(t->root, e);
+  if (!t->last || hst_begin > t->last->hst_begin)
+    t->last = e;
   t->count++;
   hash_add(t, e);
   return e;
@@ -481,6 +487,11 @@ bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   t->root = remove_node(t->root, e, &found);
   if (!found)
     return false; /* not ours: leave it alone rather than free a stranger */
+  if (t->last == e) {
+    t->last = t->root;
+    while (t->last && t->last->right)
+      t->last = t->last->right;
+  }
   hash_remove(t, e);
   t->count--;
   struct mapping_removed *r =
@@ -617,6 +628,11 @@ int mapping_check(struct mapping_table *t) {
   mapping_foreach(t, check_one, &cs);
   if (!cs.problem && cs.visited != t->count)
     cs.problem = "the tree does not hold `count` entries";
+  const struct mapping_entry *rightmost = t->root;
+  while (rightmost && rightmost->right)
+    rightmost = rightmost->right;
+  if (!cs.problem && t->last != rightmost)
+    cs.problem = "`last` is not the entry with the greatest host begin";
   if (!cs.problem && t->buckets) {
     size_t chained = 0;
     for (size_t k = 0; k < t->nbuckets && !cs.problem; k++)

@@ -81,6 +81,10 @@ struct mapping_entry {
 struct mapping_table {
   pthread_mutex_t lock;
   struct mapping_entry *root;
+  /* The entry with the greatest host begin, or NULL: a lookup at or above
+   * its begin (the next heap object, as allocations mostly grow upward)
+   * needs no descent. */
+  struct mapping_entry *last;
   size_t count;
   /* Entries by exact host begin (chained; NULL until the first insert, or
    * after an allocation failure: lookups then use the tree alone). */

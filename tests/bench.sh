@@ -40,6 +40,8 @@ PROGRAMS="$HOST_PROGRAMS $KERNEL_PROGRAMS"
 #   abs_max N: simtarget's own value at most N, in its unit
 #   own METRIC N: simtarget's metric / simtarget's METRIC at least N
 #   flat METRIC N: simtarget's metric / simtarget's METRIC at most N
+#   plus_page METRIC: simtarget's value at most LLVM's plus METRIC (a page's
+#     cost, page_cost.c, measured in the same rounds)
 # A metric without a line is printed with its ratio and no goal.
 # new_object_64B_us: each guarded allocation has a data page of its own, and
 # on the 2-core test VM (Firecracker, Linux 6.18) every new page costs the
@@ -53,14 +55,16 @@ PROGRAMS="$HOST_PROGRAMS $KERNEL_PROGRAMS"
 # 0.52 us per object (page_shared_populate_new_us). With the host's view of
 # device memory populated beforehand (an experiment) the loop took 0.9-1.4
 # us. new_object_64B_unguarded_us (below) is the same loop with
-# SIMDEVICE_GUARD=0: the rest of the mapping.
+# SIMDEVICE_GUARD=0: the rest of the mapping. So the goal is issue 29's: the
+# design's floor, LLVM's time plus one new shared page (page_shared_new_us,
+# measured in each round beside it).
 GOALS="
 empty_launch_us max 2
 teams_dpf_0trips_us max 1.5
 teams_dpf_1024trips_us max 1.5
 back_to_back_us max 1.5
 gpu_sized_ms max 1.5
-new_object_64B_us max 2
+new_object_64B_us plus_page page_shared_new_us
 map_tofrom_4KiB_GBps min 0.5
 map_tofrom_16KiB_GBps min 0.5
 map_tofrom_64MiB_GBps min 2
@@ -80,6 +84,7 @@ echo
 for p in $PROGRAMS; do
   $cc -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu "tests/bench/$p.c" -o "$out/$p"
 done
+cc -std=gnu11 -O2 -o "$out/page_cost" tests/bench/page_cost.c
 echo "$rounds rounds of: $PROGRAMS; each against LLVM 14 ($llvm_lib), then simtarget (build/lib)"
 for r in $(seq 1 "$rounds"); do
   for p in $PROGRAMS; do
@@ -93,6 +98,8 @@ for r in $(seq 1 "$rounds"); do
     | sed 's/^new_object_64B_us/new_object_64B_unguarded_us/' >> "$out/runs/bench_offload.llvm.$r"
   SIMDEVICE_GUARD=0 LD_LIBRARY_PATH=$sim_lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_offload" new \
     | sed 's/^new_object_64B_us/new_object_64B_unguarded_us/' >> "$out/runs/bench_offload.sim.$r"
+  # The kernel's price of a new page, the floor under new_object_64B_us.
+  "$out/page_cost" | awk '{ print $1, $2, "us" }' > "$out/runs/page_cost.sim.$r"
   # Small map(tofrom) regions with the whole program on one CPU (taskset; the
   # device process inherits it), as in a one-core CI container: simtarget's
   # host and device threads then take turns on that CPU (no goal).
@@ -107,7 +114,7 @@ done
 
 echo "$GOALS" > "$out/goals.txt"
 # shellcheck disable=SC2086
-for p in $PROGRAMS; do
+for p in $PROGRAMS page_cost; do
   for f in "$out"/runs/"$p".*; do
     side=${f#"$out/runs/$p."}
     side=${side%%.*}
@@ -139,6 +146,8 @@ done | awk -v rounds="$rounds" "$AWK_MEDIAN"'
       else if (k == "abs_max") { goal = "simtarget <= " arg[m] " " unit[m]; ok = S[m] != "" && S[m] + 0 <= arg[m] }
       else if (k == "own") { o = S[arg[m]] + 0 ? S[m] / S[arg[m]] : 0
         goal = sprintf("simtarget vs its %s: %.2fx >= %s", arg[m], o, bound[m]); ok = o >= bound[m] }
+      else if (k == "plus_page") { o = L[m] + S[arg[m]]
+        goal = sprintf("simtarget <= llvm + %s = %.3f %s", arg[m], o, unit[m]); ok = S[m] != "" && L[m] != "" && S[arg[m]] != "" && S[m] + 0 <= o }
       else if (k == "flat") { o = S[arg[m]] + 0 ? S[m] / S[arg[m]] : 0
         goal = sprintf("simtarget vs its %s: %.2fx <= %s", arg[m], o, bound[m]); ok = o > 0 && o <= bound[m] }
       if (goal != "") { goal = goal (ok ? "  ok" : "  MISSED"); missed += !ok }
@@ -151,10 +160,9 @@ done | awk -v rounds="$rounds" "$AWK_MEDIAN"'
   }' "$out/goals.txt" -
 
 # ---- the floor under new_object_64B_us: the kernel's price of a page ----
-cc -std=gnu11 -O2 -o "$out/page_cost" tests/bench/page_cost.c
 echo
-echo "what a new page of memory costs on this machine (tests/bench/page_cost.c, median of $rounds):"
-for r in $(seq 1 "$rounds"); do "$out/page_cost"; done | awk "$AWK_MEDIAN"'
+echo "what a new page of memory costs on this machine (tests/bench/page_cost.c, median of $rounds, run in the rounds above):"
+cat "$out"/runs/page_cost.sim.* | awk "$AWK_MEDIAN"'
   { vals[$1] = vals[$1] " " $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
   END { for (i = 1; i <= n; i++) printf "  %-26s %7.3f us\n", order[i], median(vals[order[i]]) }'
 

@@ -357,12 +357,46 @@ static void test_random_against_model(void **state) {
                        model[probe].node);
     }
     assert_int_equal(table.count, n);
+    if (op % 1000 == 0) /* `last` among the rest */
+      assert_int_equal(mapping_check(&table), 0);
   }
   assert_true(n > 500); /* the tree really grew */
   assert_int_equal(mapping_check(&table), 0);
   tree_height(table.root);
   uintptr_t prev = 0;
   mapping_foreach(&table, collect, &prev);
+}
+
+/* Lookups at and above the entry with the greatest begin skip the tree:
+ * they must still see that entry, and the one before it once it is gone. */
+static void test_lookups_past_the_last_entry(void **state) {
+  (void)state;
+  struct mapping_entry *a = mapping_insert(&table, 0x1000, 0x1100, 0x9000, NULL);
+  struct mapping_entry *b = mapping_insert(&table, 0x2000, 0x2100, 0xa000, NULL);
+  struct mapping_entry *e = NULL;
+  assert_int_equal(mapping_lookup(&table, 0x2050, 8, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, b);
+  assert_int_equal(mapping_lookup(&table, 0x20f0, 0x20, &e), MAPPING_EXTENDS);
+  assert_ptr_equal(e, b);
+  assert_int_equal(mapping_lookup(&table, 0x2100, 8, &e), MAPPING_ABSENT);
+  assert_true(mapping_remove(&table, b));
+  assert_int_equal(mapping_check(&table), 0);
+  /* where b was: absent now; a range reaching back into a is not */
+  assert_int_equal(mapping_lookup(&table, 0x2050, 8, &e), MAPPING_ABSENT);
+  assert_int_equal(mapping_lookup(&table, 0x10f0, 0x1000, &e), MAPPING_EXTENDS);
+  assert_ptr_equal(e, a);
+  assert_ptr_equal(mapping_find(&table, 0x1050), a);
+  assert_true(mapping_remove(&table, a));
+  assert_int_equal(mapping_check(&table), 0);
+  assert_int_equal(mapping_lookup(&table, 0x1050, 8, &e), MAPPING_ABSENT);
+  /* a lower begin than every entry does not become the last */
+  struct mapping_entry *c = mapping_insert(&table, 0x3000, 0x3100, 0xb000, NULL);
+  struct mapping_entry *d = mapping_insert(&table, 0x500, 0x600, 0xc000, NULL);
+  assert_int_equal(mapping_lookup(&table, 0x3010, 8, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, c);
+  assert_int_equal(mapping_lookup(&table, 0x510, 8, &e), MAPPING_CONTAINED);
+  assert_ptr_equal(e, d);
+  assert_int_equal(mapping_check(&table), 0);
 }
 
 /* The lock checks are real: a lookup without the table's lock, made in a
@@ -411,6 +445,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sorted_insert_stays_balanced, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_dump_prints_counts_and_names, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_lookups_past_the_last_entry, setup,
                                       teardown),
       cmocka_unit_test(test_lookup_without_lock_aborts),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup,
