@@ -30,7 +30,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <grp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -86,17 +85,22 @@ static void *glibc_function(void *_Atomic *slot, const char *name) {
     return rc;                                                                 \
   }
 
-WATCHED(int, setuid, (uid_t u), (u))
-WATCHED(int, setgid, (gid_t g), (g))
-WATCHED(int, seteuid, (uid_t u), (u))
-WATCHED(int, setegid, (gid_t g), (g))
-WATCHED(int, setreuid, (uid_t r, uid_t e), (r, e))
-WATCHED(int, setregid, (gid_t r, gid_t e), (r, e))
-WATCHED(int, setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s))
-WATCHED(int, setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s))
-WATCHED(int, setgroups, (size_t n, const gid_t *list), (n, list))
-WATCHED(int, initgroups, (const char *user, gid_t g), (user, g))
-WATCHED(int, capset, (void *header, void *data), (header, data))
+/* Every wrapper but syscall's, once: the definitions below and the
+ * constructor's table come from this list. */
+#define WATCHED_FUNCTIONS(X)                                                   \
+  X(int, setuid, (uid_t u), (u))                                               \
+  X(int, setgid, (gid_t g), (g))                                               \
+  X(int, seteuid, (uid_t u), (u))                                              \
+  X(int, setegid, (gid_t g), (g))                                              \
+  X(int, setreuid, (uid_t r, uid_t e), (r, e))                                 \
+  X(int, setregid, (gid_t r, gid_t e), (r, e))                                 \
+  X(int, setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s))                    \
+  X(int, setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s))                    \
+  X(int, setgroups, (size_t n, const gid_t *list), (n, list))                  \
+  X(int, initgroups, (const char *user, gid_t g), (user, g))                   \
+  X(int, capset, (void *header, void *data), (header, data))
+
+WATCHED_FUNCTIONS(WATCHED)
 
 static void *_Atomic glibc_syscall;
 
@@ -137,15 +141,14 @@ long watched_syscall(long number, ...) {
 }
 
 __attribute__((constructor)) static void credentials_watch_start(void) {
-#define ROW(name) {#name, (void *)watched_##name, &glibc_##name}
+#define ROW(ret, name, params, args) {#name, (void *)watched_##name, &glibc_##name},
   static const struct {
     const char *name;
     void *ours;
     void *_Atomic *glibc;
   } wrappers[] = {
-      ROW(setuid),    ROW(setgid),    ROW(seteuid),    ROW(setegid),
-      ROW(setreuid),  ROW(setregid),  ROW(setresuid),  ROW(setresgid),
-      ROW(setgroups), ROW(initgroups), ROW(capset),    ROW(syscall),
+      WATCHED_FUNCTIONS(ROW)
+      {"syscall", (void *)watched_syscall, &glibc_syscall},
   };
 #undef ROW
   int all = 1;

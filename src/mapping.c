@@ -220,6 +220,13 @@ void mapping_table_destroy(struct mapping_table *t) {
 
 /* ---------------------------------------------------------------- AVL */
 
+/* The entry with the greatest host begin under root, or NULL. */
+static struct mapping_entry *rightmost(struct mapping_entry *root) {
+  while (root && root->right)
+    root = root->right;
+  return root;
+}
+
 static int height_of(const struct mapping_entry *e) {
   return e ? e->height : 0;
 }
@@ -487,11 +494,8 @@ bool mapping_remove(struct mapping_table *t, struct mapping_entry *e) {
   t->root = remove_node(t->root, e, &found);
   if (!found)
     return false; /* not ours: leave it alone rather than free a stranger */
-  if (t->last == e) {
-    t->last = t->root;
-    while (t->last && t->last->right)
-      t->last = t->last->right;
-  }
+  if (t->last == e)
+    t->last = rightmost(t->root);
   hash_remove(t, e);
   t->count--;
   struct mapping_removed *r =
@@ -628,10 +632,7 @@ int mapping_check(struct mapping_table *t) {
   mapping_foreach(t, check_one, &cs);
   if (!cs.problem && cs.visited != t->count)
     cs.problem = "the tree does not hold `count` entries";
-  const struct mapping_entry *rightmost = t->root;
-  while (rightmost && rightmost->right)
-    rightmost = rightmost->right;
-  if (!cs.problem && t->last != rightmost)
+  if (!cs.problem && t->last != rightmost(t->root))
     cs.problem = "`last` is not the entry with the greatest host begin";
   if (!cs.problem && t->buckets) {
     size_t chained = 0;

@@ -99,7 +99,7 @@ for r in $(seq 1 "$rounds"); do
   SIMDEVICE_GUARD=0 LD_LIBRARY_PATH=$sim_lib OMP_TARGET_OFFLOAD=mandatory "$out/bench_offload" new \
     | sed 's/^new_object_64B_us/new_object_64B_unguarded_us/' >> "$out/runs/bench_offload.sim.$r"
   # The kernel's price of a new page, the floor under new_object_64B_us.
-  "$out/page_cost" | awk '{ print $1, $2, "us" }' > "$out/runs/page_cost.sim.$r"
+  "$out/page_cost" > "$out/runs/page_cost.sim.$r"
   # Small map(tofrom) regions with the whole program on one CPU (taskset; the
   # device process inherits it), as in a one-core CI container: simtarget's
   # host and device threads then take turns on that CPU (no goal).
