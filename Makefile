@@ -37,8 +37,11 @@ RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
 # (the current team member) is read at nearly every entry point; a
 # descriptor resolves to a static offset once, where __tls_get_addr is a
 # call at every access (issue 29: a tenth of a GPU-shaped league's work).
+# The runtime's thread-local data must stay small for that (runtime.c).
+# memset through libc: GCC inlines a fixed-size one as `rep stos`, whose
+# start-up cost made clearing a team's context 5% of such a league.
 ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
-$(RT_OBJ): CFLAGS += -mtls-dialect=gnu2
+$(RT_OBJ): CFLAGS += -mtls-dialect=gnu2 -fno-builtin-memset
 endif
 # Shared by the libraries (the image parser): linked into each, hidden by
 # its version script. Needs -lelf.

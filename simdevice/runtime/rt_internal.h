@@ -144,8 +144,6 @@ struct rt_team {
   /* single / copyprivate */
   _Atomic int64_t single_count;
   void *copyprivate_data;
-  /* worksharing */
-  struct rt_dispatch_slot dispatch[RT_DISPATCH_SLOTS];
   /* reductions with the task modifier: the data all threads share (slot 0
    * parallel, 1 worksharing; 1 is "being made") and how many threads have
    * finished theirs (taskred.c) */
@@ -157,6 +155,11 @@ struct rt_team {
   void *microtask;
   int32_t argc;
   const uint64_t *args;
+  /* worksharing; last, as team init zeroes only what is before it: a loop
+   * sets every field of the slot it claims (loop.c), and `seq` -1 says a
+   * slot never served one (a team of a GPU-shaped league zeroed 450 bytes
+   * it never used) */
+  struct rt_dispatch_slot dispatch[RT_DISPATCH_SLOTS];
 };
 
 /* The calling thread's private dispatch state for the current loop. */

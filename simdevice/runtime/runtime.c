@@ -236,22 +236,40 @@ HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len)
 
 /* (The default TLS model: initial-exec would save more, but a dlopen'ed
  * library cannot count on static TLS space; under valgrind the load fails.
- * The Makefile asks for TLS descriptors instead. The contexts stay here,
- * not on the heap behind a pthread key: in the in-process mode (usm.c) this
- * library's libc is a second one in its own link namespace, whose keys
- * index the same per-thread array as the program's libc, and a key of ours
- * overwrote libomp's thread id.) */
+ * The Makefile asks for TLS descriptors instead, and the thread-local data
+ * stays small (pointers; the contexts themselves are on the heap), so that
+ * glibc places it in its optional static TLS at dlopen when there is room
+ * and a descriptor is then an offset. The contexts stay here, not behind a
+ * pthread key: in the in-process mode (usm.c) this library's libc is a
+ * second one in its own link namespace, whose keys index the same
+ * per-thread array as the program's libc, and a key of ours overwrote
+ * libomp's thread id.) */
 static __thread struct rt_member *cur;
 static _Atomic int32_t next_gtid;
 static __thread int32_t my_gtid = -1;
 
 /* The context of a thread that runs device code with no launch begun (a
- * test program, or a stray call): team 0 of 1, like a plain target. */
-static __thread struct {
-  int ready;
+ * test program, an image's constructor, or a stray call): team 0 of 1,
+ * like a plain target. Made at its first use and freed when the thread
+ * exits (glibc's thread-exit destructors, as for C++ thread_local). */
+struct fallback_context {
   struct rt_team team;
   struct rt_member member;
-} fallback;
+};
+static __thread struct fallback_context *fallback;
+
+extern int __cxa_thread_atexit_impl(void (*dtor)(void *), void *obj, void *dso_symbol);
+extern void *__dso_handle;
+
+static void fallback_free(void *p)
+{
+  struct fallback_context *f = p;
+  if (cur == &f->member)
+    cur = NULL;
+  rt_team_destroy(&f->team);
+  free(f);
+  fallback = NULL;
+}
 
 HIDDEN int32_t rt_gtid(void)
 {
@@ -270,7 +288,7 @@ HIDDEN void rt_team_reinit_keeping_sync(struct rt_team *t)
 {
   memset(t, 0, offsetof(struct rt_team, lock));
   char *rest = (char *)&t->cond + sizeof t->cond;
-  memset(rest, 0, (size_t)((char *)(t + 1) - rest));
+  memset(rest, 0, (size_t)((char *)t->dispatch - rest));
   t->nthreads = 1;
   for (int i = 0; i < RT_DISPATCH_SLOTS; i++)
     t->dispatch[i].seq = -1;
@@ -308,15 +326,42 @@ static void launch_context_init(struct rt_team *t, struct rt_member *m, int32_t 
   rt_launch_context_set(t, m, num_teams, thread_limit);
 }
 
+/* Without memory for its own context, a thread outside a launch gets one
+ * shared by every such thread (said once): racy if several use it at once,
+ * but the device code goes on. */
+static struct fallback_context shared_context;
+
+static void shared_context_init(void)
+{
+  launch_context_init(&shared_context.team, &shared_context.member, 0, 0, 0);
+}
+
+static struct rt_member *out_of_memory_context(void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  static _Atomic int said;
+  pthread_once(&once, shared_context_init);
+  if (!atomic_exchange(&said, 1))
+    rt_error("no memory for the context of a thread that runs device code outside a "
+             "launch; such threads share one");
+  return &shared_context.member;
+}
+
 HIDDEN struct rt_member *rt_current(void)
 {
   if (cur)
     return cur;
-  if (!fallback.ready) {
-    launch_context_init(&fallback.team, &fallback.member, 0, 0, 0);
-    fallback.ready = 1;
+  if (!fallback) {
+    struct fallback_context *f = calloc(1, sizeof(*f));
+    if (!f)
+      return cur = out_of_memory_context();
+    launch_context_init(&f->team, &f->member, 0, 0, 0);
+    /* Without the destructor (no memory for its record) the context lives
+     * until the process ends: a leak of one context, not an error. */
+    (void)__cxa_thread_atexit_impl(fallback_free, f, &__dso_handle);
+    fallback = f;
   }
-  cur = &fallback.member;
+  cur = &fallback->member;
   return cur;
 }
 
@@ -346,7 +391,7 @@ __attribute__((constructor)) static void sync_defaults_check(void)
 
 HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *forker)
 {
-  memset(t, 0, sizeof(*t));
+  memset(t, 0, offsetof(struct rt_team, dispatch));
   if (zero_sync_ready != 1) {
     int rc = pthread_mutex_init(&t->lock, NULL);
     if (rc)
@@ -376,6 +421,13 @@ HIDDEN int rt_team_init(struct rt_team *t, int32_t nthreads, struct rt_member *f
 
 HIDDEN void rt_team_destroy(struct rt_team *t)
 {
+  /* A lock and condition variable that began as zero bytes hold nothing to
+   * free (zero_sync_ready), and every waiter has returned when a team ends:
+   * destroying them cost 3% of a GPU-shaped league (a parallel region per
+   * team). Under Valgrind they were made by their init calls, and DRD and
+   * Helgrind track their destruction. */
+  if (zero_sync_ready == 1)
+    return;
   pthread_cond_destroy(&t->cond);
   pthread_mutex_destroy(&t->lock);
 }
