@@ -222,7 +222,7 @@ static int copy_from_device(struct maps_construct *c, struct mapping_entry *e,
     /* The copy lands later: restore the pointers then, and keep others off
      * the entry until it has. */
     if (stale_check_on())
-      stale_copy_back_queued(hst, size);
+      stale_copy_back_queued(e, hst, size);
     if (async_retrieve(c->rec, (void *)hst, tgt, size, e->name) != 0 ||
         async_defer_entry(c->rec, e, false) != 0) {
       report_error_set("%s: queueing the copy of %s back from the device "

@@ -142,12 +142,14 @@ static struct diff compare(const struct mapping_entry *e, size_t off,
 
 /* Under memcheck: the host bytes at entry offsets [off, off+len) where a
  * differs from b become undefined (their values are not the ones the
- * program should see), so memcheck reports their first real use. */
-static void mark_undefined(const struct mapping_entry *e, size_t off,
-                           size_t len, const unsigned char *a,
-                           const unsigned char *b) {
+ * program should see), so memcheck reports their first real use. Returns
+ * how many bytes it marked. */
+static size_t mark_undefined(const struct mapping_entry *e, size_t off,
+                             size_t len, const unsigned char *a,
+                             const unsigned char *b) {
+  size_t marked = 0;
   if (!RUNNING_ON_VALGRIND)
-    return;
+    return 0;
   for (size_t k = off; k < off + len;) {
     if (a[k] == b[k] || in_shadow(e, e->hst_begin + k)) {
       k++;
@@ -157,8 +159,26 @@ static void mark_undefined(const struct mapping_entry *e, size_t off,
     while (run < off + len && a[run] != b[run])
       run++;
     MAKE_UNDEFINED((void *)(e->hst_begin + k), run - k);
+    marked += run - k;
     k = run;
   }
+  return marked;
+}
+
+/* Under memcheck: says which variable the host bytes just marked
+ * undefined belong to and why (`why` names the rule a use of them breaks),
+ * as a note in SIMTARGET_CHECK_REPORT (check "host-undefined"), from which
+ * simtarget-check names the variable of memcheck's report at the use:
+ * memcheck says where the value was made undefined (this construct), not
+ * whose bytes they are. */
+static void note_undefined(const struct mapping_entry *e, const char *why) {
+  if (!RUNNING_ON_VALGRIND)
+    return;
+  char where[TEXT], what[TEXT];
+  construct_text(what, sizeof what);
+  struct check_finding f = {"host-undefined", why, e->name[0] ? e->name : "unknown",
+                            construct_where(where, sizeof where), NULL, what, NULL, NULL};
+  (void)check_finding_write(&f); /* a missing note only leaves a finding unnamed */
 }
 
 /* Under memcheck the check's own copies count as defined: the bytes it
@@ -327,8 +347,8 @@ void stale_from_skipped(struct device *dev, struct mapping_entry *e,
   size_t off = hst - e->hst_begin;
   unsigned char *owned;
   const unsigned char *host = host_view(e, &owned);
-  if (host)
-    mark_undefined(e, off, (size_t)size, now, host);
+  if (host && mark_undefined(e, off, (size_t)size, now, host) > 0)
+    note_undefined(e, "from-skipped-read");
   free(owned);
   free(now);
 }
@@ -442,11 +462,14 @@ void stale_before_launch(struct device *dev, struct mapping_entry *e) {
   free(owned);
 }
 
-void stale_copy_back_queued(uintptr_t hst, int64_t size) {
+void stale_copy_back_queued(const struct mapping_entry *e, uintptr_t hst,
+                            int64_t size) {
   /* Until the queued copy lands (which writes, so defines, the bytes) the
    * host's own values are not the ones the program will get. */
-  if (RUNNING_ON_VALGRIND && size > 0)
+  if (RUNNING_ON_VALGRIND && size > 0) {
     MAKE_UNDEFINED((void *)hst, (size_t)size);
+    note_undefined(e, "nowait-read-early");
+  }
 }
 
 /* --------------------------------------------------------------- exit */

@@ -77,8 +77,9 @@ HIDDEN void stale_released(struct device *dev, struct mapping_entry *e);
 HIDDEN void stale_before_launch(struct device *dev, struct mapping_entry *e);
 /* The end (or undo) of a region that stale_before_launch saw begins. */
 HIDDEN void stale_region_ended(struct mapping_entry *e);
-/* A `nowait` construct queued the copy of host [hst, hst+size) back. */
-HIDDEN void stale_copy_back_queued(uintptr_t hst, int64_t size);
+/* A `nowait` construct queued the copy of host [hst, hst+size) of e back. */
+HIDDEN void stale_copy_back_queued(const struct mapping_entry *e, uintptr_t hst,
+                                   int64_t size);
 /* The program ends: every device's entries still mapped (mapped-at-exit).
  * Once; the devices must still run. */
 HIDDEN void stale_check_at_exit(void);

@@ -11,6 +11,8 @@
 #   check-stdout: REGEX a line the program prints, which must reach the tool's
 #                       stdout exactly once (the plain run's, through a pipe)
 #   check-args: ...     the tool's options
+#   check-versions: ... only with these clangs (of those the suite uses; the
+#                       newest is still the one the text form is checked with)
 # Every program runs with --json (the output must be one JSON object whose
 # bugs carry the expected finding; the program's stdout goes to stderr),
 # and, with the newest clang, also as text through a pipe. Then: a
@@ -63,14 +65,25 @@ judge() {
   local n=$1 src=$2 name bin want_exit want_find want_out args rc js txt
   name=$(basename "$src"); bin=$OUT/$n/${name%.*}
   if [ ! -x "$bin" ]; then fail "$name clang-$n: did not compile ($bin.log)"; return; fi
+  local only
+  only=$(field "$src" check-versions)
+  [ -z "$only" ] || [[ " $only " == *" $n "* ]] || return 0
   want_find=$(field "$src" check-finding)
   want_out=$(field "$src" check-stdout)
   args=$(field "$src" check-args)
   want_exit=$(field "$src" check-exit)
   [ -n "$want_exit" ] || { [ "$want_find" = none ] && want_exit=0 || want_exit=1; }
+  # stale-memcheck runs the program under memcheck (seconds a run): where
+  # a program asks for it, and for each correct one once, with the newest
+  # clang and --json (it must stay silent there too)
+  local all_args=$args
+  if [ -z "$args" ]; then
+    args="--only plain,stale,memcheck,helgrind"
+    [ "$want_find" = none ] && [ "$n" = "${versions##* }" ] && all_args="" || all_args=$args
+  fi
   js=$OUT/$n/${name%.*}.check.json
   # shellcheck disable=SC2086 # options
-  (cd "$OUT/$n" && "$TOOL" --json $args "./${name%.*}" >"$js" 2>"$js.err" </dev/null)
+  (cd "$OUT/$n" && "$TOOL" --json $all_args "./${name%.*}" >"$js" 2>"$js.err" </dev/null)
   rc=$?
   if [ "$rc" != "$want_exit" ]; then
     fail "$name clang-$n --json: exit $rc, expected $want_exit ($js, $js.err)"; return
