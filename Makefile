@@ -77,6 +77,10 @@ CHECK_TOOL := $(B)/bin/simtarget-check
 OMPT_TIMELINE := $(B)/lib/libsimtarget-ompt-timeline.so
 OMPT_TIMELINE_SRC := $(wildcard tools/simtarget-ompt-timeline/*.c)
 
+# Preloaded by simtarget-check's stale-memcheck mode: after libomp queues a
+# target task, waits until libomptarget has dispatched it.
+CHECK_NOWAIT := $(B)/lib/libsimtarget-check-nowait.so
+
 # Runs a launch recorded by SIMTARGET_RECORD again (simdevice/plugin/record.c).
 REPLAY_TOOL := $(B)/bin/simtarget-replay
 REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
@@ -86,7 +90,7 @@ REPLAY_TOOL_SRC := $(wildcard tools/simtarget-replay/*.c)
 CLANG_TOOL := $(B)/bin/simtarget-clang
 
 ALL := $(LIB) $(addprefix $(B)/lib/,$(SONAMES)) $(PLUGIN) $(SERVER) $(DEVRT) $(DEVSTUBS) $(VGSUPP) $(MAPS_TOOL) \
-  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE) $(CHECK_TOOL)
+  $(TIMELINE_TOOL) $(CLANG_TOOL) $(REPLAY_TOOL) $(OMPT_TIMELINE) $(CHECK_TOOL) $(CHECK_NOWAIT)
 
 .PHONY: all check check-full demo install uninstall clean testbins deps bench check-ppc64le
 all: $(ALL)
@@ -226,6 +230,10 @@ $(CHECK_TOOL): tools/simtarget-check/simtarget-check
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
+$(CHECK_NOWAIT): tools/simtarget-check/nowait_started.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -shared -fPIC -Wl,--no-undefined -o $@ $< -ldl
+
 $(CLANG_TOOL): tools/simtarget-clang.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
@@ -342,7 +350,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/simdevice $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PC_VERSION)|' tools/simtarget.pc.in \
 	  >$(DESTDIR)$(PREFIX)/lib/pkgconfig/simtarget.pc
-	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(OMPT_TIMELINE) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(OMPT_TIMELINE) $(CHECK_NOWAIT) $(DESTDIR)$(PREFIX)/lib/
 	for s in $(SONAMES); do ln -sf libomptarget.so $(DESTDIR)$(PREFIX)/lib/$$s; done
 	install -m 755 $(SERVER) $(DEVRT) $(DEVSTUBS) $(DESTDIR)$(PREFIX)/lib/simdevice/
 	install -m 644 $(VGSUPP) $(DESTDIR)$(PREFIX)/lib/simdevice/
@@ -356,7 +364,7 @@ install: all
 # Removes what install and install-ppc64le put under PREFIX, and the
 # folders they made when empty.
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(notdir $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(PPC_PLUGIN) $(OMPT_TIMELINE)) $(SONAMES))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/,$(notdir $(LIB) $(PLUGIN) $(CUDA_TARGETS) $(PPC_PLUGIN) $(OMPT_TIMELINE) $(CHECK_NOWAIT)) $(SONAMES))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/simdevice/,$(notdir $(SERVER) $(DEVRT) $(DEVSTUBS) $(VGSUPP)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/simdevice-ppc64le
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,omptarget.h omptarget_plugin.h)

@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,14 @@ static void **task_async_handle(void) {
  * dispatched on `dev`: hand it to the task when libomp can re-run the task,
  * else wait for it here. Returns 0, or -1 with the cause recorded.
  */
+/* Nowait constructs dispatched so far (their copies back queued, and under
+ * the stale check with memcheck their host bytes marked): what
+ * simtarget-check's preloaded nowait_started.c waits for after libomp
+ * queued a target task. */
+EXPORT _Atomic uint64_t simtarget_nowait_dispatched;
+
 static int finish_nowait(struct async_record *rec) {
+  atomic_fetch_add_explicit(&simtarget_nowait_dispatched, 1, memory_order_release);
   void **slot = task_async_handle();
   enum async_status st = ASYNC_PENDING;
   if (slot) {
