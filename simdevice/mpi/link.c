@@ -411,8 +411,17 @@ int link_hello(struct remote *r) {
   size_t n = strnlen(who, sizeof who - 1) + 1;
   const char *machine = n < sizeof who ? who + n : "";
   r->pid = (pid_t)a[0];
-  if (machine_same(machine, this_machine))
+  int same = machine_same(machine, this_machine);
+  if (same)
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+  if (info_flags & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "simdevice-mpi: device %d is MPI rank %d, pid %d on %s: "
+            "%s\n", r->index, r->rank, (int)r->pid, r->host,
+            !same ? "another machine or pid namespace (its pid is not "
+                    "watched: a lost rank is seen by SIMDEVICE_TIMEOUT or "
+                    "Open MPI)"
+            : r->pidfd >= 0 ? "this machine (its pid is watched)"
+                            : "this machine, but its pid cannot be watched");
   r->hello = 1;
   return 0;
 }
