@@ -18,6 +18,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Open MPI's own chatter about other helpers' shared memory segments and
 # this machine's interfaces is none of the program's output.
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+# The second machine of tests/mpi/node2.sh (10.231.0.0/24) is made and
+# removed by another tests/mpi.sh, maybe while this runs: a TCP link to an
+# address that vanished hangs (seen), so only runs meant for it use it.
+if [ -z "${OMPI_MCA_btl_tcp_if_include:-}" ] && [ -z "${OMPI_MCA_btl_tcp_if_exclude:-}" ]; then
+  export OMPI_MCA_btl_tcp_if_exclude=127.0.0.1/8,sppp,10.231.0.0/24
+fi
+if [ -z "${OMPI_MCA_oob_tcp_if_include:-}" ] && [ -z "${OMPI_MCA_oob_tcp_if_exclude:-}" ]; then
+  export OMPI_MCA_oob_tcp_if_exclude=10.231.0.0/24
+fi
 if [ "${MPI_RUN_MODE:-mpmd}" = spawn ]; then
   export SIMDEVICE_MPI_SPAWN=$devices OMPI_MCA_rmaps_base_oversubscribe=1
   [ -n "${MPI_DEVICE_HOST:-}" ] && export SIMDEVICE_MPI_HOSTS=$MPI_DEVICE_HOST
