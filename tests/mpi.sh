@@ -407,6 +407,19 @@ else
     fi
   done
   transport_cases node2
+  # device 0 on this machine, device 1 on node2: a copy between them goes
+  # rank to rank, from one machine to the other
+  if SIMDEVICE_NUM_DEVICES=0 LIBOMPTARGET_INFO=16 run "$OUT/node2.split" mpirun \
+       --oversubscribe -q -x LD_LIBRARY_PATH -x SIMDEVICE_NUM_DEVICES -x LIBOMPTARGET_INFO \
+       --host "$(hostname)" -np 1 "$B/remote_memcpy" : --host "$(hostname)" -np 1 "$SERVER" : \
+       --host 10.231.0.2 -np 1 "$SERVER" && grep -q '^PASS$' "$OUT/node2.split.out" &&
+     grep -q 'device 0 -> device 1: 4194304 bytes, MPI rank 1 to rank 2' "$OUT/node2.split.err" &&
+     grep -q '^simdevice-mpi: device 1 is MPI rank 2, pid [0-9]* on node2: another machine' "$OUT/node2.split.err"; then
+    ok "node2: remote_memcpy from a device rank here to one on node2, rank to rank"
+  else
+    fail "node2: remote_memcpy across the two machines: $(grep -m1 'error\|FAIL' "$OUT/node2.split.err" "$OUT/node2.split.out" | cut -c1-200)"
+  fi
+  check_left "node2: remote_memcpy across"
   # A rank killed on another machine: Open MPI ends the job (mpirun: exit
   # 137, "noticed that process rank 1 ... exited on signal 9"): no cause
   # from the plugin, which cannot watch a pid there; a stopped one is
