@@ -12,9 +12,9 @@ MPI_PLUGIN := $(B)/lib/libomptarget.rtl.simdevice-mpi.so
 MPI_IMPL   := $(B)/lib/simdevice/libsimdevice-mpi.so
 MPI_SERVER := $(B)/lib/simdevice/simdevice-mpi-server
 MPI_STUB_OBJ := $(B)/obj/simdevice/mpi/plugin.o $(B)/obj/simdevice/mpi/topology.o
-MPI_IMPL_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,host.o queues.o link.o wire.o topology.o) \
+MPI_IMPL_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,host.o queues.o link.o wire.o topology.o machine.o) \
   $(B)/obj/simdevice/plugin/elfimage.o
-MPI_SERV_OBJ := $(B)/obj/simdevice/mpi/server.o $(B)/obj/simdevice/mpi/wire.o
+MPI_SERV_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,server.o wire.o machine.o)
 
 ifneq ($(MPI_HAVE),)
 MPI_COMPILE := $(shell $(MPICC) --showme:compile)

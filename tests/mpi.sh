@@ -19,8 +19,15 @@
 #     OMPT device tracing timed on the rank (tests/ompt's kernel_time.c),
 #     queued work dropped at the program's exit (exit_queued.c), KernelArgs
 #     version 4 launches (build/tests/abi/test_kernel_abi --remote);
-#  3. after each, no device rank or device process of this tree is left.
-# Skipped (counted, with the reason) where mpirun or the plugin is missing.
+#  3. after each, no device rank or device process of this tree is left;
+#  4. the transport between machines, TCP only (btl self,tcp): a few
+#     programs MPMD and spawned, a fault naming its variable, rank to rank
+#     copies, device printf in order, nowait, a killed rank; then, as root,
+#     the same with the device ranks on a second "machine" made of
+#     namespaces (tests/mpi/node2.sh), where the device sees none of the
+#     host's files, /dev/shm or pids (tests/mpi/where.c); about 40 s.
+# Skipped (counted, with the reason) where mpirun or the plugin is missing
+# (4's second machine: where not root or no unshare/ip).
 # Usage: tests/mpi.sh [--versions "19 14"]   (MPI_DIFF_CLANGS="22": the clangs of 1b)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -298,6 +305,133 @@ else
   fail "kernel ABI remote: $(grep -m1 'FAILED\|fatal error: cause' "$B/kernel_abi.out" "$B/kernel_abi.err" | cut -c1-200)"
 fi
 check_left "kernel ABI remote"
+
+# ---- 4. the transport between machines: TCP. On one machine Open MPI's
+# ranks talk through shared memory (the vader BTL); between machines over
+# TCP. Here every rank talks TCP only (btl self,tcp, pml ob1): a few
+# programs MPMD and spawned, a mapping fault naming its variable, nowait,
+# device printf in order through a pipe, a copy rank to rank, a rank
+# killed mid-kernel. Then, as root, the same with the device ranks on a
+# second "machine" (tests/mpi/node2.sh: other network, pid, mount and UTS
+# namespaces, reached over a veth pair; mpirun starts its daemon there
+# through node2.sh as its ssh): where.c shows that the device there sees
+# neither the program's binary, nor the host's /dev/shm, nor its pid
+# namespace, so the images came over MPI.
+TCP_PROGRAMS="data_struct.c fault_host_global.c neg_short_section.c nowait_depend.c target_api.c"
+transport_cases() { # LABEL: run with the transport's settings exported
+  local label=$1 p progs=() log="$OUT/$1"
+  for p in $TCP_PROGRAMS; do progs+=("tests/programs/$p"); done
+  PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh \
+    --versions 19 "${progs[@]}" >"$log.mpmd.log" 2>&1
+  summary "$label mpmd" "$log.mpmd.log"
+  MPI_RUN_MODE=spawn PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh \
+    tests/programs.sh --versions 19 tests/programs/data_struct.c \
+    tests/programs/fault_host_global.c >"$log.spawn.log" 2>&1
+  summary "$label spawn" "$log.spawn.log"
+  check_left "$label programs"
+  if SIMDEVICE_NUM_DEVICES=2 LIBOMPTARGET_INFO=16 run "$log.memcpy" \
+       tests/mpi/remote_run.sh "$B/remote_memcpy" && grep -q '^PASS$' "$log.memcpy.out" &&
+     grep -q 'device 0 -> device 1: 4194304 bytes, MPI rank 1 to rank 2' "$log.memcpy.err" &&
+     { [ "$label" != tcp ] || [ "$(grep -c '^simdevice-mpi: device [01] is MPI rank [12], pid [0-9]* on .*: this machine (its pid is watched)$' "$log.memcpy.err")" = 2 ]; }; then
+    ok "$label: remote_memcpy went rank to rank"
+  else
+    fail "$label: remote_memcpy: $(tail -1 "$log.memcpy.err" | cut -c1-200)"
+  fi
+  # (through a pipe, as programs.sh does not: the order of the lines)
+  SIMDEVICE_NUM_DEVICES=2 run "$log.printf" sh -c \
+    "tests/mpi/remote_run.sh '$B/printf_order' | cat"
+  if cmp -s "$log.printf.out" tests/mpi/printf_order.expected; then
+    ok "$label: device printf of two devices in program order"
+  else
+    fail "$label: printf_order: $(diff tests/mpi/printf_order.expected "$log.printf.out" | head -3 | tr '\n' ' ' | cut -c1-200)"
+  fi
+  if SIMDEVICE_NUM_DEVICES=2 run "$log.overlap" tests/mpi/remote_run.sh "$B/nowait_overlap" &&
+     grep -q '^PASS$' "$log.overlap.out"; then
+    ok "$label: nowait kernels of two remote devices overlap"
+  else
+    fail "$label: nowait_overlap: $(tail -1 "$log.overlap.out")"
+  fi
+  check_left "$label tests"
+}
+transport_lost() { # LABEL SIG WANT: rank_lost, MPMD; WANT: the cause, or
+  local start rc took  # "" where only the end in bounds is checked
+  start=$(date +%s)
+  MPI_RUN_MODE=mpmd SIMDEVICE_TIMEOUT=2 OMP_TARGET_OFFLOAD=mandatory \
+    run "$OUT/$1.lost$2" tests/mpi/remote_run.sh "$B/rank_lost" "$2"
+  rc=$? took=$(( $(date +%s) - start ))
+  if [ $rc != 0 ] && [ $rc != 124 ] && [ $took -lt 30 ] &&
+     { [ -z "$3" ] || grep -Eq "$3" "$OUT/$1.lost$2.err"; }; then
+    ok "$1: rank_lost $2: the program ends (exit $rc, ${took}s)${3:+ with the cause}"
+  else
+    fail "$1: rank_lost $2: exit $rc after ${took}s: $(grep -m1 -o 'cause: .*' "$OUT/$1.lost$2.err" | cut -c1-200)"
+  fi
+  check_left "$1: rank_lost $2"
+}
+export RANK_PATTERN="^$SERVER"
+export OMPI_MCA_btl=self,tcp OMPI_MCA_pml=ob1
+transport_cases tcp
+transport_lost tcp KILL 'its MPI rank [0-9]+ \(pid [0-9]+ on [^)]*\) ended during a kernel'
+node2_why=""
+if [ "$(id -u)" != 0 ]; then
+  node2_why="not root"
+elif ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
+  node2_why="no unshare or ip"
+else
+  exec 9>/tmp/simdevice-node2.lock # (one such machine at a time)
+  if ! flock -w 120 9; then
+    node2_why="/tmp/simdevice-node2.lock held for 120 s"
+  elif ! tests/mpi/node2.sh up >"$OUT/node2.log" 2>&1; then
+    node2_why="node2.sh up: $(tail -1 "$OUT/node2.log")"
+  fi
+fi
+if [ -n "$node2_why" ]; then
+  skip "node2: no second machine: $node2_why"
+else
+  export OMPI_MCA_plm_rsh_agent=$ROOT/tests/mpi/node2.sh MPI_DEVICE_HOST=10.231.0.2 \
+    OMPI_MCA_oob_tcp_if_include=10.231.0.0/24 OMPI_MCA_btl_tcp_if_include=10.231.0.0/24 \
+    NODE2_HIDE="$OUT $ROOT/build/programs"
+  # (MPMD with node2 named as this machine: a host name does not tell the
+  # host that the rank's pid is one of its own; before, it took the pid
+  # of the rank in node2's pid namespace for one of this machine's)
+  for mode in mpmd spawn; do
+    name=node2
+    [ $mode = mpmd ] && name=$(hostname)
+    NODE2_NAME=$name LIBOMPTARGET_INFO=16 MPI_RUN_MODE=$mode \
+      run "$OUT/where.$mode" tests/mpi/remote_run.sh "$B/where"
+    if grep -Eqx "device: $name pid:\[[0-9]+\] binary=0 shm=0" "$OUT/where.$mode.out" &&
+       [ "$(grep -o 'pid:\[[0-9]*\]' "$OUT/where.$mode.out" | sort -u | wc -l)" = 2 ] &&
+       grep -q "^simdevice-mpi: device 0 is MPI rank [01], pid [0-9]* on $name: another machine or pid namespace (its pid is not watched" "$OUT/where.$mode.err"; then
+      ok "node2 $mode: the device runs on node2 (named $name), without the host's binary, /dev/shm or pids, and its pid is not taken for one of the host's"
+    else
+      fail "node2 $mode: $(tr '\n' ' ' <"$OUT/where.$mode.out")$(grep -m1 'device 0 is\|error' "$OUT/where.$mode.err" | cut -c1-200)"
+    fi
+  done
+  transport_cases node2
+  # device 0 on this machine, device 1 on node2: a copy between them goes
+  # rank to rank, from one machine to the other
+  if SIMDEVICE_NUM_DEVICES=0 LIBOMPTARGET_INFO=16 run "$OUT/node2.split" mpirun \
+       --oversubscribe -q -x LD_LIBRARY_PATH -x SIMDEVICE_NUM_DEVICES -x LIBOMPTARGET_INFO \
+       --host "$(hostname)" -np 1 "$B/remote_memcpy" : --host "$(hostname)" -np 1 "$SERVER" : \
+       --host 10.231.0.2 -np 1 "$SERVER" && grep -q '^PASS$' "$OUT/node2.split.out" &&
+     grep -q 'device 0 -> device 1: 4194304 bytes, MPI rank 1 to rank 2' "$OUT/node2.split.err" &&
+     grep -q '^simdevice-mpi: device 1 is MPI rank 2, pid [0-9]* on node2: another machine' "$OUT/node2.split.err"; then
+    ok "node2: remote_memcpy from a device rank here to one on node2, rank to rank"
+  else
+    fail "node2: remote_memcpy across the two machines: $(grep -m1 'error\|FAIL' "$OUT/node2.split.err" "$OUT/node2.split.out" | cut -c1-200)"
+  fi
+  check_left "node2: remote_memcpy across"
+  # A rank killed on another machine: Open MPI ends the job (mpirun: exit
+  # 137, "noticed that process rank 1 ... exited on signal 9"): no cause
+  # from the plugin, which cannot watch a pid there; a stopped one is
+  # given up after SIMDEVICE_TIMEOUT + 2 s, with the cause.
+  transport_lost node2 KILL ""
+  transport_lost node2 STOP 'its MPI rank [0-9]+ \(pid [0-9]+ on node2\) did not answer a kernel within SIMDEVICE_TIMEOUT=2 s \(\+2 s\): the rank hangs or is stopped; it is given up'
+  tests/mpi/node2.sh down
+  unset OMPI_MCA_plm_rsh_agent MPI_DEVICE_HOST OMPI_MCA_oob_tcp_if_include \
+    OMPI_MCA_btl_tcp_if_include NODE2_HIDE
+fi
+exec 9>&-
+unset OMPI_MCA_btl OMPI_MCA_pml
 
 export RANK_PATTERN="^$SERVER"
 for mode in mpmd spawn; do

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "link.h"
+#include "machine.h"
 #include "wire_wait.h"
 
 extern char **environ;
@@ -44,7 +45,7 @@ static MPI_Comm comm = MPI_COMM_NULL;
 static int we_initialised, program_mpi, serialize;
 static uint32_t info_flags;
 static unsigned timeout_s; /* SIMDEVICE_TIMEOUT (0: none) */
-static char this_host[256];
+static char this_machine[MACHINE_ID_MAX]; /* machine.h */
 
 /* ---- errors --------------------------------------------------------------- */
 static __thread __tgt_rtl_error last_error;
@@ -96,8 +97,7 @@ void link_configure(int program_uses_mpi, uint32_t flags) {
   info_flags = flags;
   const char *t = getenv("SIMDEVICE_TIMEOUT");
   timeout_s = t != NULL ? (unsigned)strtoul(t, NULL, 10) : 0;
-  gethostname(this_host, sizeof this_host);
-  this_host[sizeof this_host - 1] = '\0';
+  machine_id(this_machine, sizeof this_machine);
   for (int i = 0; i < TOPOLOGY_MAX_DEVICES; i++) {
     remotes[i].index = i;
     remotes[i].pidfd = -1;
@@ -398,14 +398,30 @@ int link_hello(struct remote *r) {
   struct wire_request q = {.op = WIRE_HELLO, .a = {(uint64_t)r->index,
                                                    info_flags}, .payload = len};
   uint64_t a[2];
-  int rc = link_call(r, &q, env, r->host, sizeof r->host, a, "its start");
+  char who[sizeof r->host + MACHINE_ID_MAX] = "";
+  int rc = link_call(r, &q, env, who, sizeof who - 1, a, "its start");
   free(env);
   if (rc != OFFLOAD_SUCCESS)
     return -1;
-  r->host[sizeof r->host - 1] = '\0';
+  /* host name, NUL, machine id, NUL (wire.h); the pid is one of ours
+   * only when the rank runs in this machine's and this pid namespace:
+   * a rank on another machine (or in another container) of the same
+   * name has a pid that here names some other process. */
+  snprintf(r->host, sizeof r->host, "%s", who);
+  size_t n = strnlen(who, sizeof who - 1) + 1;
+  const char *machine = n < sizeof who ? who + n : "";
   r->pid = (pid_t)a[0];
-  if (strcmp(r->host, this_host) == 0)
+  int same = machine_same(machine, this_machine);
+  if (same)
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+  if (info_flags & INFO_PLUGIN_KERNEL)
+    fprintf(stderr, "simdevice-mpi: device %d is MPI rank %d, pid %d on %s: "
+            "%s\n", r->index, r->rank, (int)r->pid, r->host,
+            !same ? "another machine or pid namespace (its pid is not "
+                    "watched: a lost rank is seen by SIMDEVICE_TIMEOUT or "
+                    "Open MPI)"
+            : r->pidfd >= 0 ? "this machine (its pid is watched)"
+                            : "this machine, but its pid cannot be watched");
   r->hello = 1;
   return 0;
 }

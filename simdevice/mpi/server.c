@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "omptarget.h"
+#include "machine.h"
 #include "omptarget_plugin.h"
 #include "wire.h"
 #include "wire_wait.h"
@@ -183,11 +184,15 @@ static void serve_hello(const struct wire_request *q, char *payload) {
                e.message);
     return;
   }
-  char host[256];
-  gethostname(host, sizeof host);
-  host[sizeof host - 1] = '\0';
+  /* The host name, then which machine and pid namespace the pid is of
+   * (machine.h): the host watches the pid only when they are its own. */
+  char who[256 + MACHINE_ID_MAX];
+  gethostname(who, 256);
+  who[255] = '\0';
+  size_t len = strlen(who) + 1;
+  machine_id(who + len, sizeof who - len);
   uint64_t a[2] = {(uint64_t)getpid(), 0};
-  reply(OFFLOAD_SUCCESS, a, host, strlen(host) + 1);
+  reply(OFFLOAD_SUCCESS, a, who, len + strlen(who + len) + 1);
 }
 
 /* Images: the host's image id -> our copy of it (kept until unloaded). */

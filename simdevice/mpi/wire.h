@@ -39,7 +39,8 @@
 enum wire_op {
   WIRE_HELLO = 1,      /* a[0] = device index, a[1] = info flags; payload:
                           "NAME=VALUE\0" settings for the device's plugin;
-                          reply a[0] = pid, payload = host name */
+                          reply a[0] = pid, payload = host name, NUL,
+                          machine_id (machine.h), NUL */
   WIRE_INIT_DEVICE,    /* reply a[0] = base, a[1] = bytes of the device's
                           memory range (0 0: unknown) */
   WIRE_LOAD_BINARY,    /* a[0] = host image id, a[1] = image bytes, a[2] =
