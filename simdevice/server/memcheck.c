@@ -338,7 +338,7 @@ void memcheck_after_kernel(const char *kernel, unsigned errors_before) {
     races_after_kernel(names[tool < 4 ? tool : 0], kernel);
     return;
   }
-  valgrind_log_show(NULL, NULL); /* its reports first: "(above)" */
+  valgrind_log_show(); /* its reports first: "(above)" */
   char never[1200], message[1600], first_name[200];
   pthread_mutex_lock(&lock);
   list_never_written(never, sizeof never);

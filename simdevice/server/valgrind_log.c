@@ -7,8 +7,9 @@
  * Valgrind with --log-fd=SIMDEV_FD_VALGRIND_LOG, a file (a memfd: the
  * writes never block) that this process reads: after every command, what
  * Valgrind wrote since goes on to stderr, the program's, unchanged, and
- * whoever asks (races.c, after a kernel with errors) sees each of its
- * lines on the way. pread leaves the file offset, which Valgrind writes
+ * the watcher (races.c, which notes the addresses of races) sees each of
+ * its lines on the way, whichever thread's command it follows (a kernel of
+ * a queue slot may race while the main slot serves a copy). pread leaves the file offset, which Valgrind writes
  * at, alone. Only whole lines are passed on while the process runs (a
  * report being written by another thread waits for the next command); the
  * plugin shows the rest once the process has ended (plugin/valgrind_log.c)
@@ -30,10 +31,15 @@
 static int on;
 static _Atomic uint64_t *shown; /* the control area's valgrind_log_shown */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static valgrind_log_line_fn *watcher; /* set once, before serving */
 
 void valgrind_log_init(struct simdev_control *ctl) {
   on = ctl->valgrind_tool != 0 && ctl->valgrind_log != 0;
   shown = &ctl->valgrind_log_shown;
+}
+
+void valgrind_log_watch(valgrind_log_line_fn *each_line) {
+  watcher = each_line;
 }
 
 /* Writes all n bytes to stderr; 0, or -1 when stderr is gone. */
@@ -51,13 +57,12 @@ static int write_all(const char *p, size_t n) {
 }
 
 /* Hands each line of buf[0, n) (its newline left out) to each_line. */
-static void lines_of(char *buf, size_t n, valgrind_log_line_fn *each_line,
-                     void *arg) {
+static void lines_of(char *buf, size_t n, valgrind_log_line_fn *each_line) {
   for (size_t at = 0; at < n;) {
     char *nl = memchr(buf + at, '\n', n - at);
     size_t end = nl != NULL ? (size_t)(nl - buf) : n;
     buf[end] = '\0'; /* buf has room for one byte more */
-    each_line(buf + at, arg);
+    each_line(buf + at);
     at = end + 1;
   }
 }
@@ -71,7 +76,7 @@ static size_t whole_lines(const char *buf, size_t n, size_t size) {
   return n == size ? n : 0;
 }
 
-void valgrind_log_show(valgrind_log_line_fn *each_line, void *arg) {
+void valgrind_log_show(void) {
   if (!on)
     return;
   static char buf[65536 + 1];
@@ -86,8 +91,8 @@ void valgrind_log_show(valgrind_log_line_fn *each_line, void *arg) {
     if (n == 0 || write_all(buf, n) != 0)
       break;
     atomic_store(shown, from + n);
-    if (each_line != NULL)
-      lines_of(buf, n, each_line, arg);
+    if (watcher != NULL)
+      lines_of(buf, n, watcher);
   }
   pthread_mutex_unlock(&lock);
 }
