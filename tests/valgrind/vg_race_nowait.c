@@ -1,10 +1,9 @@
 /* vg_race_nowait.c - a `nowait` kernel (a queue slot of the device
  * process) whose teams' threads count into one element of an array (a
  * struct's, through a local pointer) without an atomic, while the host
- * goes on with a copy
- * on the main slot; Helgrind reports the race at its line and simdevice
- * names the section, whichever of the device process's threads reads
- * Helgrind's report back first.
+ * goes on with a copy on the main slot; Helgrind reports the race at its
+ * line and simdevice names the section, whichever of the device
+ * process's threads reads Helgrind's report back first.
  * simtarget-only
  * versions: 14 19
  * cflags: -O2 -g
