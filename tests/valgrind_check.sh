@@ -33,7 +33,7 @@ PROGS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --versions) VERSIONS=$2; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) PROGS+=("$1") ;;
   esac
   shift
