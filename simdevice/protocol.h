@@ -46,8 +46,8 @@
 #define SIMDEV_FD_SUPERVISOR 6
 /* SIMDEVICE_VALGRIND: the file Valgrind writes its reports to (its
  * --log-fd), a memfd the host created; the server reads it with pread
- * (simdev_control.valgrind_log), the host reads the rest once the
- * process has ended. Not open otherwise. */
+ * (simdev_control.valgrind_log), the supervisor (which keeps it too)
+ * reads the rest once the process has ended. Not open otherwise. */
 #define SIMDEV_FD_VALGRIND_LOG 7
 
 /* Largest number of kernel parameters (matches SIMDEV_MAX_ARGS of the
@@ -272,10 +272,10 @@ struct simdev_control {
   uint32_t valgrind_tool;
   /* host: 1 when the tool writes its reports to SIMDEV_FD_VALGRIND_LOG, a
    * file the server copies to its stderr as it goes (server/valgrind_log.c)
-   * and the host copies the rest of once the process has ended; 0 when
-   * they go straight to stderr */
+   * and the supervisor (else the host) copies the rest of once the process
+   * has ended; 0 when they go straight to stderr */
   uint32_t valgrind_log;
-  /* server: the bytes of that file it has copied to stderr so far */
+  /* server, then supervisor: the bytes of that file copied to stderr */
   _Atomic uint64_t valgrind_log_shown;
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */

@@ -331,10 +331,9 @@ static void start_supervisor(const struct starter_args *a) {
   }
   atomic_store(&ctl->server_pid, (int32_t)device);
   /* The device's memory and liveness pipe are its own business. */
+  /* (The Valgrind log stays: the supervisor shows its end.) */
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_HOST_ALIVE);
-  if (a->valgrind_log_fd >= 0)
-    close(SIMDEV_FD_VALGRIND_LOG);
   if (!a->fail_supervisor_exec && !a->keep_supervisor)
     execve(a->supervisor_argv[0], a->supervisor_argv, environ);
   if (a->shares_host_memory) {
@@ -466,10 +465,10 @@ static void close_liveness(struct sim_device *dev) {
 }
 
 /* SIMDEVICE_VALGRIND: the process has ended (or was never started): what
- * its Valgrind wrote that the server did not show, its summary at exit or
- * a crash's report, goes to stderr now, and the file is closed. Shown
- * only while the descriptor is still the plugin's (the program may have
- * closed and reused the number). */
+ * its Valgrind wrote that neither the server nor the supervisor showed (a
+ * supervisor that was killed or could not exec) goes to stderr now, and
+ * the file is closed. Shown only while the descriptor is still the
+ * plugin's (the program may have closed and reused the number). */
 static void valgrind_log_finish(struct sim_device *dev) {
   if (dev->valgrind_log_fd < 0)
     return;

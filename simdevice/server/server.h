@@ -187,6 +187,9 @@ typedef void valgrind_log_line_fn(const char *line);
 HIDDEN void valgrind_log_init(struct simdev_control *ctl);
 HIDDEN void valgrind_log_watch(valgrind_log_line_fn *each_line);
 HIDDEN void valgrind_log_show(void);
+/* In the supervisor, once the device process has ended: the rest of its
+ * Valgrind's log, to stderr. */
+HIDDEN void valgrind_log_show_rest(struct simdev_control *ctl);
 /* races.c: races_init (once, before serving) has the races in Valgrind's
  * log noted as it is shown; races_after_kernel, after a kernel Helgrind or
  * DRD (`tool`) reported errors in, shows the log, then the verdict: the

@@ -11,9 +11,13 @@
  * its lines on the way, whichever thread's command it follows (a kernel of
  * a queue slot may race while the main slot serves a copy). pread leaves the file offset, which Valgrind writes
  * at, alone. Only whole lines are passed on while the process runs (a
- * report being written by another thread waits for the next command); the
- * plugin shows the rest once the process has ended (plugin/valgrind_log.c)
- * from simdev_control.valgrind_log_shown, which says how far this file got.
+ * report being written by another thread waits for the next command).
+ * What Valgrind writes after the last command (at exit, at a crash) the
+ * supervisor shows once the process has ended (valgrind_log_show_rest,
+ * before it records the end, so before the host's verdict), also when the
+ * host is gone or left with _exit; simdev_control.valgrind_log_shown says
+ * how far either got, and the plugin shows whatever is left after that
+ * (plugin/valgrind_log.c: a supervisor that was killed).
  *
  * Off (no log: not under SIMDEVICE_VALGRIND, or the plugin made no file),
  * valgrind_log_show returns at once.
@@ -68,15 +72,19 @@ static void lines_of(char *buf, size_t n, valgrind_log_line_fn *each_line) {
 }
 
 /* One chunk from `from`: the whole lines in it (all of it when it holds
- * no newline and fills the buffer), or 0 when there is none. */
-static size_t whole_lines(const char *buf, size_t n, size_t size) {
+ * no newline and fills the buffer, or when the process has ended), or 0
+ * when there is none. */
+static size_t whole_lines(const char *buf, size_t n, size_t size, int ended) {
+  if (ended)
+    return n;
   const char *nl = n > 0 ? memrchr(buf, '\n', n) : NULL;
   if (nl != NULL)
     return (size_t)(nl - buf) + 1;
   return n == size ? n : 0;
 }
 
-void valgrind_log_show(void) {
+/* Shows what is new; ended: the process has ended, the rest is whole. */
+static void show(int ended) {
   if (!on)
     return;
   static char buf[65536 + 1];
@@ -87,7 +95,8 @@ void valgrind_log_show(void) {
                         (off_t)from);
     if (got < 0 && errno == EINTR)
       continue;
-    size_t n = got > 0 ? whole_lines(buf, (size_t)got, sizeof buf - 1) : 0;
+    size_t n =
+        got > 0 ? whole_lines(buf, (size_t)got, sizeof buf - 1, ended) : 0;
     if (n == 0 || write_all(buf, n) != 0)
       break;
     atomic_store(shown, from + n);
@@ -95,4 +104,11 @@ void valgrind_log_show(void) {
       lines_of(buf, n, watcher);
   }
   pthread_mutex_unlock(&lock);
+}
+
+void valgrind_log_show(void) { show(0); }
+
+void valgrind_log_show_rest(struct simdev_control *ctl) {
+  valgrind_log_init(ctl);
+  show(1);
 }
