@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 14
+#define SIMDEV_PROTO_VERSION 15
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -44,6 +44,11 @@
  * supervisor is gone, so its last writes to the control area (exit_status,
  * server_exited) are done: after that the host may reuse the area. */
 #define SIMDEV_FD_SUPERVISOR 6
+/* SIMDEVICE_VALGRIND: the file Valgrind writes its reports to (its
+ * --log-fd), a memfd the host created; the server reads it with pread
+ * (simdev_control.valgrind_log), the supervisor (which keeps it too)
+ * reads the rest once the process has ended. Not open otherwise. */
+#define SIMDEV_FD_VALGRIND_LOG 7
 
 /* Largest number of kernel parameters (matches SIMDEV_MAX_ARGS of the
  * device runtime, simdevice/runtime/simdev_rt.h). */
@@ -265,6 +270,13 @@ struct simdev_control {
    * none, 1 memcheck (device bytes carry marks: the server starts device
    * memory NOACCESS and applies them), 2 helgrind, 3 drd */
   uint32_t valgrind_tool;
+  /* host: 1 when the tool writes its reports to SIMDEV_FD_VALGRIND_LOG, a
+   * file the server copies to its stderr as it goes (server/valgrind_log.c)
+   * and the supervisor (else the host) copies the rest of once the process
+   * has ended; 0 when they go straight to stderr */
+  uint32_t valgrind_log;
+  /* server, then supervisor: the bytes of that file copied to stderr */
+  _Atomic uint64_t valgrind_log_shown;
   int32_t max_teams;   /* server, before server_ready: the device runtime's */
   int32_t max_threads; /* caps in force (0: unknown, a plain libomp) */
   char setup_error[SIMDEV_MESSAGE_SIZE]; /* server: why setup failed */

@@ -17,6 +17,9 @@
 #                       report in the device runtime, or at a correct line)
 #   vg-finding: REGEX   the same for a line of the findings file
 #                       (SIMTARGET_CHECK_REPORT)
+#   vg-stderr-not: REGEX  no line of stderr may match it
+#   vg-expect-times: N REGEX  exactly N lines of stderr match it (Valgrind's
+#                       output reaches stderr whole: none lost, none twice)
 # Every program's stdout goes through a pipe and must hold a line "PASS"
 # (the bugs here run to a wrong result and exit 0, as on a GPU).
 # Binaries are cached in build/valgrind-check/<N>/. Ends with
@@ -30,7 +33,7 @@ PROGS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --versions) VERSIONS=$2; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) PROGS+=("$1") ;;
   esac
   shift
@@ -118,6 +121,13 @@ for src in "${PROGS[@]}"; do
     while IFS= read -r re; do
       [ -z "$why" ] && grep -Eiq -- "$re" "$bin.reports" && why="a report matches /$re/: $(grep -Ei -m1 -- "$re" "$bin.reports" | cut -c1-160)"
     done < <(field "$src" vg-expect-not)
+    while IFS= read -r re; do
+      [ -z "$why" ] && grep -Eiq -- "$re" "$bin.err" && why="stderr matches /$re/: $(grep -Ei -m1 -- "$re" "$bin.err" | cut -c1-160)"
+    done < <(field "$src" vg-stderr-not)
+    while read -r times re; do
+      count=$(grep -Eic -- "$re" "$bin.err")
+      [ -z "$why" ] && [ "$count" != "$times" ] && why="$count lines of stderr match /$re/, not $times (see $bin.err)"
+    done < <(field "$src" vg-expect-times)
     verdict "$name" ${why:+"$why"}
   done
 done

@@ -61,7 +61,7 @@ static void devices_init(void) {
     devices[i].id = i;
     devices[i].mem_fd = devices[i].ctl_fd = devices[i].host_alive_fd = -1;
     devices[i].supervisor_fd = devices[i].pidfd = -1;
-    devices[i].supervisor_pidfd = -1;
+    devices[i].supervisor_pidfd = devices[i].valgrind_log_fd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
   }
   pthread_atfork(NULL, NULL, devices_after_fork_in_child);
@@ -202,7 +202,8 @@ static void drop_stale_early_start(struct sim_device *dev) {
   if (what == NULL &&
       (!fd_still_ours(&dev->mem_id) || !fd_still_ours(&dev->ctl_id) ||
        !fd_still_ours(&dev->alive_id) || !fd_still_ours(&dev->supervisor_fd_id) ||
-       (dev->supervisor_pidfd >= 0 && !fd_still_ours(&dev->supervisor_pidfd_id))))
+       (dev->supervisor_pidfd >= 0 && !fd_still_ours(&dev->supervisor_pidfd_id)) ||
+       (dev->valgrind_log_fd >= 0 && !fd_still_ours(&dev->valgrind_log_id))))
     what = "the plugin's descriptors";
   if (what == NULL)
     return;
@@ -765,14 +766,15 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
 
 /* libomptarget names a new device copy: with SIMDEVICE_VALGRIND=memcheck
  * the device process describes the allocation to memcheck by its variable
- * (server/memcheck.c), and under a sanitizer its race and undefined-
- * behaviour reports name it (server/names.c). 1 when names are not used:
- * libomptarget stops. */
+ * (server/memcheck.c), and under a sanitizer, Helgrind or DRD its race and
+ * undefined-behaviour reports name it (server/names.c). 1 when names are
+ * not used: libomptarget stops. */
 int32_t __tgt_rtl_name_range(int32_t id, void *tgt_ptr, int64_t size,
                              const char *text) {
   struct sim_device *dev = device_get(id);
   if (usm_active() || dev == NULL ||
-      !(dev->alloc.marks || dev->sanitizer != DEVICE_SAN_NONE))
+      !(dev->alloc.marks || dev->sanitizer != DEVICE_SAN_NONE ||
+        plugin_settings()->valgrind != VALGRIND_NONE))
     return 1;
   uint64_t addr = (uint64_t)tgt_ptr;
   if (size < 0 || text == NULL || !in_device_memory(dev, addr, (uint64_t)size))

@@ -380,6 +380,9 @@ struct sim_device {
                                (protocol.h SIMDEV_FD_HOST_ALIVE); -1 if none */
   int supervisor_fd;        /* read end of the supervisor's pipe
                                (SIMDEV_FD_SUPERVISOR); -1 if none */
+  int valgrind_log_fd;      /* SIMDEVICE_VALGRIND: the process's report file
+                               (SIMDEV_FD_VALGRIND_LOG, valgrind_log.c); -1 */
+  struct fd_id valgrind_log_id;
   int inherited;            /* this is a fork() child of the process that
                                owns the device: it must not touch it */
   pid_t owner_pid;          /* with `inherited`: the process that owns it */
@@ -557,6 +560,14 @@ HIDDEN void shared_forget(struct sim_device *dev);
  * memory too, at the same address). */
 HIDDEN int shared_contains(struct sim_device *dev, uint64_t addr,
                            uint64_t size);
+
+/* ---------------------------------------------------------- valgrind_log.c
+ * SIMDEVICE_VALGRIND: the file a device process's Valgrind writes its
+ * reports to. valgrind_log_create: a new one (close-on-exec), or -1 with
+ * errno; valgrind_log_show_rest: copies its bytes from offset `from` to the
+ * end to stderr, once the process has ended. */
+HIDDEN int valgrind_log_create(void);
+HIDDEN void valgrind_log_show_rest(int fd, uint64_t from);
 
 /* --------------------------------------------------------------- output.c
  * Any thread, no lock needed: the program's stdout goes first, before device

@@ -97,7 +97,8 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
 
 /* SIMDEVICE_VALGRIND: the Valgrind command line in front of the server,
  * into wrapper_buf (split at spaces as SIMDEVICE_WRAPPER is): the tool,
- * an exit status that says it found errors (process_stop reports it), the
+ * an exit status that says it found errors (process_stop reports it), its
+ * reports to the file the server reads (SIMDEV_FD_VALGRIND_LOG), the
  * suppressions for the device runtime installed beside the server, and for
  * memcheck the origin of every undefined value. */
 static void valgrind_words(int tool) {
@@ -109,8 +110,8 @@ static void valgrind_words(int tool) {
     *slash = '\0';
   int n = snprintf(wrapper_buf, sizeof wrapper_buf,
                    "valgrind --tool=%s -q --error-exitcode=%d "
-                   "--child-silent-after-fork=yes%s",
-                   names[tool], VALGRIND_ERROR_EXIT,
+                   "--log-fd=%d --child-silent-after-fork=yes%s",
+                   names[tool], VALGRIND_ERROR_EXIT, SIMDEV_FD_VALGRIND_LOG,
                    tool == VALGRIND_MEMCHECK ? " --track-origins=yes" : "");
   char supp[PATH_MAX + 32];
   snprintf(supp, sizeof supp, "%.4000s/valgrind-%s.supp",
@@ -210,6 +211,9 @@ static _Noreturn void supervise_inline(struct simdev_control *ctl, pid_t pid) {
 struct starter_args {
   struct simdev_control *ctl;
   int ctl_fd, mem_fd, alive_fd, supervisor_fd;
+  int valgrind_log_fd; /* SIMDEVICE_VALGRIND: the file that becomes
+                          SIMDEV_FD_VALGRIND_LOG (the log, or stderr when
+                          there is none); -1 without Valgrind */
   const char *device_exe;
   char *const *device_argv;
   char *const *device_envp; /* the device process's environment */
@@ -259,13 +263,22 @@ static void start_supervisor(const struct starter_args *a) {
   int mem_high = fcntl(a->mem_fd, F_DUPFD, 10);
   int alive_high = fcntl(a->alive_fd, F_DUPFD, 10);
   int supervisor_high = fcntl(a->supervisor_fd, F_DUPFD, 10);
+  /* (before the dup2s below, which may close its number) */
+  int log_high = a->valgrind_log_fd >= 0
+                     ? fcntl(a->valgrind_log_fd, F_DUPFD, 10) : -1;
   if (ctl_high < 0 || mem_high < 0 || alive_high < 0 || supervisor_high < 0 ||
       dup2(ctl_high, SIMDEV_FD_CONTROL) < 0 ||
       dup2(mem_high, SIMDEV_FD_MEMORY) < 0 ||
       dup2(alive_high, SIMDEV_FD_HOST_ALIVE) < 0 ||
       dup2(supervisor_high, SIMDEV_FD_SUPERVISOR) < 0)
     child_exit(126);
-  syscall(SYS_close_range, SIMDEV_FD_SUPERVISOR + 1, ~0u, 0);
+  int last_fd = SIMDEV_FD_SUPERVISOR;
+  if (a->valgrind_log_fd >= 0) {
+    if (log_high < 0 || dup2(log_high, SIMDEV_FD_VALGRIND_LOG) < 0)
+      child_exit(126);
+    last_fd = SIMDEV_FD_VALGRIND_LOG;
+  }
+  syscall(SYS_close_range, last_fd + 1, ~0u, 0);
   /* Same images at the same addresses after a restart (inherited through
    * both fork and exec). */
   int persona = personality(0xffffffff);
@@ -318,6 +331,7 @@ static void start_supervisor(const struct starter_args *a) {
   }
   atomic_store(&ctl->server_pid, (int32_t)device);
   /* The device's memory and liveness pipe are its own business. */
+  /* (The Valgrind log stays: the supervisor shows its end.) */
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_HOST_ALIVE);
   if (!a->fail_supervisor_exec && !a->keep_supervisor)
@@ -450,6 +464,35 @@ static void close_liveness(struct sim_device *dev) {
   fd_close_if_ours(&dev->supervisor_fd, &dev->supervisor_fd_id);
 }
 
+/* SIMDEVICE_VALGRIND: the process has ended (or was never started): what
+ * its Valgrind wrote that neither the server nor the supervisor showed (a
+ * supervisor that was killed or could not exec) goes to stderr now, and
+ * the file is closed. Shown only while the descriptor is still the
+ * plugin's (the program may have closed and reused the number). */
+static void valgrind_log_finish(struct sim_device *dev) {
+  if (dev->valgrind_log_fd < 0)
+    return;
+  if (fd_still_ours(&dev->valgrind_log_id) && dev->ctl != NULL)
+    valgrind_log_show_rest(dev->valgrind_log_fd,
+                           atomic_load(&dev->ctl->valgrind_log_shown));
+  fd_close_if_ours(&dev->valgrind_log_fd, &dev->valgrind_log_id);
+}
+
+/* SIMDEVICE_VALGRIND: a new report file for the process about to start.
+ * Without one, Valgrind writes to stderr as it did before there was one,
+ * and race reports name no variable. */
+static void valgrind_log_open(struct sim_device *dev) {
+  valgrind_log_finish(dev); /* the last process's, if not done yet */
+  if (plugin_settings()->valgrind == VALGRIND_NONE)
+    return;
+  dev->valgrind_log_fd = valgrind_log_create();
+  if (dev->valgrind_log_fd < 0)
+    fprintf(stderr, "simdevice: device %d: no file for Valgrind's reports "
+            "(memfd_create: %s); they go to stderr, and race reports name "
+            "no variable\n", dev->id, strerror(errno));
+  fd_remember(&dev->valgrind_log_id, dev->valgrind_log_fd);
+}
+
 void process_reap(struct sim_device *dev, const char *kernel) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   /* A faulting server is already in _exit: give it 2 s, then kill it. */
@@ -461,6 +504,7 @@ void process_reap(struct sim_device *dev, const char *kernel) {
       sleep_ms(1);
   }
   collect_supervisor(dev, 1000);
+  valgrind_log_finish(dev);
   char during[320] = "";
   if (kernel != NULL)
     snprintf(during, sizeof during, " during kernel `%s`", kernel);
@@ -611,6 +655,7 @@ static void control_prepare(struct sim_device *dev) {
   ctl->device_id = dev->id;
   ctl->guard = (uint32_t)dev->alloc.guard;
   ctl->valgrind_tool = (uint32_t)plugin_settings()->valgrind;
+  ctl->valgrind_log = dev->valgrind_log_fd >= 0;
   ctl->slice_us = plugin_settings()->slice_us;
   ctl->dev_base = dev->dev_base;
   ctl->capacity = dev->alloc.capacity;
@@ -662,6 +707,9 @@ static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
   struct starter_args args = {
       .ctl = dev->ctl, .ctl_fd = dev->ctl_fd, .mem_fd = dev->mem_fd,
       .alive_fd = alive_fd, .supervisor_fd = supervisor_fd,
+      .valgrind_log_fd = plugin_settings()->valgrind == VALGRIND_NONE ? -1
+                         : dev->valgrind_log_fd >= 0 ? dev->valgrind_log_fd
+                                                     : STDERR_FILENO,
       .device_exe = device_exe, .device_argv = argv,
       .device_envp = san_env != NULL ? san_env : environ,
       .supervisor_argv = supervisor_argv, .mask = &old,
@@ -723,6 +771,7 @@ int process_launch(struct sim_device *dev) {
   LOCK_ASSERT_HELD(&dev->channel_lock);
   if (launch_possible(dev) != 0)
     return -1;
+  valgrind_log_open(dev);
   control_prepare(dev);
   credentials_capture(&dev->cred); /* what the new process inherits */
   int alive[2];
@@ -954,6 +1003,8 @@ void process_stop(struct sim_device *dev) {
     int tries = plugin_settings()->valgrind != VALGRIND_NONE ? 6000 : 100;
     for (int i = 0; i < tries && !process_gone(dev); i++)
       sleep_ms(10);
+    if (process_gone(dev))
+      valgrind_log_finish(dev); /* before the verdict that points at it */
     valgrind_verdict(dev);
   } else if (!dev->dead) {
     __tgt_rtl_error err;
@@ -968,6 +1019,7 @@ void process_stop(struct sim_device *dev) {
       sleep_ms(1);
   }
 out_forget:
+  valgrind_log_finish(dev);
   close_liveness(dev);
   /* An early start never waited for ends on the pipe's EOF (within
    * milliseconds), and so does its supervisor: reaped here too, not left a
@@ -1030,6 +1082,8 @@ int process_watch(struct sim_device *dev, const char *kernel,
 static void forget_supervisor(struct sim_device *dev) {
   fd_close_if_ours(&dev->supervisor_pidfd, &dev->supervisor_pidfd_id);
   dev->supervisor_pid = 0;
+  /* the parent shows its process's reports */
+  fd_close_if_ours(&dev->valgrind_log_fd, &dev->valgrind_log_id);
 }
 
 void process_forget_launch_after_fork(struct sim_device *dev) {

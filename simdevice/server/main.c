@@ -412,6 +412,7 @@ static int serve(struct simdev_slot *s, int queue_slot) {
   if (command == SIMDEV_CMD_RUN || command == SIMDEV_CMD_LOAD ||
       command == SIMDEV_CMD_UNLOAD)
     output_flush(); /* device code ran: its output is written by now */
+  valgrind_log_show(); /* and Valgrind's reports on it */
   slot_reply(s, rc);
   /* After the reply, while the host is busy with it: the kernel no longer
    * runs (a compare-and-swap, so not before the reply; a fault in between,
@@ -539,6 +540,8 @@ int main(int argc, char **argv) {
     fail_setup("%s", "device memory landed at another address (kernel "
                      "without MAP_FIXED_NOREPLACE)");
   protections_init(ctl, SIMDEV_FD_MEMORY); /* before server_ready */
+  valgrind_log_init(ctl);
+  races_init();
   close(SIMDEV_FD_MEMORY);
   close(SIMDEV_FD_CONTROL);
   timeslice_request(ctl->slice_us); /* before any thread starts */
@@ -560,5 +563,6 @@ int main(int argc, char **argv) {
   }
   images_unload_all();
   output_flush();
+  valgrind_log_show();
   _exit(0);
 }

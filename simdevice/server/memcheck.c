@@ -2,7 +2,7 @@
  * memcheck.c - what memcheck knows of device memory in this process
  * (SIMDEVICE_VALGRIND=memcheck; simdev_control.valgrind_tool), and for
  * every SIMDEVICE_VALGRIND tool the verdict after a kernel it reported
- * errors in (memcheck_after_kernel).
+ * errors in (memcheck_after_kernel; Helgrind's and DRD's in races.c).
  *
  * The host writes device memory through its own mapping of the memfd, so
  * memcheck, which watches only this process, would take every device byte
@@ -330,37 +330,15 @@ unsigned memcheck_errors(void) {
   return tool != 0 ? (unsigned)VALGRIND_COUNT_ERRORS : 0;
 }
 
-/* Helgrind and DRD: what they report in kernels are races (or misuse of
- * locks); said with the kernel, whose name holds its line. */
-static void race_verdict(const char *kernel) {
-  static const char *const names[] = {"", "memcheck", "helgrind", "drd"};
-  char message[400];
-  snprintf(message, sizeof message,
-           "Valgrind's %s reported errors in kernel `%.200s` (above): threads "
-           "or teams of the kernel race on memory",
-           names[tool < 4 ? tool : 0], kernel);
-  fprintf(stderr, "simdevice: %s\n", message);
-  struct check_finding f = {
-      .check = names[tool < 4 ? tool : 0],
-      .rule = "data-race",
-      .kernel = kernel,
-      .message = message,
-      .gpu = "the threads run at once: updates are lost, values torn, and "
-             "the result changes from run to run",
-      .fix = "a reduction clause, `omp atomic`, or a critical section for "
-             "the shared variable"};
-  if (check_finding_write(&f) < 0)
-    fprintf(stderr, "simdevice: cannot write the finding to %s: %s\n",
-            CHECK_REPORT_ENV, strerror(errno));
-}
-
 void memcheck_after_kernel(const char *kernel, unsigned errors_before) {
   if (tool == 0 || (unsigned)VALGRIND_COUNT_ERRORS == errors_before)
     return;
-  if (!on) {
-    race_verdict(kernel);
+  static const char *const names[] = {"", "memcheck", "helgrind", "drd"};
+  if (!on) { /* Helgrind's or DRD's: races */
+    races_after_kernel(names[tool < 4 ? tool : 0], kernel);
     return;
   }
+  valgrind_log_show(); /* its reports first: "(above)" */
   char never[1200], message[1600], first_name[200];
   pthread_mutex_lock(&lock);
   list_never_written(never, sizeof never);

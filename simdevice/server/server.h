@@ -178,6 +178,25 @@ HIDDEN void names_set(uint64_t offset, uint64_t size, const char *text);
 HIDDEN void names_drop(uint64_t offset, uint64_t length);
 HIDDEN int names_describe(const void *addr, char *variable,
                           size_t variable_len, char *how, size_t how_len);
+/* valgrind_log.c: Valgrind's reports (its --log-fd file), read back:
+ * valgrind_log_init once, and valgrind_log_watch at most once, before
+ * serving; valgrind_log_show (any thread) copies what Valgrind wrote since
+ * the last call to stderr, handing each line (NUL-terminated, without its
+ * newline) to the watcher. Does nothing when the plugin made no log file. */
+typedef void valgrind_log_line_fn(const char *line);
+HIDDEN void valgrind_log_init(struct simdev_control *ctl);
+HIDDEN void valgrind_log_watch(valgrind_log_line_fn *each_line);
+HIDDEN void valgrind_log_show(void);
+/* In the supervisor, once the device process has ended: the rest of its
+ * Valgrind's log, to stderr. */
+HIDDEN void valgrind_log_show_rest(struct simdev_control *ctl);
+/* races.c: races_init (once, before serving) has the races in Valgrind's
+ * log noted as it is shown; races_after_kernel, after a kernel Helgrind or
+ * DRD (`tool`) reported errors in, shows the log, then the verdict: the
+ * variables the racing addresses noted since the last verdict lie in, on
+ * stderr and as findings (rule data-race). */
+HIDDEN void races_init(void);
+HIDDEN void races_after_kernel(const char *tool, const char *kernel);
 /* The allocation at `offset` holds the variable `text` describes: memcheck's
  * reports of its bytes name it from now on. */
 HIDDEN void memcheck_name(uint64_t offset, uint64_t size, const char *text);

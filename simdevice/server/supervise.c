@@ -6,7 +6,8 @@
  * (the server, or the SIMDEVICE_WRAPPER command in front of it) and
  * published its pid in the control area. Here it waits for that child and
  * records the wait status there, so the host can say how the device ended
- * (protocol.h).
+ * (protocol.h), after it showed what the device's Valgrind wrote last
+ * (SIMDEVICE_VALGRIND: valgrind_log.c).
  *
  * Single-threaded; the control area's supervisor fields are written only
  * here.
@@ -40,6 +41,8 @@ int supervise_main(void) {
   /* The host's sign that this process is gone (protocol.h): held here
    * until the end, never by the device process. */
   fcntl(SIMDEV_FD_SUPERVISOR, F_SETFD, FD_CLOEXEC);
+  if (ctl->valgrind_log)
+    fcntl(SIMDEV_FD_VALGRIND_LOG, F_SETFD, FD_CLOEXEC);
   pid_t pid = (pid_t)atomic_load(&ctl->server_pid);
   int status = 0;
   if (pid <= 0) {
@@ -58,6 +61,8 @@ int supervise_main(void) {
     if (late > 0)
       usleep((useconds_t)late * 1000u);
 #endif
+    if (ctl->valgrind_log)
+      valgrind_log_show_rest(ctl);
   }
   supervisor_record_exit(ctl, status);
   if (pid > 0)

@@ -6,12 +6,14 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=helgrind
  * vg-expect: Possible data race during (read|write) of size 8
- * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:34\)
+ * vg-expect: at 0x[0-9A-F]+: .*omp_outlined.* \(.*vg_race.c:36\)
  * vg-expect: simdevice: Valgrind's helgrind reported errors
  * vg-finding: "check":"helgrind","rule":"valgrind-errors"
- * vg-finding: "check":"helgrind","rule":"data-race","kernel":"__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l31"
+ * vg-expect: simdevice: Valgrind's helgrind reported errors in kernel `__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l33` \(above\): threads or teams of the kernel race on `sum` \(device address 0x[0-9a-f]+, 0 bytes into it; map\(tofrom\) at .*vg_race.c:33:1
+ * vg-finding: "check":"helgrind","rule":"data-race","variable":"sum","kernel":"__omp_offloading_[0-9a-f]+_[0-9a-f]+_main_l33"
+ * vg-stderr-not: race on memory
  * vg-expect-not: at 0x[0-9A-F]+: .*\((wait|pool|lock|reduce|barrier|sync|parallel|task)\.c:[0-9]+\)
- * vg-expect-not: at 0x[0-9A-F]+: .*\(.*vg_race.c:(2[0-9]|30)\)
+ * vg-expect-not: at 0x[0-9A-F]+: .*\(.*vg_race.c:(2[2-9]|3[0-2])\)
  * expect: a race report at the line of `sum += x[i]` */
 #include <stdio.h>
 #include <stdlib.h>

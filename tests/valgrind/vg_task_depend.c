@@ -7,6 +7,7 @@
  * cflags: -O2 -g
  * env: SIMDEVICE_VALGRIND=helgrind
  * vg-expect-not: .
+ * vg-stderr-not: ^==[0-9]+== |simdevice: 
  * expect: no report at all, and the right sum */
 #include <stdio.h>
 #include "check.h"
