@@ -24,10 +24,11 @@ mode=${1:-}
 # libclang-rt-N-dev, the sanitizer runtimes of the sanitize_* programs
 # (only recommended by clang-N: an install without recommends lacks them;
 # clang 15's are in libclang-common-15-dev); Open MPI (mpirun, mpicc,
-# libmpi) for remote simdevice devices and tests/mpi.sh.
+# libmpi) for remote simdevice devices and tests/mpi.sh; iproute2 (`ip`)
+# for tests/mpi.sh's second machine of network namespaces (tests/mpi/node2.sh).
 PKGS="gcc make libc6-dev libelf-dev libcmocka-dev pkg-config valgrind lcov
       libjson-c-dev python3-jsonschema chromium bubblewrap
-      openmpi-bin libopenmpi-dev
+      openmpi-bin libopenmpi-dev iproute2
       libomp-14-dev clang-14 libclang-rt-14-dev
       clang-13 clang-tools-13 llvm-13
       clang-15 clang-tools-15 llvm-15
