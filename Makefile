@@ -40,8 +40,9 @@ RT_OBJ   := $(RT_SRC:%.c=$(B)/obj/%.o)
 # The runtime's thread-local data must stay small for that (runtime.c).
 # memset through libc: GCC inlines a fixed-size one as `rep stos`, whose
 # start-up cost made clearing a team's context 5% of such a league.
+# `override`: also in builds that set CFLAGS on the command line (coverage).
 ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
-$(RT_OBJ): CFLAGS += -mtls-dialect=gnu2 -fno-builtin-memset
+$(RT_OBJ): override CFLAGS += -mtls-dialect=gnu2 -fno-builtin-memset
 endif
 # Shared by the libraries (the image parser): linked into each, hidden by
 # its version script. Needs -lelf.

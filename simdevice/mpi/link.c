@@ -407,7 +407,7 @@ int link_hello(struct remote *r) {
    * only when the rank runs in this machine's and this pid namespace:
    * a rank on another machine (or in another container) of the same
    * name has a pid that here names some other process. */
-  snprintf(r->host, sizeof r->host, "%s", who);
+  snprintf(r->host, sizeof r->host, "%.*s", (int)sizeof r->host - 1, who);
   size_t n = strnlen(who, sizeof who - 1) + 1;
   const char *machine = n < sizeof who ? who + n : "";
   r->pid = (pid_t)a[0];

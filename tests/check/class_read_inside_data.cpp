@@ -2,7 +2,7 @@
 // `map(from:)` copies nothing (the enclosing construct holds the count), so
 // the lambda that reads the result inside the data region sees the host's
 // old values; only the end of `target data` brings them back.
-// check-finding: from-skipped-read out[0:4] class_read_inside_data.cpp:22
+// check-finding: from-skipped-read out[0:4] class_read_inside_data.cpp:23
 // check-args: --only plain,stale,stale-memcheck
 // check-versions: 14 22
 // check-stdout: ^after 64.0$
@@ -21,9 +21,11 @@ public:
 #pragma omp target data map(tofrom : out[0:4]) map(to : in[0:n])
     {
 #pragma omp target map(from : out[0:4])
-      for (int k = 0; k < 4; k++)
-        for (int i = 0; i < n / 4; i++)
-          out[k] += in[k * (n / 4) + i];
+      {
+        for (int k = 0; k < 4; k++)
+          for (int i = 0; i < n / 4; i++)
+            out[k] += in[k * (n / 4) + i];
+      }
       seen = first(); // inside target data: the host's 0.0
     }
     if (seen != out[0])
