@@ -174,6 +174,10 @@ tests/bench/loaded.sh
 echo
 tests/bench/corpus.sh
 
+# ---- each bug-finding check's cost against the plain run (issue 32) ----
+echo
+tests/bench/check_modes.sh
+
 # ---- target nowait (clang-19 builds: their libomp polls nowait regions) ----
 # bench_nowait.c: 256 regions that each keep the device busy ~1 ms, on 2
 # hidden helper threads; simtarget's side is built with clang-19 and runs on

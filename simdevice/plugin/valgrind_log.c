@@ -21,23 +21,10 @@
 #include <unistd.h>
 
 #include "plugin_internal.h"
+#include "write_all.h"
 
 int valgrind_log_create(void) {
   return memfd_create("simdevice-valgrind-log", MFD_CLOEXEC);
-}
-
-/* Writes all n bytes to stderr; 0, or -1 when stderr is gone. */
-static int write_all(const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(STDERR_FILENO, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 void valgrind_log_show_rest(int fd, uint64_t from) {
@@ -46,7 +33,7 @@ void valgrind_log_show_rest(int fd, uint64_t from) {
     ssize_t n = pread(fd, buf, sizeof buf, (off_t)from);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0 || write_all(buf, (size_t)n) != 0)
+    if (n <= 0 || write_all(STDERR_FILENO, buf, (size_t)n) != 0)
       return;
     from += (uint64_t)n;
   }

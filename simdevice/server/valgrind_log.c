@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "write_all.h"
 
 static int on;
 static _Atomic uint64_t *shown; /* the control area's valgrind_log_shown */
@@ -44,20 +45,6 @@ void valgrind_log_init(struct simdev_control *ctl) {
 
 void valgrind_log_watch(valgrind_log_line_fn *each_line) {
   watcher = each_line;
-}
-
-/* Writes all n bytes to stderr; 0, or -1 when stderr is gone. */
-static int write_all(const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(STDERR_FILENO, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 /* Hands each line of buf[0, n) (its newline left out) to each_line. */
@@ -97,7 +84,7 @@ static void show(int ended) {
       continue;
     size_t n =
         got > 0 ? whole_lines(buf, (size_t)got, sizeof buf - 1, ended) : 0;
-    if (n == 0 || write_all(buf, n) != 0)
+    if (n == 0 || write_all(STDERR_FILENO, buf, n) != 0)
       break;
     atomic_store(shown, from + n);
     if (watcher != NULL)

@@ -37,12 +37,22 @@ down)
   ;;
 *)
   shift # (the host name: there is one other machine)
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  # A tree under /tmp (a CI checkout) stays where it is: bound aside before
+  # /tmp is emptied, and back after (the aside folder goes again).
   # shellcheck disable=SC2016 # expanded by the inner shell
   exec ip netns exec $NS unshare --uts --mount --pid --fork --mount-proc \
     --propagation private sh -c '
-      hostname "${NODE2_NAME:-node2}" && mount -t tmpfs tmpfs /tmp &&
-      mount -t tmpfs tmpfs /dev/shm || exit 1
+      root=$1 keep=
+      hostname "${NODE2_NAME:-node2}" || exit 1
+      case $root in /tmp/*)
+        keep=$(mktemp -d /run/simdevice-node2.XXXXXX) && mount --bind "$root" "$keep" || exit 1 ;;
+      esac
+      mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm || exit 1
+      if [ -n "$keep" ]; then
+        mkdir -p "$root" && mount --bind "$keep" "$root" && umount "$keep" && rmdir "$keep" || exit 1
+      fi
       for d in ${NODE2_HIDE:-}; do mount -t tmpfs tmpfs "$d" || exit 1; done
-      exec sh -c "$0"' "$*"
+      exec sh -c "$0"' "$*" "$root"
   ;;
 esac
