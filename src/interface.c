@@ -153,17 +153,17 @@ static void **task_async_handle(void) {
   return slot;
 }
 
-/*
- * The synchronise stage of a nowait construct whose record `rec` was
- * dispatched on `dev`: hand it to the task when libomp can re-run the task,
- * else wait for it here. Returns 0, or -1 with the cause recorded.
- */
 /* Nowait constructs dispatched so far (their copies back queued, and under
  * the stale check with memcheck their host bytes marked): what
  * simtarget-check's preloaded nowait_started.c waits for after libomp
  * queued a target task. */
 EXPORT _Atomic uint64_t simtarget_nowait_dispatched;
 
+/*
+ * The synchronise stage of a nowait construct whose record `rec` was
+ * dispatched on `dev`: hand it to the task when libomp can re-run the task,
+ * else wait for it here. Returns 0, or -1 with the cause recorded.
+ */
 static int finish_nowait(struct async_record *rec) {
   atomic_fetch_add_explicit(&simtarget_nowait_dispatched, 1, memory_order_release);
   void **slot = task_async_handle();

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -38,6 +39,20 @@ void *__kmpc_omp_target_task_alloc(void *loc, int32_t gtid, int32_t flags, size_
                                    size_t shareds_size, void *entry, int64_t device_id);
 int32_t __kmpc_omp_task(void *loc, int32_t gtid, void *task);
 
+/* libomp's two functions and libomptarget's counter (NULL without
+ * simtarget), looked up once: every task of the program comes here. */
+static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
+static task_alloc_fn real_alloc;
+static task_fn real_task;
+static const volatile uint64_t *dispatched;
+
+static void look_up(void)
+{
+  real_alloc = (task_alloc_fn)dlsym(RTLD_NEXT, "__kmpc_omp_target_task_alloc");
+  real_task = (task_fn)dlsym(RTLD_NEXT, "__kmpc_omp_task");
+  dispatched = (const volatile uint64_t *)dlsym(RTLD_DEFAULT, "simtarget_nowait_dispatched");
+}
+
 static int64_t now_ns(void)
 {
   struct timespec t;
@@ -48,24 +63,22 @@ static int64_t now_ns(void)
 void *__kmpc_omp_target_task_alloc(void *loc, int32_t gtid, int32_t flags, size_t task_size,
                                    size_t shareds_size, void *entry, int64_t device_id)
 {
-  task_alloc_fn real = (task_alloc_fn)dlsym(RTLD_NEXT, "__kmpc_omp_target_task_alloc");
-  if (real == NULL)
+  pthread_once(&looked_up, look_up);
+  if (real_alloc == NULL)
     return NULL; /* no libomp: the program could not have linked */
-  void *task = real(loc, gtid, flags, task_size, shareds_size, entry, device_id);
+  void *task = real_alloc(loc, gtid, flags, task_size, shareds_size, entry, device_id);
   target_task = task;
   return task;
 }
 
 int32_t __kmpc_omp_task(void *loc, int32_t gtid, void *task)
 {
-  task_fn real = (task_fn)dlsym(RTLD_NEXT, "__kmpc_omp_task");
-  const volatile uint64_t *dispatched =
-      (const volatile uint64_t *)dlsym(RTLD_DEFAULT, "simtarget_nowait_dispatched");
+  pthread_once(&looked_up, look_up);
   int is_target = task != NULL && task == target_task;
   if (is_target)
     target_task = NULL;
   uint64_t before = dispatched ? __atomic_load_n(dispatched, __ATOMIC_ACQUIRE) : 0;
-  int32_t rc = real ? real(loc, gtid, task) : 0;
+  int32_t rc = real_task ? real_task(loc, gtid, task) : 0;
   if (!is_target || dispatched == NULL)
     return rc;
   const struct timespec poll = {0, POLL_NS};
