@@ -14,7 +14,7 @@ MPI_SERVER := $(B)/lib/simdevice/simdevice-mpi-server
 MPI_STUB_OBJ := $(B)/obj/simdevice/mpi/plugin.o $(B)/obj/simdevice/mpi/topology.o
 MPI_IMPL_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,host.o queues.o link.o wire.o topology.o machine.o) \
   $(B)/obj/simdevice/plugin/elfimage.o
-MPI_SERV_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,server.o wire.o machine.o)
+MPI_SERV_OBJ := $(addprefix $(B)/obj/simdevice/mpi/,server.o wire.o machine.o huge_memory.o)
 
 ifneq ($(MPI_HAVE),)
 MPI_COMPILE := $(shell $(MPICC) --showme:compile)

@@ -212,6 +212,58 @@ else
 fi
 check_left exit_during_kernel
 
+# Device memory on huge pages (simdevice/mpi/huge_memory.c): while
+# huge_pages.c holds 8 MiB of its remote device's memory, the device rank
+# maps it in 2 MiB pages, the tmpfs made by the rank itself (root) or by its
+# helper in namespaces of its own (nobody); SIMDEVICE_MPI_HUGE_PAGES=0 gives
+# the memfd of small pages. Each run also checks the bytes come back.
+huge_kib() { # the device ranks' memory mapped in 2 MiB pages, in KiB
+  local pid kib=0 n
+  for pid in $(servers_now); do
+    n=$(awk '/^ShmemPmdMapped:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null)
+    kib=$((kib + ${n:-0}))
+  done
+  echo $kib
+}
+huge_case() { # LABEL WANT(huge|small) [COMMAND PREFIX...]
+  local label=$1 want=$2 log=$B/huge_$1 kib=0
+  shift 2
+  rm -f "$log.go"
+  HOLD_UNTIL=$log.go "$@" timeout -k 5 60 tests/mpi/remote_run.sh "$B/huge_pages" \
+    >"$log.out" 2>"$log.err" &
+  local pid=$!
+  for _ in $(seq 100); do grep -q '^ready' "$log.out" && break; sleep 0.2; done
+  grep -q '^ready' "$log.out" && kib=$(huge_kib)
+  touch "$log.go"
+  wait $pid
+  local rc=$?
+  if [ $rc = 0 ] && grep -q '^PASS$' "$log.out" &&
+     { [ "$want" = huge ] && [ "$kib" -ge 4096 ] || { [ "$want" = small ] && [ "$kib" = 0 ]; }; }; then
+    ok "huge pages $label: device memory in 2 MiB pages: ${kib} KiB (want $want), bytes back exact"
+  else
+    fail "huge pages $label: exit $rc, ${kib} KiB in 2 MiB pages (want $want): $(tail -1 "$log.err")"
+  fi
+}
+if [ ! -x "$B/huge_pages" ]; then fail "huge pages: huge_pages.c does not compile"
+elif grep -q '\[deny\]' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null ||
+     [ ! -e /sys/kernel/mm/transparent_hugepage/shmem_enabled ]; then
+  skip "huge pages: this kernel gives tmpfs no transparent huge pages"
+else
+  huge_case default huge
+  huge_case off small env SIMDEVICE_MPI_HUGE_PAGES=0
+  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp)
+  if [ "$(id -u)" != 0 ]; then
+    skip "huge pages nobody: not root, so no other user to run as"
+  elif ! "${nobody[@]}" unshare -U true 2>/dev/null; then
+    skip "huge pages nobody: user namespaces are off for unprivileged users"
+  elif ! "${nobody[@]}" test -x "$B/huge_pages" -a -x "$SERVER"; then
+    skip "huge pages nobody: the build is not readable by nobody"
+  else
+    huge_case nobody huge "${nobody[@]}"
+  fi
+fi
+check_left "huge pages"
+
 # SIMDEVICE_VALGRIND=memcheck with the device remote (the rank's device
 # process under memcheck): a correct program is clean (copies into the
 # rank went straight to device memory, and memcheck reported bytes the host

@@ -30,16 +30,19 @@
 #include "omptarget.h"
 #include "machine.h"
 #include "omptarget_plugin.h"
+#include "huge_memory.h"
 #include "wire.h"
 #include "wire_wait.h"
 
 void *__tgt_rtl_simdevice_host_view(int32_t id, void *tgt, int64_t size);
+void __tgt_rtl_simdevice_memory_file_maker(int (*make)(uint64_t bytes));
 int32_t __tgt_rtl_simdevice_memory_range(int32_t id, uint64_t *base,
                                          uint64_t *size);
 
 static MPI_Comm host_comm; /* the host: MPI_COMM_WORLD (MPMD) or the parent */
 static int host_rank = -1; /* in host_comm; -1 until the first request */
 static int32_t dev_id;     /* the host's number for this device */
+static uint64_t mem_range[2]; /* device memory: base, bytes (0 0: unknown) */
 
 /* ---- device stdout ------------------------------------------------------ */
 static int out_fd = -1;
@@ -363,11 +366,11 @@ static void serve_run(const struct wire_request *q, char *payload) {
  * it is not known), for the host to reserve (wire.h). */
 static void serve_init(void) {
   int rc = __tgt_rtl_init_device(dev_id);
-  uint64_t r[2] = {0, 0};
   if (rc == OFFLOAD_SUCCESS &&
-      __tgt_rtl_simdevice_memory_range(dev_id, &r[0], &r[1]) != OFFLOAD_SUCCESS)
-    r[0] = r[1] = 0;
-  reply(rc, r, NULL, 0);
+      __tgt_rtl_simdevice_memory_range(dev_id, &mem_range[0], &mem_range[1]) !=
+          OFFLOAD_SUCCESS)
+    mem_range[0] = mem_range[1] = 0;
+  reply(rc, mem_range, NULL, 0);
 }
 
 /* One request (payload already received); 1 when the rank should end. */
@@ -382,6 +385,8 @@ static int serve(const struct wire_request *q, char *payload) {
   case WIRE_DATA_ALLOC:
     r[0] = (uint64_t)(uintptr_t)__tgt_rtl_data_alloc(
         dev_id, (int64_t)q->a[0], (void *)(uintptr_t)q->a[1], (int32_t)q->a[2]);
+    if (r[0] >= mem_range[0] && r[0] - mem_range[0] < mem_range[1])
+      huge_memory_fill_edges(r[0] - mem_range[0], q->a[0]);
     reply(r[0] ? OFFLOAD_SUCCESS : OFFLOAD_FAIL, r, NULL, 0);
     break;
   case WIRE_DATA_DELETE: reply(__tgt_rtl_data_delete(dev_id, ptr), NULL, NULL, 0); break;
@@ -444,6 +449,8 @@ int main(int argc, char **argv) {
   host_comm = parent != MPI_COMM_NULL ? parent : MPI_COMM_WORLD;
   if (parent != MPI_COMM_NULL)
     host_rank = 0; /* spawned from MPI_COMM_SELF: the parent group is one */
+  /* Device memory the host's receives read quickly (huge_memory.c). */
+  __tgt_rtl_simdevice_memory_file_maker(huge_memory_file);
   if (out_setup() != 0) {
     fprintf(stderr, "simdevice-mpi-server: cannot redirect stdout: %s\n",
             strerror(errno));

@@ -109,6 +109,20 @@ struct sim_device *device_get(int32_t id) {
   return dev;
 }
 
+/* What makes the file device memory lives in, when not a memfd: set by
+ * simdevice-mpi-server before its device is initialised, read only by
+ * device_bring_up (so no lock). */
+static int (*memory_file_maker)(uint64_t bytes);
+
+/* simdevice-mpi-server's own entry (not libomptarget's): device memory in
+ * the file `make` returns (a new, unnamed, close-on-exec file for `bytes`,
+ * sized by the plugin; -1 with errno on failure) rather than a memfd: a
+ * device rank's memory on huge pages (simdevice/mpi/huge_memory.c). */
+void __tgt_rtl_simdevice_memory_file_maker(int (*make)(uint64_t bytes));
+void __tgt_rtl_simdevice_memory_file_maker(int (*make)(uint64_t bytes)) {
+  memory_file_maker = make;
+}
+
 /* Device memory, the control area and the launch of the first process (not
  * waited for). 0, or -1 with the error set and nothing left behind. */
 static int device_bring_up(struct sim_device *dev) {
@@ -127,7 +141,9 @@ static int device_bring_up(struct sim_device *dev) {
     return -1;
   }
   dev->alloc.base = dev->dev_base; /* not shared with any thread yet */
-  dev->mem_fd = memfd_create("simdevice-memory", MFD_CLOEXEC);
+  dev->mem_fd = memory_file_maker != NULL
+                    ? memory_file_maker(dev->capacity)
+                    : memfd_create("simdevice-memory", MFD_CLOEXEC);
   if (dev->mem_fd < 0 || ftruncate(dev->mem_fd, (off_t)dev->capacity) != 0) {
     plugin_error("simdevice: device %d: cannot create %llu bytes of device "
                  "memory: %s",
