@@ -48,13 +48,14 @@ run_one() { # name, command...
 # for it, shows its log's lines that are not passes and counts its summary:
 # two suites whose work is one thread each (Valgrind) share the two cores.
 declare -A suite_pid suite_t0
-# cpu_seconds: the CPU time (user + system) of every child reaped so far,
-# in whole seconds (`times` in this shell, not in a $(...) subshell, whose
-# children are its own); a suite's line shows what was reaped since the
-# line before it, so two suites that ran side by side share their lines.
-cpu_seconds() {
+# cpu_now: sets cpu_used to the CPU time (user + system) of every child
+# reaped so far, in whole seconds. `times` must run in this shell: in a
+# $(...) subshell it counts the subshell's children (none). A suite's line
+# shows what was reaped since the line before it, so suites that ran side
+# by side share their lines.
+cpu_now() {
   times >"$log_dir/.times"
-  tail -n 1 "$log_dir/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }'
+  cpu_used=$(tail -n 1 "$log_dir/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }')
 }
 cpu_mark=0
 suite_start() { # name, script, arguments...
@@ -78,10 +79,9 @@ suite_finish() { # name
     return
   fi
   wait "${suite_pid[$name]}"
-  local cpu
-  cpu=$(cpu_seconds)
-  timings+=("$(printf '%5d s  %-16s cpu %5d s' $((SECONDS - suite_t0[$name])) "$name" $((cpu - cpu_mark)))")
-  cpu_mark=$cpu
+  cpu_now
+  timings+=("$(printf '%5d s  %-16s cpu %5d s' $((SECONDS - suite_t0[$name])) "$name" $((cpu_used - cpu_mark)))")
+  cpu_mark=$cpu_used
   grep -Ev '^(ok|PASS|xfail|llvm-fail)' "$log" | tail -n 40
   local line
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
@@ -180,7 +180,8 @@ run_suite coverage coverage/coverage.sh
 
 # Where the time went (CI's budget: make check under 20 minutes).
 echo "time per suite:"; printf '  %s\n' "${timings[@]}"
-echo "  $SECONDS s in all, cpu $(cpu_seconds) s (on $(nproc) CPUs)"
+cpu_now
+echo "  $SECONDS s in all, cpu $cpu_used s (on $(nproc) CPUs)"
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failures[@]}"
 fi
