@@ -37,6 +37,10 @@ VERSIONS="19 14"
 [ "${1:-}" = --versions ] && VERSIONS=$2
 SERVER=$ROOT/build/lib/simdevice/simdevice-mpi-server
 OUT=$ROOT/build/mpi
+# Its own copies of the corpus's binaries: programs.sh writes each run's
+# output beside the binary, and make check runs this suite beside the
+# coverage suite, whose programs.sh runs build/programs/19's.
+export PROGRAMS_OUT=$OUT/programs
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
