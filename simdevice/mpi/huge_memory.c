@@ -8,9 +8,10 @@
  * the rank and its device process map; a memfd lives on the kernel's
  * internal tmpfs, whose huge pages are off on most machines
  * (shmem_enabled "never"), while a program's malloc'd buffer gets
- * transparent huge pages. Read with process_vm_readv on this VM, 1 MiB came
- * at 8.9 GB/s from a memfd and at 12-13 GB/s from anonymous memory or from a
- * tmpfs mounted huge=always (/tmp/bk33/cma.c). So the file lives on a tmpfs
+ * transparent huge pages. Read with process_vm_readv on the 2-core VM,
+ * 1 MiB came at 8.9 GB/s from a memfd and at 12-13 GB/s from anonymous
+ * memory or from a tmpfs mounted huge=always (simdevice/README.md, "Huge
+ * pages for a remote device's memory"). So the file lives on a tmpfs
  * of its own, mounted huge=always but never attached to any directory
  * (fsopen / fsmount): no process sees a mount appear.
  *
