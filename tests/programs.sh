@@ -135,7 +135,8 @@ compile_one() {
   # was 0.45 s of a 0.9 s compile (clang 22, teams_reduction.c), the half
   # of make check's cold compiles. The program runs the same: the link
   # only stops exporting the executable's _end, _edata and __bss_start,
-  # which no library here imports. Every other suite links as users do.
+  # which no library here imports. tests/traces.sh links so too; every
+  # other suite links as users do.
   local cmd="$cc $flags -O1 -Wl,--allow-shlib-undefined -I$PROGDIR $extra $src -o $bin"
   # A program may #include another of its folder (the same program at
   # another -O level): that file is a dependency too.
