@@ -161,8 +161,10 @@ void huge_memory_fill_edges(uint64_t offset, uint64_t size) {
     return;
   uint64_t first = offset / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
   uint64_t last = (offset + size - 1) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
-  /* (a failure leaves the pages to be made on first touch, as before) */
-  fallocate(huge_fd, 0, (off_t)first, HUGE_PAGE_BYTES);
+  /* KEEP_SIZE: the last 2 MiB may reach past the device memory's size,
+   * which stays as the plugin set it. (A failure leaves the pages to be
+   * made on first touch, as before.) */
+  fallocate(huge_fd, FALLOC_FL_KEEP_SIZE, (off_t)first, HUGE_PAGE_BYTES);
   if (last != first)
-    fallocate(huge_fd, 0, (off_t)last, HUGE_PAGE_BYTES);
+    fallocate(huge_fd, FALLOC_FL_KEEP_SIZE, (off_t)last, HUGE_PAGE_BYTES);
 }
