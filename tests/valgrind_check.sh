@@ -3,7 +3,8 @@
 # (Valgrind is slow): the bug programs of tests/valgrind/, each reported
 # with its variable and line, then a subset of the correct programs of
 # tests/programs/ run clean under memcheck and helgrind (no report, no
-# finding).
+# finding), and those with an in-process device with the whole program
+# under memcheck.
 #
 # Usage: tests/valgrind_check.sh [--versions "14 19"] [PROGRAM ...]
 #
@@ -46,6 +47,9 @@ CLEAN=(tests/programs/data_struct.c:memcheck,helgrind
        tests/programs/teams_reduction.c:memcheck,helgrind,drd
        tests/programs/mapper.c:memcheck,helgrind
        tests/programs/target_api.c:memcheck,helgrind)
+# Correct programs whose device runs in the host process
+# (unified_shared_memory): the whole program under memcheck, last clang only.
+IN_PROCESS=(tests/programs/usm_threads_exit.c)
 passed=0 failed=0 skipped=0
 
 if ! command -v valgrind >/dev/null; then
@@ -75,14 +79,14 @@ build() { # SRC N OPT -> prints the binary, or nothing
   echo "$bin"
 }
 
-run() { # BIN N LOG ENV...: runs it, stdout through a pipe; sets rc
+run() { # BIN N LOG ENV...: runs it (under $WRAP), stdout through a pipe; sets rc
   local bin=$1 n=$2 log=$3; shift 3
   local hostlib
   eval "hostlib=\${TC_HOSTLIB_$n:-}"
   rm -f "$log.findings"
   ( env LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" OMP_TARGET_OFFLOAD=mandatory \
       SIMTARGET_CHECK_REPORT="$ROOT/$log.findings" "$@" \
-      timeout -k 5 300 "$bin" 2>"$log.err" | cat >"$log.out"
+      timeout -k 5 300 ${WRAP:-} "$bin" 2>"$log.err" | cat >"$log.out"
     exit "${PIPESTATUS[0]}" )
   rc=$?
   touch "$log.findings"
@@ -153,6 +157,21 @@ for item in "${CLEAN[@]}"; do
       verdict "$name" ${why:+"$why"}
     done
   done
+done
+# The in-process device: Valgrind sees the program and the device runtime's
+# link namespace, its libc included, at once.
+for src in "${IN_PROCESS[@]}"; do
+  name="in-process $(basename "$src") clang-$last memcheck"
+  bin=$(build "$src" "$last" -O1)
+  if [ -z "$bin" ]; then verdict "$name" "does not compile"; continue; fi
+  WRAP="valgrind -q --error-exitcode=99" run "$bin" "$last" "$bin.host"
+  why=""
+  if [ $rc != 0 ]; then why="exit $rc: $(grep -m1 -E '^==[0-9]*== [A-Z]|invalid pointer' "$bin.host.err")"
+  elif grep -q '^==[0-9]*== ' "$bin.host.err"; then
+    why="Valgrind reported: $(grep -m1 '^==[0-9]*== [A-Z]' "$bin.host.err")"
+  elif ! grep -q '^PASS$' "$bin.host.out"; then why="no PASS line on stdout"
+  fi
+  verdict "$name" ${why:+"$why"}
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

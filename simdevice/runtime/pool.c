@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lock_check.h"
 #include "rt_internal.h"
@@ -40,6 +41,8 @@ struct rt_worker {
   _Atomic uint32_t sleeping; /* the worker sleeps on job_seq (wait.c) */
   _Atomic int quit;
   int joined;
+  void *stack_map; /* the worker's stack mapping, guard page included */
+  size_t stack_map_bytes;
   struct rt_worker *next_idle;
   struct rt_worker *next_all;
 };
@@ -121,6 +124,43 @@ static void *worker_main(void *p)
   }
 }
 
+/* Each worker runs on a stack of its own mapping, never on one of glibc's
+ * cached stacks. Why: the in-process device (unified_shared_memory, the
+ * plugin's usm.c) loads this runtime in a link namespace with its own libc,
+ * but ld.so keeps one stack cache for the whole process. A libc that reuses
+ * a cached stack first frees the dynamic TLS blocks of the thread that last
+ * ran on it with its own free(); those blocks came from ld.so's malloc,
+ * which is the program's libc's, so this libc's free() took memory of
+ * another heap (Valgrind: "free(): invalid pointer"). A stack given with
+ * pthread_attr_setstack never enters the cache nor is taken from it. The
+ * size and guard are libc's defaults, as before. Returns 0 or an errno. */
+static int worker_stack_attr(struct rt_worker *w, pthread_attr_t *attr)
+{
+  size_t size = 0, guard = 0;
+  int rc = pthread_getattr_default_np(attr);
+  if (rc)
+    return rc;
+  pthread_attr_getstacksize(attr, &size);
+  pthread_attr_getguardsize(attr, &guard);
+  char *map = mmap(NULL, size + guard, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (map == MAP_FAILED)
+    rc = errno;
+  else if (guard && mprotect(map, guard, PROT_NONE) != 0)
+    rc = errno;
+  else
+    rc = pthread_attr_setstack(attr, map + guard, size);
+  if (rc) {
+    if (map != MAP_FAILED)
+      munmap(map, size + guard);
+    pthread_attr_destroy(attr);
+    return rc;
+  }
+  w->stack_map = map;
+  w->stack_map_bytes = size + guard;
+  return 0;
+}
+
 /* A new worker, already linked in all_workers; NULL (and reported once) on
  * failure. Called with pool_lock held. */
 static struct rt_worker *worker_create_locked(void)
@@ -130,9 +170,16 @@ static struct rt_worker *worker_create_locked(void)
   int rc = ENOMEM;
   if (!w)
     goto out_report;
-  rc = pthread_create(&w->thread, NULL, worker_main, w);
+  pthread_attr_t attr;
+  rc = worker_stack_attr(w, &attr);
   if (rc)
     goto out_free;
+  rc = pthread_create(&w->thread, &attr, worker_main, w);
+  pthread_attr_destroy(&attr);
+  if (rc) {
+    munmap(w->stack_map, w->stack_map_bytes);
+    goto out_free;
+  }
   w->next_all = all_workers;
   all_workers = w;
   worker_count++;
@@ -230,6 +277,7 @@ __attribute__((destructor)) static void pool_shutdown(void)
     if (w->joined) {
       *pp = w->next_all;
       worker_count--;
+      munmap(w->stack_map, w->stack_map_bytes);
       free(w);
     } else {
       pp = &w->next_all;
