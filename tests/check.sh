@@ -128,8 +128,17 @@ PY
   ok "$name clang-$n (exit $rc${want_find:+, $want_find})"
 }
 
+# Each clang's programs beside the other's: a judgement mostly waits on its
+# Valgrind runs, and each clang's files are its own ($OUT/N/).
 for n in $versions; do
-  for src in "${srcs[@]}"; do judge "$n" "$src"; done
+  for src in "${srcs[@]}"; do judge "$n" "$src"; done >"$OUT/judged.$n" 2>&1 &
+done
+wait
+for n in $versions; do
+  cat "$OUT/judged.$n"
+  passed=$((passed + $(grep -c '^ok ' "$OUT/judged.$n")))
+  failed=$((failed + $(grep -c '^FAIL ' "$OUT/judged.$n")))
+  skipped=$((skipped + $(grep -c '^skip ' "$OUT/judged.$n")))
 done
 
 # A binary without any device image: built without -fopenmp-targets.
