@@ -118,9 +118,9 @@ run_suite() { # name, script, arguments...: in the foreground
 # three newest (the oldest is the differential corpus's, against LLVM's own
 # runtime, with the newest), the golden traces with three, the checks' bug
 # programs with two. A compile is about 8 processes that each load libLLVM,
-# and the corpora are most of make check's time. CHECK_FULL=1 (make check-full): every usable clang, and the
-# fault sweep on the optimised build too (make check runs it on the
-# coverage build).
+# and the corpora are most of make check's time. CHECK_FULL=1 (make
+# check-full): every usable clang, and the fault sweep on the optimised
+# build too (make check runs it on the coverage build).
 if [ "${CHECK_FULL:-0}" = 1 ]; then
   corpus_clangs=() traces_clangs=() diff_clangs=()
 else
