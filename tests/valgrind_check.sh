@@ -3,8 +3,8 @@
 # (Valgrind is slow): the bug programs of tests/valgrind/, each reported
 # with its variable and line, then a subset of the correct programs of
 # tests/programs/ run clean under memcheck and helgrind (no report, no
-# finding), and those with an in-process device with the whole program
-# under memcheck.
+# finding; a program whose device runs in the host process with the whole
+# program under memcheck).
 #
 # Usage: tests/valgrind_check.sh [--versions "14 19"] [PROGRAM ...]
 #
@@ -46,10 +46,11 @@ done
 CLEAN=(tests/programs/data_struct.c:memcheck,helgrind
        tests/programs/teams_reduction.c:memcheck,helgrind,drd
        tests/programs/mapper.c:memcheck,helgrind
-       tests/programs/target_api.c:memcheck,helgrind)
-# Correct programs whose device runs in the host process
-# (unified_shared_memory): the whole program under memcheck, last clang only.
-IN_PROCESS=(tests/programs/usm_threads_exit.c)
+       tests/programs/target_api.c:memcheck,helgrind
+       tests/programs/usm_threads_exit.c:host)
+# (tool "host": the whole program under memcheck, for a device that runs in
+# the host process, unified_shared_memory's: Valgrind sees the program and
+# the device runtime's link namespace, its libc included, at once)
 passed=0 failed=0 skipped=0
 
 if ! command -v valgrind >/dev/null; then
@@ -145,9 +146,13 @@ for item in "${CLEAN[@]}"; do
     for tool in ${tools//,/ }; do
       name="clean $(basename "$src") clang-$n $tool"
       if [ -z "$bin" ]; then verdict "$name" "does not compile"; continue; fi
-      run "$bin" "$n" "$bin.$tool" SIMDEVICE_VALGRIND=$tool
+      if [ "$tool" = host ]; then
+        WRAP="valgrind -q --error-exitcode=99" run "$bin" "$n" "$bin.$tool"
+      else
+        run "$bin" "$n" "$bin.$tool" SIMDEVICE_VALGRIND=$tool
+      fi
       why=""
-      if [ $rc != 0 ]; then why="exit $rc"
+      if [ $rc != 0 ]; then why="exit $rc $(grep -m1 -E '^==[0-9]*== [A-Z]|invalid pointer' "$bin.$tool.err")"
       elif grep -q '^==[0-9]*== ' "$bin.$tool.err"; then
         why="Valgrind reported: $(grep -m1 '^==[0-9]*== [A-Z]' "$bin.$tool.err")"
       elif grep -q 'simdevice: ' "$bin.$tool.err"; then
@@ -157,21 +162,6 @@ for item in "${CLEAN[@]}"; do
       verdict "$name" ${why:+"$why"}
     done
   done
-done
-# The in-process device: Valgrind sees the program and the device runtime's
-# link namespace, its libc included, at once.
-for src in "${IN_PROCESS[@]}"; do
-  name="in-process $(basename "$src") clang-$last memcheck"
-  bin=$(build "$src" "$last" -O1)
-  if [ -z "$bin" ]; then verdict "$name" "does not compile"; continue; fi
-  WRAP="valgrind -q --error-exitcode=99" run "$bin" "$last" "$bin.host"
-  why=""
-  if [ $rc != 0 ]; then why="exit $rc: $(grep -m1 -E '^==[0-9]*== [A-Z]|invalid pointer' "$bin.host.err")"
-  elif grep -q '^==[0-9]*== ' "$bin.host.err"; then
-    why="Valgrind reported: $(grep -m1 '^==[0-9]*== [A-Z]' "$bin.host.err")"
-  elif ! grep -q '^PASS$' "$bin.host.out"; then why="no PASS line on stdout"
-  fi
-  verdict "$name" ${why:+"$why"}
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
