@@ -4,7 +4,7 @@
 # with its variable and line, then a subset of the correct programs of
 # tests/programs/ run clean under memcheck and helgrind (no report, no
 # finding; a program whose device runs in the host process with the whole
-# program under memcheck).
+# program under memcheck); servers ended under a wrapper.
 #
 # Usage: tests/valgrind_check.sh [--versions "14 19"] [PROGRAM ...]
 #
@@ -163,5 +163,37 @@ for item in "${CLEAN[@]}"; do
     done
   done
 done
+
+# Device servers that end under a wrapper: one killed for a kernel that
+# never ends (SIMDEVICE_TIMEOUT) under memcheck leaves nothing in $TMPDIR
+# (Valgrind's gdbserver FIFOs outlive a killed process); a wrapper that
+# writes its last words after the server has ended, as Valgrind writes its
+# summary, is let finish at the program's end.
+hostlib=$(eval "echo \${TC_HOSTLIB_$last:-}")
+name="killed kernel_timeout.c clang-$last memcheck: nothing left in TMPDIR"
+bin=$(build tests/programs/kernel_timeout.c "$last" -O1)
+if [ -z "$bin" ]; then verdict "$name" "does not compile"; else
+  tmp=$(mktemp -d)
+  TMPDIR=$tmp LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" SIMDEVICE_VALGRIND=memcheck \
+    SIMDEVICE_TIMEOUT=3 timeout 120 "$bin" >"$bin.killed.out" 2>"$bin.killed.err"
+  rc=$? left=$(ls -A "$tmp" | tr '\n' ' ')
+  rm -rf "$tmp"
+  if [ $rc != 1 ] || ! grep -q 'did not finish within 3 s' "$bin.killed.err"; then
+    verdict "$name" "exit $rc, no timeout message ($bin.killed.err)"
+  else
+    verdict "$name" ${left:+"left: $left"}
+  fi
+fi
+name="clean data_struct.c clang-$last under a wrapper that ends 2 s after the server"
+bin=$(build tests/programs/data_struct.c "$last" -O1)
+mark=$OUT/wrapper.mark
+rm -f "$mark"
+if [ -z "$bin" ]; then verdict "$name" "does not compile"; else
+  run "$bin" "$last" "$bin.wrapper" \
+    SIMDEVICE_WRAPPER="$ROOT/tests/valgrind/slow_exit_wrapper.sh $ROOT/$mark"
+  if [ $rc != 0 ] || ! grep -q '^PASS$' "$bin.wrapper.out"; then verdict "$name" "exit $rc ($bin.wrapper.err)"
+  elif ! grep -q 'server status 0' "$mark" 2>/dev/null; then verdict "$name" "the wrapper was killed before its last words"
+  else verdict "$name"; fi
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

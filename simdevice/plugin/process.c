@@ -100,7 +100,8 @@ static int resolve_on_path(const char *cmd, char *out, size_t len) {
  * an exit status that says it found errors (process_stop reports it), its
  * reports to the file the server reads (SIMDEV_FD_VALGRIND_LOG), the
  * suppressions for the device runtime installed beside the server, and for
- * memcheck the origin of every undefined value. */
+ * memcheck the origin of every undefined value. No gdbserver: its FIFOs in
+ * $TMPDIR outlive a server that is killed (a timeout, a lost host). */
 static void valgrind_words(int tool) {
   static const char *const names[] = {"", "memcheck", "helgrind", "drd"};
   char dir[PATH_MAX];
@@ -110,7 +111,7 @@ static void valgrind_words(int tool) {
     *slash = '\0';
   int n = snprintf(wrapper_buf, sizeof wrapper_buf,
                    "valgrind --tool=%s -q --error-exitcode=%d "
-                   "--log-fd=%d --child-silent-after-fork=yes%s",
+                   "--log-fd=%d --child-silent-after-fork=yes --vgdb=no%s",
                    names[tool], VALGRIND_ERROR_EXIT, SIMDEV_FD_VALGRIND_LOG,
                    tool == VALGRIND_MEMCHECK ? " --track-origins=yes" : "");
   char supp[PATH_MAX + 32];
@@ -999,8 +1000,10 @@ void process_stop(struct sim_device *dev) {
   if (dev->pid <= 0 || process_gone(dev))
     goto out_forget;
   if (!dev->dead && channel_send(dev, SIMDEV_CMD_EXIT, NULL) == 0) {
-    /* Valgrind writes its summary as the process ends: give it time. */
-    int tries = plugin_settings()->valgrind != VALGRIND_NONE ? 6000 : 100;
+    /* Valgrind writes its summary as the process ends, and so may any
+     * wrapper (SIMDEVICE_WRAPPER): give them time; a kill would lose it. */
+    const struct plugin_settings *set = plugin_settings();
+    int tries = set->valgrind != VALGRIND_NONE || set->wrapper != NULL ? 6000 : 100;
     for (int i = 0; i < tries && !process_gone(dev); i++)
       sleep_ms(10);
     if (process_gone(dev))

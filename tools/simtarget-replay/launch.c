@@ -145,7 +145,7 @@ static void set_environment(const struct manifest *m,
   unsetenv("SIMTARGET_RECORD");
   set_recorded_settings(m);
   if (opt->valgrind)
-    setenv("SIMDEVICE_WRAPPER", "valgrind -q --error-exitcode=99", 1);
+    setenv("SIMDEVICE_WRAPPER", "valgrind -q --error-exitcode=99 --vgdb=no", 1);
   if (opt->gdb) /* the command file: see gdb_wrapper */
     setenv("SIMDEVICE_TIMEOUT", "0", 1);
 }
