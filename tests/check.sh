@@ -39,6 +39,10 @@ done
 [ -n "$versions" ] || { skip "check (none of ${CHECK_VERSIONS:-14 19 22} usable)"; suite_end; }
 OUT=$ROOT/build/check
 mkdir -p "$OUT"
+# The tool keeps a run's reports in a folder of $TMPDIR when the program
+# failed with no finding (fails.c): here, not left in /tmp by every run.
+export TMPDIR=$OUT/tmp
+rm -rf "$TMPDIR"; mkdir -p "$TMPDIR"
 # The programs run where they are compiled: the tool is what the user runs.
 unset OMP_TARGET_OFFLOAD LIBOMPTARGET_INFO SIMTARGET_CHECK_REPORT
 
