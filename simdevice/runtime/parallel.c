@@ -303,10 +303,32 @@ EXPORT void __kmpc_end_serialized_parallel(ident_t *loc, UNUSED int32_t gtid)
 /* ------------------------------------------------------------ teams */
 
 /* Waking a sleeping worker costs the forking thread a system call and the
- * worker a context switch, microseconds on a virtual machine, before it runs
- * a team: for a league that takes less than this on one thread, the forking
- * thread runs the teams itself sooner (teams need not run at once). */
-#define WAKE_WORTH_NS 30000
+ * worker a context switch before it runs a team: for a league that takes
+ * less than this on one thread, the forking thread runs the teams itself
+ * sooner (teams need not run at once). At least WAKE_WORTH_MIN_NS, and
+ * twice what a wake has been taking lately (wake_latency_ns): on the 2-CPU
+ * test VM a woken worker began 37-74 us after its wake (the host's waiting
+ * thread holds the other CPU), and waking for leagues of 30-120 us made
+ * them slower than the forking thread alone. */
+#define WAKE_WORTH_MIN_NS 30000
+#define WAKE_WORTH_MAX_NS 1000000
+
+/* From a worker's wake to its first team, a moving average (1/8 per
+ * sample). Relaxed, without a lock: a lost sample only moves a hint. */
+static _Atomic int64_t wake_latency_ns;
+
+static void wake_latency_note(int64_t woken_ns)
+{
+  int64_t avg = atomic_load_explicit(&wake_latency_ns, memory_order_relaxed);
+  avg += (rt_now_ns() - woken_ns - avg) / 8;
+  atomic_store_explicit(&wake_latency_ns, avg, memory_order_relaxed);
+}
+
+static int64_t wake_worth_ns(void)
+{
+  int64_t v = 2 * atomic_load_explicit(&wake_latency_ns, memory_order_relaxed);
+  return v < WAKE_WORTH_MIN_NS ? WAKE_WORTH_MIN_NS : v > WAKE_WORTH_MAX_NS ? WAKE_WORTH_MAX_NS : v;
+}
 
 struct league_run {
   struct rt_league league;
@@ -319,6 +341,7 @@ struct league_run {
    * other runners at each claim. */
   _Alignas(64) _Atomic int32_t next_team; /* the next team not yet claimed by a runner */
   _Atomic uint32_t running; /* workers not yet done (rt_count_down) */
+  _Atomic int64_t woken_ns; /* when the forking thread woke the workers, 0 before */
 };
 
 /* Runs team `team_num` on `t`, a team of one whose lock and condition
@@ -372,8 +395,9 @@ static int32_t claim_teams(struct league_run *lr, int32_t *first)
 }
 
 /* Wakes the workers the forking thread did not wake at once, when the
- * league has run WAKE_WORTH_NS without them (league_fork_and_run). */
+ * league has run wake_worth_ns() without them (league_fork_and_run). */
 struct deferred_wake {
+  struct league_run *lr;
   struct rt_worker **workers;
   unsigned char *wake_later;
   int got;
@@ -383,7 +407,7 @@ struct deferred_wake {
 };
 
 /* The forking thread, between two teams: wakes the deferred workers once
- * the league has run WAKE_WORTH_NS without them. */
+ * the league has run wake_worth_ns() without them. */
 static void wake_deferred_if_due(struct deferred_wake *dw)
 {
   if (!dw || !dw->pending)
@@ -392,8 +416,12 @@ static void wake_deferred_if_due(struct deferred_wake *dw)
    * after itself), then after every fourth: reading it after each of
    * hundreds of short teams was 4% of a GPU-shaped league. */
   dw->teams_run++;
-  if ((dw->teams_run > 4 && (dw->teams_run & 3) != 0) || rt_now_ns() - dw->start < WAKE_WORTH_NS)
+  if (dw->teams_run > 4 && (dw->teams_run & 3) != 0)
     return;
+  int64_t now = rt_now_ns();
+  if (now - dw->start < wake_worth_ns())
+    return;
+  atomic_store_explicit(&dw->lr->woken_ns, now, memory_order_relaxed);
   for (int w = 0; w < dw->got; w++)
     if (dw->wake_later[w])
       rt_pool_wake(dw->workers[w]);
@@ -405,26 +433,32 @@ static void wake_deferred_if_due(struct deferred_wake *dw)
  * and a small league finishes on the forking thread alone when they do not
  * (their jobs are then revoked). `dw`: the forking thread's deferred
  * wakes, NULL on workers. */
-static void league_runner(struct league_run *lr, struct deferred_wake *dw)
+static int32_t league_runner(struct league_run *lr, struct deferred_wake *dw)
 {
   struct rt_team t;
   if (rt_team_init(&t, 1, NULL) != 0) {
     rt_error("teams: cannot initialise a team's lock; this thread runs no teams");
-    return;
+    return 0;
   }
-  int32_t first, n;
+  int32_t first, n, ran = 0;
   while ((n = claim_teams(lr, &first)) > 0) {
     for (int32_t i = first; i < first + n; i++) {
       wake_deferred_if_due(dw);
       run_team(lr, &t, i);
     }
+    ran += n;
   }
   rt_team_destroy(&t);
+  return ran;
 }
 
 static void league_worker(void *arg)
 {
-  league_runner(arg, NULL);
+  struct league_run *lr = arg;
+  int64_t woken = atomic_load_explicit(&lr->woken_ns, memory_order_relaxed);
+  if (woken != 0)
+    wake_latency_note(woken);
+  (void)league_runner(lr, NULL);
 }
 
 static void league_worker_done(void *arg)
@@ -433,9 +467,15 @@ static void league_worker_done(void *arg)
   rt_count_down(&lr->running);
 }
 
-/* How long each teams region's league took last time, by its outlined
- * function: a hint for the next launch (a wrong guess costs time, never
- * correctness), so its fields are relaxed atomics and collisions overwrite. */
+/* How long each teams region's league would take on one thread, by its
+ * outlined function: the forking thread's own time per team, times the
+ * teams (a worker's time may include waits for a CPU). A hint for the next
+ * launch (a wrong guess costs time, never correctness), so its fields are
+ * relaxed atomics and collisions overwrite. Not the league's wall time:
+ * workers woken for a short league made it longer than the forking thread
+ * alone took (on 2 CPUs, beside the host's spinning thread: 128 teams of 32
+ * elements, 45 us with a worker against 18-23 us without), and that time
+ * then said to wake them again at every launch. */
 #define HISTORY_SLOTS 64
 static struct {
   _Atomic uintptr_t fn;
@@ -465,15 +505,15 @@ static void history_put(const void *fn, int64_t ns)
 }
 
 /* The forking thread's share of a league: posts a job to each worker, wakes
- * the sleeping ones at once unless this region ran in under WAKE_WORTH_NS
+ * the sleeping ones at once unless this region ran in under wake_worth_ns()
  * last time (then only once the league has run that long), runs teams until
  * none is left, takes back the jobs no worker began and waits for the rest. */
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
                                 unsigned char *wake_later, int got)
 {
-  struct deferred_wake dw = {workers, wake_later, got, 0, rt_now_ns(), 0};
+  struct deferred_wake dw = {lr, workers, wake_later, got, 0, rt_now_ns(), 0};
   int64_t last = history_get(lr->microtask);
-  int defer = last >= 0 && last < WAKE_WORTH_NS;
+  int defer = last >= 0 && last < wake_worth_ns();
   lr->runners = 1 + got;
   atomic_store(&lr->running, (uint32_t)got);
   for (int i = 0; i < got; i++) {
@@ -483,18 +523,20 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
         wake_later[i] = 1;
         dw.pending++;
       } else {
+        atomic_store_explicit(&lr->woken_ns, dw.start, memory_order_relaxed);
         rt_pool_wake(workers[i]);
       }
     }
   }
-  league_runner(lr, &dw);
+  int32_t ran = league_runner(lr, &dw);
+  int64_t own_ns = rt_now_ns() - dw.start;
   /* Every team is claimed: a worker that has not begun has nothing to do. */
   for (int i = 0; i < got; i++)
     if (rt_pool_revoke(workers[i]))
       rt_count_down(&lr->running);
   rt_count_await_zero(&lr->running);
   rt_pool_release(workers, got);
-  history_put(lr->microtask, rt_now_ns() - dw.start);
+  history_put(lr->microtask, ran > 0 ? own_ns / ran * lr->league.nteams : rt_now_ns() - dw.start);
 }
 
 EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)

@@ -95,6 +95,10 @@ HIDDEN int rt_oversubscribed(void) { return cpu_load_oversubscribed(); }
  * for may be the one that does not get a CPU (cpu_load.h). */
 static int spin_until(_Atomic uint32_t *word, uint32_t arg, int (*done)(uint32_t, uint32_t))
 {
+  /* Done already (a one-thread parallel region has no worker to await):
+   * no clock, no load reading. */
+  if (done(atomic_load_explicit(word, memory_order_acquire), arg))
+    return 1;
   int64_t spin_ns = rt_caps()->spin_ns;
   if (spin_ns <= 0 || cpu_load_oversubscribed())
     return done(atomic_load_explicit(word, memory_order_acquire), arg);
