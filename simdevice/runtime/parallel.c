@@ -306,29 +306,12 @@ EXPORT void __kmpc_end_serialized_parallel(ident_t *loc, UNUSED int32_t gtid)
  * worker a context switch before it runs a team: for a league that takes
  * less than this on one thread, the forking thread runs the teams itself
  * sooner (teams need not run at once). At least WAKE_WORTH_MIN_NS, and
- * twice what a wake has been taking lately (wake_latency_ns): on the 2-CPU
- * test VM a woken worker began 37-74 us after its wake (the host's waiting
- * thread holds the other CPU), and waking for leagues of 30-120 us made
- * them slower than the forking thread alone. */
+ * twice what a wake of this region's workers has been taking (its history):
+ * on the 2-CPU test VM woken workers began 37-74 us after their wake (the
+ * host's waiting thread holds the other CPU), and waking them for leagues of
+ * 30-120 us made those slower than the forking thread alone. */
 #define WAKE_WORTH_MIN_NS 30000
 #define WAKE_WORTH_MAX_NS 1000000
-
-/* From a worker's wake to its first team, a moving average (1/8 per
- * sample). Relaxed, without a lock: a lost sample only moves a hint. */
-static _Atomic int64_t wake_latency_ns;
-
-static void wake_latency_note(int64_t woken_ns)
-{
-  int64_t avg = atomic_load_explicit(&wake_latency_ns, memory_order_relaxed);
-  avg += (rt_now_ns() - woken_ns - avg) / 8;
-  atomic_store_explicit(&wake_latency_ns, avg, memory_order_relaxed);
-}
-
-static int64_t wake_worth_ns(void)
-{
-  int64_t v = 2 * atomic_load_explicit(&wake_latency_ns, memory_order_relaxed);
-  return v < WAKE_WORTH_MIN_NS ? WAKE_WORTH_MIN_NS : v > WAKE_WORTH_MAX_NS ? WAKE_WORTH_MAX_NS : v;
-}
 
 struct league_run {
   struct rt_league league;
@@ -341,7 +324,6 @@ struct league_run {
    * other runners at each claim. */
   _Alignas(64) _Atomic int32_t next_team; /* the next team not yet claimed by a runner */
   _Atomic uint32_t running; /* workers not yet done (rt_count_down) */
-  _Atomic int64_t woken_ns; /* when the forking thread woke the workers, 0 before */
 };
 
 /* Runs team `team_num` on `t`, a team of one whose lock and condition
@@ -395,19 +377,21 @@ static int32_t claim_teams(struct league_run *lr, int32_t *first)
 }
 
 /* Wakes the workers the forking thread did not wake at once, when the
- * league has run wake_worth_ns() without them (league_fork_and_run). */
+ * league has run `worth_ns` without them (league_fork_and_run). The forking
+ * thread's own: no other thread reads it. */
 struct deferred_wake {
-  struct league_run *lr;
   struct rt_worker **workers;
   unsigned char *wake_later;
   int got;
   int pending; /* workers still to wake */
   int64_t start;
   uint32_t teams_run; /* by the forking thread, while workers are pending */
+  int64_t worth_ns;
+  int64_t woken; /* when the workers were woken, 0 while none is */
 };
 
 /* The forking thread, between two teams: wakes the deferred workers once
- * the league has run wake_worth_ns() without them. */
+ * the league has run dw->worth_ns without them. */
 static void wake_deferred_if_due(struct deferred_wake *dw)
 {
   if (!dw || !dw->pending)
@@ -419,9 +403,9 @@ static void wake_deferred_if_due(struct deferred_wake *dw)
   if (dw->teams_run > 4 && (dw->teams_run & 3) != 0)
     return;
   int64_t now = rt_now_ns();
-  if (now - dw->start < wake_worth_ns())
+  if (now - dw->start < dw->worth_ns)
     return;
-  atomic_store_explicit(&dw->lr->woken_ns, now, memory_order_relaxed);
+  dw->woken = now;
   for (int w = 0; w < dw->got; w++)
     if (dw->wake_later[w])
       rt_pool_wake(dw->workers[w]);
@@ -454,11 +438,7 @@ static int32_t league_runner(struct league_run *lr, struct deferred_wake *dw)
 
 static void league_worker(void *arg)
 {
-  struct league_run *lr = arg;
-  int64_t woken = atomic_load_explicit(&lr->woken_ns, memory_order_relaxed);
-  if (woken != 0)
-    wake_latency_note(woken);
-  (void)league_runner(lr, NULL);
+  (void)league_runner(arg, NULL);
 }
 
 static void league_worker_done(void *arg)
@@ -467,11 +447,15 @@ static void league_worker_done(void *arg)
   rt_count_down(&lr->running);
 }
 
-/* How long each teams region's league would take on one thread, by its
- * outlined function: the forking thread's own time per team, times the
- * teams (a worker's time may include waits for a CPU). A hint for the next
- * launch (a wrong guess costs time, never correctness), so its fields are
- * relaxed atomics and collisions overwrite. Not the league's wall time:
+/* Each teams region's history, by its outlined function, kept by the
+ * threads that fork leagues: a hint for the next launch (a wrong guess
+ * costs time, never correctness), so its fields are relaxed atomics and
+ * collisions overwrite.
+ *   ns       how long the league would take on one thread: the forking
+ *            thread's own time per team, times the teams (a worker's time
+ *            may include waits for a CPU);
+ *   wake_ns  how long its woken workers took to begin, a moving average.
+ * ns is not the league's wall time:
  * workers woken for a short league made it longer than the forking thread
  * alone took (on 2 CPUs, beside the host's spinning thread: 128 teams of 32
  * elements, 45 us with a worker against 18-23 us without), and that time
@@ -480,6 +464,7 @@ static void league_worker_done(void *arg)
 static struct {
   _Atomic uintptr_t fn;
   _Atomic int64_t ns;
+  _Atomic int64_t wake_ns;
 } league_history[HISTORY_SLOTS];
 
 static unsigned history_slot(const void *fn)
@@ -488,32 +473,54 @@ static unsigned history_slot(const void *fn)
   return (unsigned)((h ^ (h >> 6) ^ (h >> 12)) % HISTORY_SLOTS);
 }
 
-/* -1 when this region has no history. */
-static int64_t history_get(const void *fn)
+/* *ns and *wake_ns -1 when this region has no history. */
+static void history_get(const void *fn, int64_t *ns, int64_t *wake_ns)
 {
   unsigned i = history_slot(fn);
+  *ns = *wake_ns = -1;
   if (atomic_load_explicit(&league_history[i].fn, memory_order_relaxed) != (uintptr_t)fn)
-    return -1;
-  return atomic_load_explicit(&league_history[i].ns, memory_order_relaxed);
+    return;
+  *ns = atomic_load_explicit(&league_history[i].ns, memory_order_relaxed);
+  *wake_ns = atomic_load_explicit(&league_history[i].wake_ns, memory_order_relaxed);
 }
 
-static void history_put(const void *fn, int64_t ns)
+static void history_put(const void *fn, int64_t ns, int64_t wake_ns)
 {
   unsigned i = history_slot(fn);
   atomic_store_explicit(&league_history[i].fn, (uintptr_t)fn, memory_order_relaxed);
   atomic_store_explicit(&league_history[i].ns, ns, memory_order_relaxed);
+  atomic_store_explicit(&league_history[i].wake_ns, wake_ns, memory_order_relaxed);
+}
+
+static int64_t wake_worth_ns(int64_t wake_ns)
+{
+  int64_t v = 2 * wake_ns;
+  return v < WAKE_WORTH_MIN_NS ? WAKE_WORTH_MIN_NS : v > WAKE_WORTH_MAX_NS ? WAKE_WORTH_MAX_NS : v;
+}
+
+/* How long the woken workers were missing, judged by the forking thread
+ * alone (no word shared with them, nothing for Helgrind to see): the time
+ * they had, from their wake to the end of the forking thread's teams, less
+ * what their share of the teams took at its rate. With none begun, the
+ * whole time: a wake takes at least that long. */
+static int64_t wake_latency_sample(int64_t had_ns, int32_t their_teams, int workers,
+                                   int64_t per_team_ns)
+{
+  int64_t missing = had_ns - (int64_t)their_teams * per_team_ns / workers;
+  return missing > 0 ? missing : 0;
 }
 
 /* The forking thread's share of a league: posts a job to each worker, wakes
  * the sleeping ones at once unless this region ran in under wake_worth_ns()
- * last time (then only once the league has run that long), runs teams until
+ * on one thread last time (then only once the league has run that long), runs teams until
  * none is left, takes back the jobs no worker began and waits for the rest. */
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
                                 unsigned char *wake_later, int got)
 {
-  struct deferred_wake dw = {lr, workers, wake_later, got, 0, rt_now_ns(), 0};
-  int64_t last = history_get(lr->microtask);
-  int defer = last >= 0 && last < wake_worth_ns();
+  int64_t last, wake_ns;
+  history_get(lr->microtask, &last, &wake_ns);
+  struct deferred_wake dw = {workers, wake_later, got, 0, rt_now_ns(), 0, wake_worth_ns(wake_ns), 0};
+  int defer = last >= 0 && last < dw.worth_ns;
   lr->runners = 1 + got;
   atomic_store(&lr->running, (uint32_t)got);
   for (int i = 0; i < got; i++) {
@@ -523,20 +530,27 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
         wake_later[i] = 1;
         dw.pending++;
       } else {
-        atomic_store_explicit(&lr->woken_ns, dw.start, memory_order_relaxed);
+        dw.woken = dw.start;
         rt_pool_wake(workers[i]);
       }
     }
   }
   int32_t ran = league_runner(lr, &dw);
-  int64_t own_ns = rt_now_ns() - dw.start;
+  int64_t end = rt_now_ns();
   /* Every team is claimed: a worker that has not begun has nothing to do. */
   for (int i = 0; i < got; i++)
     if (rt_pool_revoke(workers[i]))
       rt_count_down(&lr->running);
   rt_count_await_zero(&lr->running);
   rt_pool_release(workers, got);
-  history_put(lr->microtask, ran > 0 ? own_ns / ran * lr->league.nteams : rt_now_ns() - dw.start);
+  if (ran == 0) /* the workers ran every team: no rate of the forking thread's */
+    return;
+  int64_t per_team = (end - dw.start) / ran;
+  if (dw.woken != 0) {
+    int64_t sample = wake_latency_sample(end - dw.woken, lr->league.nteams - ran, got, per_team);
+    wake_ns = wake_ns < 0 ? sample : wake_ns + (sample - wake_ns) / 4;
+  }
+  history_put(lr->microtask, per_team * lr->league.nteams, wake_ns);
 }
 
 EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, ...)
