@@ -455,11 +455,11 @@ static void league_worker_done(void *arg)
  *            thread's own time per team, times the teams (a worker's time
  *            may include waits for a CPU);
  *   wake_ns  how long its woken workers took to begin, a moving average.
- * ns is not the league's wall time:
- * workers woken for a short league made it longer than the forking thread
- * alone took (on 2 CPUs, beside the host's spinning thread: 128 teams of 32
- * elements, 45 us with a worker against 18-23 us without), and that time
- * then said to wake them again at every launch. */
+ * ns is not the league's wall time: workers woken for a short league made
+ * it longer than the forking thread alone took (on 2 CPUs, beside the
+ * host's spinning thread: 128 teams of 32 elements, 45 us with a worker
+ * against 18-23 us without), and that time then said to wake them again at
+ * every launch. */
 #define HISTORY_SLOTS 64
 static struct {
   _Atomic uintptr_t fn;
@@ -511,9 +511,10 @@ static int64_t wake_latency_sample(int64_t had_ns, int32_t their_teams, int work
 }
 
 /* The forking thread's share of a league: posts a job to each worker, wakes
- * the sleeping ones at once unless this region ran in under wake_worth_ns()
- * on one thread last time (then only once the league has run that long), runs teams until
- * none is left, takes back the jobs no worker began and waits for the rest. */
+ * the sleeping ones at once unless this region took under wake_worth_ns()
+ * on one thread last time (then only once the league has run that long),
+ * runs teams until none is left, takes back the jobs no worker began, waits
+ * for the rest, and keeps the region's history. */
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
                                 unsigned char *wake_later, int got)
 {
