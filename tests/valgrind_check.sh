@@ -169,14 +169,12 @@ done
 # (Valgrind's gdbserver FIFOs outlive a killed process); a wrapper that
 # writes its last words after the server has ended, as Valgrind writes its
 # summary, is let finish at the program's end.
-hostlib=$(eval "echo \${TC_HOSTLIB_$last:-}")
 name="killed kernel_timeout.c clang-$last memcheck: nothing left in TMPDIR"
 bin=$(build tests/programs/kernel_timeout.c "$last" -O1)
 if [ -z "$bin" ]; then verdict "$name" "does not compile"; else
   tmp=$(mktemp -d)
-  TMPDIR=$tmp LD_LIBRARY_PATH="$ROOT/build/lib:$hostlib" SIMDEVICE_VALGRIND=memcheck \
-    SIMDEVICE_TIMEOUT=3 timeout 120 "$bin" >"$bin.killed.out" 2>"$bin.killed.err"
-  rc=$? left=$(ls -A "$tmp" | tr '\n' ' ')
+  run "$bin" "$last" "$bin.killed" TMPDIR="$tmp" SIMDEVICE_VALGRIND=memcheck SIMDEVICE_TIMEOUT=3
+  left=$(ls -A "$tmp" | tr '\n' ' ')
   rm -rf "$tmp"
   if [ $rc != 1 ] || ! grep -q 'did not finish within 3 s' "$bin.killed.err"; then
     verdict "$name" "exit $rc, no timeout message ($bin.killed.err)"
