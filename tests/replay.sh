@@ -180,10 +180,16 @@ if [ -x "$bin" ]; then
   fi
   if ! command -v gdb >/dev/null; then
     skip "--gdb: no gdb"
-  elif out=$(printf 'bt 1\ncontinue\n' | timeout 120 "$REPLAY" --gdb "$rec/launch-1" 2>&1) &&
+  elif rm -rf "$OUT/gdb-tmp" && mkdir "$OUT/gdb-tmp" &&
+       out=$(printf 'bt 1\ncontinue\n' | TMPDIR=$OUT/gdb-tmp timeout 120 "$REPLAY" --gdb "$rec/launch-1" 2>&1) &&
        grep -q "hit Temporary breakpoint .* in __omp_offloading_" <<<"$out" &&
        grep -q ": identical (" <<<"$out"; then
-    ok "--gdb stops at the kernel's entry with its symbol, then replays identical"
+    # its gdb command file is removed at the end
+    if [ -z "$(ls -A "$OUT/gdb-tmp")" ]; then
+      ok "--gdb stops at the kernel's entry with its symbol, then replays identical, its TMPDIR left empty"
+    else
+      fail "--gdb left in TMPDIR: $(ls -A "$OUT/gdb-tmp")"
+    fi
   else
     fail "--gdb: $(tail -5 <<<"$out")"
   fi

@@ -151,11 +151,13 @@ static void set_environment(const struct manifest *m,
 }
 
 /* --gdb: the device process under gdb, stopped at the kernel's entry (the
- * recorded address: the device process loads images at fixed addresses). */
-static int gdb_wrapper(const struct manifest *m, const char *dir) {
-  char script[PATH_MAX], w[PATH_MAX + 100], path[PATH_MAX + 300];
+ * recorded address: the device process loads images at fixed addresses).
+ * `script` gets the command file's path; the caller removes the file. */
+static int gdb_wrapper(const struct manifest *m, const char *dir,
+                       char script[PATH_MAX]) {
+  char w[PATH_MAX + 100], path[PATH_MAX + 300];
   const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  snprintf(script, sizeof script, "%s/simtarget-replay-%d.gdb", tmp,
+  snprintf(script, PATH_MAX, "%s/simtarget-replay-%d.gdb", tmp,
            (int)getpid());
   uint64_t entry = 0;
   int image = 0;
@@ -468,7 +470,8 @@ static int set_up_device(const struct plugin *p, const struct manifest *m,
   return 0;
 }
 
-int replay_launch(const char *dir, const struct options *opt) {
+static int launch(const char *dir, const struct options *opt,
+                  char gdb_script_path[PATH_MAX]) {
   static struct manifest m;
   if (manifest_read(dir, &m) != 0 || manifest_check(dir, &m) != 0)
     return 2;
@@ -483,7 +486,7 @@ int replay_launch(const char *dir, const struct options *opt) {
   set_environment(&m, opt);
   set_stack_limit(&m);
   set_cpus(&m, dir);
-  if (opt->gdb && gdb_wrapper(&m, dir) != 0)
+  if (opt->gdb && gdb_wrapper(&m, dir, gdb_script_path) != 0)
     return 2;
   struct plugin p = {0};
   size_t size_before = 0, size_after = 0;
@@ -512,4 +515,12 @@ int replay_launch(const char *dir, const struct options *opt) {
     return 1;
   return m.faulted ? 0 : compare(&p, &m, tables, m.device, after, dir,
                                  opt->quiet);
+}
+
+int replay_launch(const char *dir, const struct options *opt) {
+  char gdb_script_path[PATH_MAX] = "";
+  int rc = launch(dir, opt, gdb_script_path);
+  if (gdb_script_path[0] != '\0') /* gdb read it when the device started */
+    unlink(gdb_script_path);
+  return rc;
 }
