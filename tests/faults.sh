@@ -171,14 +171,43 @@ samples() {
   printf '%s\n' 1 2 3 $((c / 2)) $((c - 1)) "$c" | sort -n -u
 }
 
+# The runs are independent processes (each its own device process), and a
+# run is mostly process start-up: JOBS of them at a time. Each run's exit
+# status goes to LOGBASE.rc; the verdicts come after, in the same order.
+JOBS=${FAULTS_JOBS:-$(nproc)}
+running=0
+# pool NAME COMMAND POLICY ENV FAULTSPEC LOGBASE [WRAPPER]: run_case in the
+# background once fewer than JOBS runs are running.
+pool() {
+  if [ "$running" -ge "$JOBS" ]; then wait -n; running=$((running - 1)); fi
+  (run_case "$@"; echo "$rc" >"$6.rc") &
+  running=$((running + 1))
+}
+pool_wait() { wait; running=0; }
+
+# judged NAME POLICY NOLOC FUNCTION LOGBASE SPEC: the verdict on a pooled run.
+judged() {
+  rc=$(cat "$5.rc" 2>/dev/null || echo 255)
+  judge "$1" "$2" "$3" "$4" "$5"
+  record "$1" "$6"
+}
+
+# The counting run of each program: how often each site is reached.
+for row in "${CORPUS[@]}"; do
+  IFS='|' read -r name cmd policy env noloc <<<"$row"
+  pool "$name" "$cmd" "$policy" "$env" count "$LOGS/${name//\//_}.count"
+done
+pool_wait
+
+# One run per (site, sampled call index): INJECTIONS rows are
+# NAME|COMMAND|POLICY|ENV|NOLOC|SPEC|LOGBASE|FUNCTION|SITE|K.
 sampled_sites=0
-vg_candidates=()
+INJECTIONS=()
 for row in "${CORPUS[@]}"; do
   IFS='|' read -r name cmd policy env noloc <<<"$row"
   base="$LOGS/${name//\//_}"
-  run_case "$name" "$cmd" "$policy" "$env" count "$base.count"
   # the baseline must itself be an accepted outcome
-  judge "$name" "$policy" "$noloc" "" "$base.count"; record "$name" baseline
+  judged "$name" "$policy" "$noloc" "" "$base.count" baseline
   while read -r kind a b c d; do
     case $kind in
       site) site=$a id=$b fn=$c count=$d; target="site=$site"; key=$fn ;;
@@ -190,34 +219,43 @@ for row in "${CORPUS[@]}"; do
     [[ $POLLED_FUNCTIONS == *" $key "* ]] && [ "$count" -gt 3 ] && count=3
     [ "$count" -gt "$SWEEP_ALL_UP_TO" ] && sampled_sites=$((sampled_sites + 1))
     for k in $(samples "$count"); do
-      spec="$target@$k"
-      log="$base.${id}.$k"
-      run_case "$name" "$cmd" "$policy" "$env" "$spec" "$log"
-      judge "$name" "$policy" "$noloc" "$key" "$log"
-      record "$name" "$spec"
-      if [ "$verdict" = ok ]; then
-        inj_calls[$key]=$(( ${inj_calls[$key]:-0} + 1 ))
-        [[ " ${inj_sites[$key]:-} " == *" $id "* ]] || inj_sites[$key]="${inj_sites[$key]:-} $id"
-        # not the nowait programs: under Valgrind's one-at-a-time threads,
-        # libomp's spinning helper threads make them take minutes
-        [ "$k" = 1 ] && [[ $name != nowait_* ]] &&
-          vg_candidates+=("$name|$cmd|$policy|$env|$noloc|$spec|$key")
-      fi
+      INJECTIONS+=("$row|$target@$k|$base.$id.$k|$key|$id|$k")
     done
   done <"$base.count.counts"
+done
+for job in "${INJECTIONS[@]}"; do
+  IFS='|' read -r name cmd policy env noloc spec log key id k <<<"$job"
+  pool "$name" "$cmd" "$policy" "$env" "$spec" "$log"
+done
+pool_wait
+vg_candidates=()
+for job in "${INJECTIONS[@]}"; do
+  IFS='|' read -r name cmd policy env noloc spec log key id k <<<"$job"
+  judged "$name" "$policy" "$noloc" "$key" "$log" "$spec"
+  [ "$verdict" = ok ] || continue
+  inj_calls[$key]=$(( ${inj_calls[$key]:-0} + 1 ))
+  [[ " ${inj_sites[$key]:-} " == *" $id "* ]] || inj_sites[$key]="${inj_sites[$key]:-} $id"
+  # not the nowait programs: under Valgrind's one-at-a-time threads,
+  # libomp's spinning helper threads make them take minutes
+  [ "$k" = 1 ] && [[ $name != nowait_* ]] &&
+    vg_candidates+=("$name|$cmd|$policy|$env|$noloc|$spec|$key")
 done
 
 # Every optional function made absent: the fallback must still work.
 optional=$(sed -n -E 's/^[[:space:]]*X\(0, [^,]+, ([a-z_]+),.*/\1/p' include/omptarget_plugin.h)
+ABSENT=()
 for row in "${CORPUS[@]}"; do
   IFS='|' read -r name cmd policy env noloc <<<"$row"
   case $name in fallback/*/default|full/*|indirect/*) ;; *) continue ;; esac
   for fn in $optional; do
-    log="$LOGS/${name//\//_}.absent_$fn"
-    run_case "$name" "$cmd" "$policy" "$env" "absent=$fn" "$log"
-    judge "$name" "$policy" "$noloc" "" "$log"
-    record "$name" "absent=$fn"
+    ABSENT+=("$row|$fn")
+    pool "$name" "$cmd" "$policy" "$env" "absent=$fn" "$LOGS/${name//\//_}.absent_$fn"
   done
+done
+pool_wait
+for job in "${ABSENT[@]}"; do
+  IFS='|' read -r name cmd policy env noloc fn <<<"$job"
+  judged "$name" "$policy" "$noloc" "" "$LOGS/${name//\//_}.absent_$fn" "absent=$fn"
 done
 
 # A sample of fault runs under Valgrind: no host-side errors, no leaks.
@@ -226,9 +264,14 @@ if command -v valgrind >/dev/null && [ "${#vg_candidates[@]}" -gt 0 ]; then
   step=$(( ${#vg_candidates[@]} / VALGRIND_SAMPLE + 1 ))
   for ((i = 0; i < ${#vg_candidates[@]}; i += step)); do
     IFS='|' read -r name cmd policy env noloc spec key <<<"${vg_candidates[$i]}"
-    log="$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}"
-    run_case "$name" "$cmd" "$policy" "$env" "$spec" "$log" \
+    pool "$name" "$cmd" "$policy" "$env" "$spec" "$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}" \
       "valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
+  done
+  pool_wait
+  for ((i = 0; i < ${#vg_candidates[@]}; i += step)); do
+    IFS='|' read -r name cmd policy env noloc spec key <<<"${vg_candidates[$i]}"
+    log="$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}"
+    rc=$(cat "$log.rc" 2>/dev/null || echo 255)
     vg_runs=$((vg_runs + 1))
     if [ $rc = 99 ] || grep -q '^==[0-9]*== ' "$log.err"; then
       verdict=FAIL why="valgrind: $(grep -m1 '^==[0-9]*== [A-Z]' "$log.err" | cut -c1-160)"
