@@ -27,7 +27,7 @@ count() {
 }
 # -u __gcov_dump: the fatal-error path ends with _exit and dumps the counters
 # itself; the weak reference alone would not link it in.
-make --no-print-directory B=$COV CC="gcc --coverage" CFLAGS="-O0 -g" LIB_LDFLAGS="-Wl,-u,__gcov_dump" \
+make -j"$(nproc)" --no-print-directory B=$COV CC="gcc --coverage" CFLAGS="-O0 -g" LIB_LDFLAGS="-Wl,-u,__gcov_dump" \
   all testbins >"$COV.build.log" 2>&1 || { tail -20 "$COV.build.log"; echo "0 passed, 1 failed"; exit 1; }
 for t in $COV/tests/unit/test_* $COV/tests/abi/test_* $COV/tests/simdevice/test_*; do
   [ -x "$t" ] || continue

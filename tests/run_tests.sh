@@ -160,15 +160,16 @@ run_suite lessons tests/lessons.sh
 suite_finish traces_fuzz
 # SIMTARGET_CHECK=stale: its bug programs found with every finding they
 # expect, the correct programs and lessons clean, the memcheck marking
-run_suite check_stale tests/check_stale.sh
+# (mostly one thread: beside the next three, whose files are their own)
+suite_start check_stale tests/check_stale.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
-# (beside the next two, whose files are their own)
 suite_start replay tests/replay.sh
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
 run_suite timeline tests/timeline.sh
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
 suite_finish replay
+suite_finish check_stale
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
 # 300 binaries (900 with every clang), hence the longer bound.

@@ -76,8 +76,10 @@ int credentials_take(uint64_t *a, const unsigned char *groups_in,
   int rc = take_ids(a, groups, n, msg, len);
   /* Cleared by any credential change, even a failed one's first steps. */
   prctl(PR_SET_PDEATHSIG, (unsigned long)SIGKILL, 0UL, 0UL, 0UL);
-  if (supervisor > 0 && getppid() != supervisor)
+  if (supervisor > 0 && getppid() != supervisor) {
+    memcheck_before_exit();
     _exit(1); /* the supervisor is gone: so is this device */
+  }
   if (rc != 0)
     return -1;
   struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};

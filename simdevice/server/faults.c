@@ -134,8 +134,10 @@ static void on_fault(int sig, siginfo_t *info, void *uctx) {
   if (!sent && redirect_host_call(sig, info, uctx))
     return;
   /* A second fault (another thread, or inside this handler) just exits. */
-  if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL)
+  if (atomic_exchange(&fault_taken, 1) != 0 || fault_control == NULL) {
+    memcheck_before_exit();
     _exit(128 + sig);
+  }
   struct simdev_fault_record *rec = &fault_control->fault;
   uint64_t kernel = thread_kernel ? thread_kernel : atomic_load(&latest_kernel);
   rec->signal = sig;
@@ -154,6 +156,7 @@ static void on_fault(int sig, siginfo_t *info, void *uctx) {
   rec->valid = 1;
   atomic_store(&fault_control->slot.state, SIMDEV_SLOT_FAULT);
   server_futex_wake(&fault_control->slot.state);
+  memcheck_before_exit();
   _exit(128 + sig);
 }
 

@@ -483,6 +483,12 @@ static void *queue_slot_thread(void *arg) {
   return NULL;
 }
 
+/* Ends the device process (any thread). */
+static _Noreturn void end_process(int status) {
+  memcheck_before_exit();
+  _exit(status);
+}
+
 /* Ends the process when the host is gone: the host holds the only write
  * end of the pipe on SIMDEV_FD_HOST_ALIVE, so poll returns (EOF, POLLHUP)
  * once the host exits or is killed, even while a kernel runs forever. A
@@ -493,9 +499,9 @@ static void *host_watch_thread(void *arg) {
   for (;;) {
     int n = poll(&p, 1, -1);
     if (n > 0)
-      _exit(0);
+      end_process(0);
     if (n < 0 && errno != EINTR && errno != EAGAIN)
-      _exit(0); /* no way to watch: the fd is not there (started by hand) */
+      end_process(0); /* no way to watch: the fd is not there (started by hand) */
   }
   return NULL;
 }
@@ -564,5 +570,5 @@ int main(int argc, char **argv) {
   images_unload_all();
   output_flush();
   valgrind_log_show();
-  _exit(0);
+  end_process(0);
 }

@@ -209,6 +209,9 @@ HIDDEN void memcheck_after_kernel(const char *kernel, unsigned errors_before);
 /* Device bytes [offset, offset + size) go back to the host: when none was
  * ever written, that is said naming their variable, and as a finding. */
 HIDDEN void memcheck_copy_back(uint64_t offset, uint64_t size);
+/* Just before the process ends (any thread): memcheck's leak search at the
+ * end is kept out of device memory. */
+HIDDEN void memcheck_before_exit(void);
 HIDDEN void protections_apply(struct simdev_slot *s, int queue_slot);
 
 /* Wakes every thread (of any process) waiting on the futex `word`, a
