@@ -231,9 +231,35 @@ diff_one() {
   fi
 }
 
+# run_one MODE SRC N: the compiled SRC run on MODE's runtime (simtarget or
+# llvm); prints its one verdict line (short enough to be written at once).
+run_one() {
+  local mode=$1 src=$2 n=$3 bin name
+  # shellcheck disable=SC1090
+  . "$ENV_SH"
+  name=$(basename "$src")
+  bin=$(bin_path "$src" "$n")
+  if [ ! -x "$bin" ]; then
+    reason="does not compile: $(grep -m1 -E 'error' "$bin.log" | cut -c1-200)"
+  else
+    load_expectations "$src"
+    if [ "$mode" = llvm ]; then
+      run_judged "$bin" "$(libpath_for "$n" llvm)" "$bin"
+    else
+      run_simtarget "$bin" "$n" "$bin"
+    fi
+  fi
+  if [ -z "$reason" ]; then
+    printf 'ok    %-24s clang-%s\n' "$name" "$n"
+  else
+    printf 'FAIL  %-24s clang-%s: %s\n' "$name" "$n" "$reason"
+  fi
+}
+
 case "${1:-}" in
   --compile-one) compile_one "$2" "$3"; exit $? ;;
   --diff-one) diff_one "$2" "$3"; exit 0 ;;
+  --run-one) run_one "$2" "$3" "$4"; exit 0 ;;
 esac
 
 # ---------------------------------------------------------------- options
@@ -354,40 +380,30 @@ if [ $MODE = diff ]; then
   exit
 fi
 
-# verdict KIND NAME N REASON: print and count one result line.
-verdict() {
-  case $1 in
-    ok) passed=$((passed + 1)); printf 'ok    %-24s clang-%s\n' "$2" "$3" ;;
-    FAIL) failed=$((failed + 1)); printf 'FAIL  %-24s clang-%s: %s\n' "$2" "$3" "$4" ;;
-    skip) skipped=$((skipped + 1)); printf 'skip  %-24s clang-%s: %s\n' "$2" "$3" "$4" ;;
-  esac
-}
-
+# Every (program, clang) run in its own process, JOBS at a time (each a
+# host and a device process, mostly waiting on start-up and kernels); the
+# lines sorted afterwards, as the programs and clangs come.
+skips="" runs=()
 for src in "${PROGRAMS[@]}"; do
-  name=$(basename "$src")
-  load_expectations "$src"
   for n in $VERSIONS; do
-    if ! why=$(wanted "$src" "$n"); then
-      verdict skip "$name" "$n" "$why"
-      continue
-    fi
-    bin=$(bin_path "$src" "$n")
-    if [ ! -x "$bin" ]; then
-      verdict FAIL "$name" "$n" "does not compile: $(grep -m1 -E 'error' "$bin.log" | cut -c1-200)"
-      continue
-    fi
-    if [ $MODE = llvm ]; then
-      run_judged "$bin" "$(libpath_for "$n" llvm)" "$bin"
+    if why=$(wanted "$src" "$n"); then
+      runs+=("$MODE" "$src" "$n")
     else
-      run_simtarget "$bin" "$n" "$bin"
-    fi
-    if [ -z "$reason" ]; then
-      verdict ok "$name" "$n"
-    else
-      verdict FAIL "$name" "$n" "$reason"
+      skips+=$(printf 'skip  %-24s clang-%s: %s' "$(basename "$src")" "$n" "$why")$'\n'
     fi
   done
 done
+results=$(printf '%s' "$skips"
+  [ ${#runs[@]} -eq 0 ] || printf '%s\0' "${runs[@]}" | xargs -0 -n3 -P"$JOBS" "$0" --run-one)
+while IFS= read -r line; do
+  case $line in
+    ok*) passed=$((passed + 1)) ;;
+    FAIL*) failed=$((failed + 1)) ;;
+    skip*) skipped=$((skipped + 1)) ;;
+    *) continue ;;
+  esac
+  printf '%s\n' "$line"
+done < <(sort -k2,2 -k3,3V <<<"$results")
 end=$(date +%s)
 echo "$passed passed, $failed failed, $skipped skipped" \
   "(compile $((compiled - start))s, run $((end - compiled))s, runtime: $MODE)"
