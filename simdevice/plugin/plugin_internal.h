@@ -113,6 +113,7 @@ struct plugin_settings {
   const char *server;          /* SIMDEVICE_SERVER (DEVICE_SERVER_VAR) */
   const char *wrapper;         /* SIMDEVICE_WRAPPER */
   int valgrind;                /* SIMDEVICE_VALGRIND: enum valgrind_tool */
+  int host_under_valgrind;     /* this process runs under Valgrind */
   const char *search_path;     /* PATH, for the wrapper's command */
   const char *faults_simtarget; /* SIMTARGET_FAULTS */
   const char *faults_simdevice; /* SIMDEVICE_FAULTS */

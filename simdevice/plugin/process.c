@@ -228,6 +228,8 @@ struct starter_args {
   volatile int *supervisor_failed;
   int keep_supervisor;      /* the starter supervises, never execs: the
                                program adopts orphans (process_launch) */
+  void *host_view;          /* the host's mapping of device memory */
+  uint64_t host_view_bytes;
 };
 
 /* In the starter: only system calls (the parent may have other threads,
@@ -368,7 +370,10 @@ static pid_t start_sharing_memory(struct starter_args *args) {
   /* A sanitizer's runtime intercepts the starter's sigaction and vfork,
    * and its state is the host's in shared memory: the ASan and TSan
    * programs' starters failed. There it is a fork. */
-  if (sanitized_host) {
+  /* Valgrind runs this clone as a fork, and a copy of the host must know
+   * it is one (starter_spawn's copy unmaps the host's view of device
+   * memory): there too a fork. */
+  if (sanitized_host || plugin_settings()->host_under_valgrind) {
     errno = EINVAL;
     return -1;
   }
@@ -714,7 +719,8 @@ static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
       .device_exe = device_exe, .device_argv = argv,
       .device_envp = san_env != NULL ? san_env : environ,
       .supervisor_argv = supervisor_argv, .mask = &old,
-      .supervisor_failed = &supervisor_failed};
+      .supervisor_failed = &supervisor_failed,
+      .host_view = dev->host_view, .host_view_bytes = dev->capacity};
   /* A program that is PID 1 or a child subreaper would adopt an orphaned
    * supervisor, which, exec'd, its wait() would see: there the starter is
    * the supervisor, a forked copy of the host that never execs (so its
@@ -734,6 +740,12 @@ static pid_t starter_spawn(struct sim_device *dev, int alive_fd,
       starter = (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
                                NULL, 0ul);
     if (starter == 0) {
+      /* A copy of the host needs none of device memory. Under Valgrind
+       * its end runs memcheck's leak search, which read all of the view
+       * (each page it reads is a page allocated in the memfd: 1 GiB per
+       * device start, the default size there). */
+      if (args.host_view != NULL)
+        munmap(args.host_view, args.host_view_bytes);
       args.shares_host_memory = args.fail_supervisor_exec = 0;
       start_supervisor(&args);
     }

@@ -190,6 +190,7 @@ static void read_settings(void) {
     }
   }
   settings.valgrind = read_valgrind_tool();
+  settings.host_under_valgrind = RUNNING_ON_VALGRIND != 0;
   settings.memory = default_memory(settings.num_devices, settings.valgrind);
   long page = sysconf(_SC_PAGESIZE);
   settings.page_bytes = page > 0 ? (uint64_t)page : 4096;
