@@ -211,7 +211,7 @@ run_memcheck() {
   local bin=$1 log=$2 n=$3
   (cd "$(dirname "$bin")" && SIMTARGET_CHECK=stale OMP_TARGET_OFFLOAD=mandatory \
     LD_LIBRARY_PATH="$ROOT/build/lib:$(eval echo "\$TC_HOSTLIB_$n")" \
-    timeout 120 valgrind -q --fair-sched=yes --error-exitcode=99 "$bin" >"$log" 2>&1)
+    timeout 120 valgrind -q --vgdb=no --fair-sched=yes --error-exitcode=99 "$bin" >"$log" 2>&1)
 }
 
 part_memcheck() {

@@ -271,7 +271,7 @@ if command -v valgrind >/dev/null && [ "${#vg_candidates[@]}" -gt 0 ]; then
   for ((i = 0; i < ${#vg_candidates[@]}; i += step)); do
     IFS='|' read -r name cmd policy env noloc spec key <<<"${vg_candidates[$i]}"
     pool "$name" "$cmd" "$policy" "$env" "$spec" "$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}" \
-      "valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
+      "valgrind -q --vgdb=no --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
   done
   pool_wait
   for ((i = 0; i < ${#vg_candidates[@]}; i += step)); do

@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 LOGS=build/valgrind
 mkdir -p "$LOGS"
-MEMCHECK="valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --track-fds=no"
+MEMCHECK="valgrind -q --vgdb=no --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --track-fds=no"
 export SIMDEVICE_WRAPPER="$MEMCHECK --log-file=$ROOT/$LOGS/device.%p.log"
 passed=0 failed=0
 
@@ -66,7 +66,7 @@ for vp in 19:data_struct 19:target_api 19:teams_reduction 19:mapper \
 done
 
 unset SIMDEVICE_WRAPPER
-HELGRIND="valgrind -q --fair-sched=yes --tool=helgrind --error-exitcode=99 --suppressions=$ROOT/tests/helgrind.supp"
+HELGRIND="valgrind -q --vgdb=no --fair-sched=yes --tool=helgrind --error-exitcode=99 --suppressions=$ROOT/tests/helgrind.supp"
 check "helgrind abi/test_threads" "$LOGS/helgrind_threads.log" $HELGRIND build/tests/abi/test_threads
 check "helgrind abi/test_async" "$LOGS/helgrind_async.log" $HELGRIND build/tests/abi/test_async
 echo "$passed passed, $failed failed"

@@ -147,7 +147,7 @@ for item in "${CLEAN[@]}"; do
       name="clean $(basename "$src") clang-$n $tool"
       if [ -z "$bin" ]; then verdict "$name" "does not compile"; continue; fi
       if [ "$tool" = host ]; then
-        WRAP="valgrind -q --error-exitcode=99" run "$bin" "$n" "$bin.$tool"
+        WRAP="valgrind -q --vgdb=no --error-exitcode=99" run "$bin" "$n" "$bin.$tool"
       else
         run "$bin" "$n" "$bin.$tool" SIMDEVICE_VALGRIND=$tool
       fi
@@ -200,7 +200,7 @@ fi
 name="data_struct.c clang-$last, the host under memcheck: no leak search reads device memory"
 bin=$(build tests/programs/data_struct.c "$last" -O1)
 if [ -z "$bin" ]; then verdict "$name" "does not compile"; else
-  WRAP="valgrind -v --leak-check=summary" run "$bin" "$last" "$bin.hostvg"
+  WRAP="valgrind -v --vgdb=no --leak-check=summary" run "$bin" "$last" "$bin.hostvg"
   most=$(sed -n -E 's/^==[0-9]+== Checked ([0-9,]+) bytes$/\1/p' "$bin.hostvg.err" | tr -d , | sort -n | tail -1)
   if [ $rc != 0 ] || [ -z "$most" ]; then verdict "$name" "exit $rc, no leak search ($bin.hostvg.err)"
   elif [ "$most" -ge $((256 << 20)) ]; then verdict "$name" "a leak search read $most bytes ($bin.hostvg.err)"
