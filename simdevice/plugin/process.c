@@ -369,10 +369,9 @@ static int starter_main(void *arg) {
 static pid_t start_sharing_memory(struct starter_args *args) {
   /* A sanitizer's runtime intercepts the starter's sigaction and vfork,
    * and its state is the host's in shared memory: the ASan and TSan
-   * programs' starters failed. There it is a fork. */
-  /* Valgrind runs this clone as a fork, and a copy of the host must know
-   * it is one (starter_spawn's copy unmaps the host's view of device
-   * memory): there too a fork. */
+   * programs' starters failed. Valgrind runs this clone as a fork, and a
+   * copy of the host must know it is one (starter_spawn's copy unmaps the
+   * host's view of device memory). In both, a fork. */
   if (sanitized_host || plugin_settings()->host_under_valgrind) {
     errno = EINVAL;
     return -1;

@@ -388,8 +388,9 @@ void memcheck_copy_back(uint64_t offset, uint64_t size) {
  * machine's memory by default), and each page of the memfd it reads is a
  * page allocated: a device process under SIMDEVICE_WRAPPER=valgrind (or
  * simtarget-replay --valgrind) with SIMDEVICE_GUARD=0 filled 24 GiB and
- * was killed for memory after minutes. No device byte is used after this:
- * the process ends. A request of memcheck's: other tools ignore it. */
+ * was killed for memory after minutes. The caller's _exit follows at once
+ * (and Valgrind runs one thread at a time). A request of memcheck's: other
+ * tools ignore it. */
 void memcheck_before_exit(void) {
   if (capacity > 0)
     VALGRIND_MAKE_MEM_NOACCESS(base, capacity);
