@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/replay.sh - SIMTARGET_RECORD and build/bin/simtarget-replay (issue
 # 35). Each program of tests/replay/ (a C kernel, a C++ kernel with a
-# class, declare-target globals, nowait kernels, a kernel that faults) is
+# class, declare-target globals, nowait kernels, a kernel that faults, one
+# host thread launching while another copies into device memory) is
 # compiled -O2 with every usable clang (build/toolchains/env.sh, or
 # --versions), run with SIMTARGET_RECORD, and its recording replayed: the
 # program's output and exit status are those of a run without recording,

@@ -11,8 +11,9 @@
  * settings too, settings.c); the fork() child handler runs when only its
  * thread exists and takes no lock. Per device,
  * channel_lock guards setup/teardown, the process and the command slot
- * (plugin_internal.h); copies inside device memory take no lock; the
- * allocator has its own lock.
+ * (plugin_internal.h); copies inside device memory take no lock but
+ * record_gate while SIMTARGET_RECORD is set (record.c); the allocator has
+ * its own lock.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -42,6 +43,7 @@ static void devices_after_fork_in_child(void) {
   for (int i = 0; i < PLUGIN_MAX_DEVICES; i++) {
     struct sim_device *dev = &devices[i];
     pthread_mutex_init(&dev->channel_lock, NULL);
+    pthread_rwlock_init(&dev->record_gate, NULL);
     if (atomic_load(&dev->initialized)) {
       pthread_mutex_init(&dev->alloc.lock, NULL);
       process_forget_after_fork(dev);
@@ -63,6 +65,7 @@ static void devices_init(void) {
     devices[i].supervisor_fd = devices[i].pidfd = -1;
     devices[i].supervisor_pidfd = devices[i].valgrind_log_fd = -1;
     pthread_mutex_init(&devices[i].channel_lock, NULL);
+    pthread_rwlock_init(&devices[i].record_gate, NULL);
   }
   pthread_atfork(NULL, NULL, devices_after_fork_in_child);
 }
@@ -699,7 +702,9 @@ static int32_t transfer(int32_t id, uint64_t tgt, void *host, int64_t size,
       return OFFLOAD_FAIL;
     unsigned char *view = dev->host_view + (tgt - dev->dev_base);
     if (to_device) {
+      int held = record_write_begin(dev);
       memcpy(view, host, (size_t)size);
+      record_write_end(dev, held);
       /* memcheck: the device process learns what the host wrote */
       if (allocator_mark(&dev->alloc, tgt - dev->dev_base, (uint64_t)size,
                          SIMDEV_MARK_DEFINED) != 0)
@@ -758,8 +763,10 @@ int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src_ptr, int32_t dst_id,
                   check_allocation(dst, "data_exchange (destination)", d,
                                    n) != 0))
       return OFFLOAD_FAIL;
+    int held = record_write_begin(dst);
     memmove(dst->host_view + (d - dst->dev_base),
             src->host_view + (s - src->dev_base), n);
+    record_write_end(dst, held);
     /* memcheck: counted as written (the source's own marks stay its) */
     return allocator_mark(&dst->alloc, d - dst->dev_base, n,
                           SIMDEV_MARK_DEFINED) == 0

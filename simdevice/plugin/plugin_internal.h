@@ -354,6 +354,8 @@ struct sim_device {
   char launch_error[SIMDEV_MESSAGE_SIZE]; /* why the early start failed
                                    (said at init_device), or "" */
   pthread_mutex_t channel_lock; /* see the top of this file */
+  pthread_rwlock_t record_gate; /* SIMTARGET_RECORD: held for writing over a
+                                   recorded launch (record.c) */
   /* memory */
   uint64_t dev_base, capacity;
   uint64_t wanted_base; /* simtarget-replay's recorded base, 0: chosen */
@@ -611,6 +613,12 @@ HIDDEN void record_before(struct sim_device *dev, const char *kernel,
                           int32_t arg_num, int32_t num_teams,
                           int32_t thread_limit);
 HIDDEN void record_after(struct sim_device *dev, int rc);
+/* Around a host write into device memory outside channel_lock (data_submit,
+ * data_exchange): with SIMTARGET_RECORD it waits while a launch of dev is
+ * being recorded (from record_before to record_after). begin returns what
+ * end is given. */
+HIDDEN int record_write_begin(struct sim_device *dev);
+HIDDEN void record_write_end(struct sim_device *dev, int held);
 /* A launch that cannot be recorded: when SIMTARGET_RECORD chose it, the
  * first of each kind is said on stderr (and it counts as a launch). */
 enum record_unable_why { RECORD_UNABLE_IN_HOST, RECORD_UNABLE_POINTERS };

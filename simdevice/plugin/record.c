@@ -371,9 +371,10 @@ static void write_header(struct sim_device *dev, FILE *m, void **tgt_args,
                                             tgt_offsets[i]));
 }
 
-void record_before(struct sim_device *dev, const char *kernel,
-                   void **tgt_args, ptrdiff_t *tgt_offsets, int32_t arg_num,
-                   int32_t num_teams, int32_t thread_limit) {
+static void write_before(struct sim_device *dev, const char *kernel,
+                         void **tgt_args, ptrdiff_t *tgt_offsets,
+                         int32_t arg_num, int32_t num_teams,
+                         int32_t thread_limit) {
   unsigned long number = cur.number;
   memset(&cur, 0, sizeof cur);
   cur.number = number;
@@ -430,7 +431,7 @@ static void forget_launch(void) {
   memset(&cur, 0, sizeof cur);
 }
 
-void record_after(struct sim_device *dev, int rc) {
+static void write_after(struct sim_device *dev, int rc) {
   if (!cur.active)
     return;
   if (rc == 0 && strcmp(record_filter ? record_filter : "", "failed") == 0) {
@@ -461,6 +462,31 @@ void record_after(struct sim_device *dev, int rc) {
           cur.number, cur.kernel, cur.path, (unsigned long long)cur.bytes);
   free(cur.spans);
   memset(&cur, 0, sizeof cur);
+}
+
+/* Other host threads copy into device memory without channel_lock: from
+ * the snapshot before the launch to the one after it they wait, or a block
+ * they filled meanwhile would differ on replay. */
+void record_before(struct sim_device *dev, const char *kernel,
+                   void **tgt_args, ptrdiff_t *tgt_offsets, int32_t arg_num,
+                   int32_t num_teams, int32_t thread_limit) {
+  pthread_rwlock_wrlock(&dev->record_gate);
+  write_before(dev, kernel, tgt_args, tgt_offsets, arg_num, num_teams,
+               thread_limit);
+}
+
+void record_after(struct sim_device *dev, int rc) {
+  write_after(dev, rc);
+  pthread_rwlock_unlock(&dev->record_gate);
+}
+
+int record_write_begin(struct sim_device *dev) {
+  return record_on() && pthread_rwlock_rdlock(&dev->record_gate) == 0;
+}
+
+void record_write_end(struct sim_device *dev, int held) {
+  if (held)
+    pthread_rwlock_unlock(&dev->record_gate);
 }
 
 const char *record_version(void) { return SIMTARGET_VERSION; }
