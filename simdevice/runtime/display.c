@@ -137,7 +137,7 @@ EXPORT void omp_display_env(int verbose)
   omp_get_affinity_format(format, sizeof format);
   printf("\nOPENMP DISPLAY ENVIRONMENT BEGIN\n"
          "  _OPENMP = '201811'\n"
-         "  [device] OMP_DYNAMIC = 'FALSE'\n"
+         "  [device] OMP_DYNAMIC = '%s'\n"
          "  [device] OMP_MAX_ACTIVE_LEVELS = '1'\n"
          "  [device] OMP_NUM_TEAMS = '%d'\n"
          "  [device] OMP_TEAMS_THREAD_LIMIT = '%d'\n"
@@ -145,7 +145,8 @@ EXPORT void omp_display_env(int verbose)
          "  [device] OMP_CANCELLATION = 'FALSE'\n"
          "  [device] OMP_PROC_BIND = 'false'\n"
          "  [device] OMP_AFFINITY_FORMAT = '%s'\n",
-         omp_get_max_teams(), omp_get_teams_thread_limit(), threads, format);
+         rt_dynamic_threads() ? "TRUE" : "FALSE", omp_get_max_teams(),
+         omp_get_teams_thread_limit(), threads, format);
   if (verbose)
     printf("  [device] SIMDEVICE_MAX_TEAMS = '%d'\n  [device] SIMDEVICE_MAX_THREADS = '%d'\n",
            teams, threads);

@@ -74,8 +74,6 @@ EXPORT void omp_set_num_threads(int n)
 }
 
 EXPORT int omp_get_num_procs(void) { return rt_caps()->ncpus; }
-EXPORT int omp_get_dynamic(void) { return 0; }
-EXPORT void omp_set_dynamic(UNUSED int on) {}
 EXPORT int omp_get_nested(void) { return 0; }
 EXPORT void omp_set_nested(UNUSED int on) {}
 EXPORT int omp_get_max_active_levels(void) { return 1; }

@@ -113,6 +113,7 @@ EXPORT void __kmpc_set_thread_limit(UNUSED ident_t *loc, UNUSED int32_t gtid, in
   if (limit > 0) {
     m->team->thread_limit = rt_pick_thread_limit(limit);
     m->team->default_threads = rt_pick_default_threads(limit, 1);
+    m->team->default_adaptive = rt_default_threads_adaptive(limit);
   }
 }
 
@@ -153,15 +154,22 @@ static void parallel_worker_done(void *arg)
   rt_count_down(&t->workers_running);
 }
 
-static int32_t parallel_size(struct rt_member *m)
+/* *adaptive: the size is the runtime's own default, which dyn-var may
+ * narrow (adaptive_width.c). */
+static int32_t parallel_size(struct rt_member *m, int *adaptive)
 {
   struct rt_team *p = m->team;
   int32_t want = m->push_num_threads;
   m->push_num_threads = 0;
+  *adaptive = 0;
   if (p->active_level > 0)
     return 1; /* nested parallelism is serialised */
-  if (want <= 0)
-    want = m->nthreads_var > 0 ? m->nthreads_var : p->default_threads;
+  if (want <= 0 && m->nthreads_var <= 0) {
+    want = p->default_threads;
+    *adaptive = p->default_adaptive && want > 1 && rt_dynamic_threads();
+  } else if (want <= 0) {
+    want = m->nthreads_var;
+  }
   if (want > p->thread_limit)
     want = p->thread_limit;
   return want < 1 ? 1 : want;
@@ -171,7 +179,8 @@ static int32_t parallel_size(struct rt_member *m)
 static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uint64_t *args)
 {
   struct rt_member *m = rt_current();
-  int32_t want = parallel_size(m);
+  int adaptive;
+  int32_t want = parallel_size(m, &adaptive);
   if (want > rt_caps()->max_workers + 1)
     want = rt_caps()->max_workers + 1; /* the pool has no more */
   struct rt_worker *workers_small[16];
@@ -188,6 +197,9 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
       want = 1;
     }
   }
+  /* Too little work to share, and no worker hot: the wake would cost more. */
+  if (adaptive && rt_width_too_small(microtask) && !rt_pool_workers_spinning())
+    want = 1;
   int got = want > 1 ? rt_pool_acquire(want - 1, workers) : 0;
   if (rt_team_init(&t, 1 + got, m) != 0) {
     char where[256];
@@ -207,7 +219,14 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
   for (int i = 0; i < got; i++)
     rt_pool_start(workers[i], parallel_worker, parallel_worker_done, &t);
 
+  int64_t start = 0;
+  if (adaptive) {
+    t.measure_forker_waits = 1;
+    start = rt_now_ns();
+  }
   run_implicit_task(&t, 0, m);
+  if (adaptive) /* thread 0's share of the work, times the width */
+    rt_width_record(microtask, (rt_now_ns() - start - t.forker_wait_ns) * (1 + got), 1 + got);
 
   rt_count_await_zero(&t.workers_running);
   rt_pool_release(workers, got);
@@ -337,6 +356,7 @@ static void run_team(struct league_run *lr, struct rt_team *t, int32_t team_num)
   t->league = &lr->league;
   t->thread_limit = lr->league.thread_limit;
   t->default_threads = lr->league.default_threads;
+  t->default_adaptive = lr->league.default_adaptive;
   struct rt_member m;
   rt_member_init(&m, t, 0);
   m.prev = prev;
@@ -585,6 +605,7 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   lr.league.thread_limit = rt_pick_thread_limit(tl);
   int32_t runners = rt_pick_runners(lr.league.nteams, tl);
   lr.league.default_threads = rt_pick_default_threads(tl, runners);
+  lr.league.default_adaptive = rt_default_threads_adaptive(tl);
   lr.microtask = (void *)microtask;
   lr.argc = argc;
   lr.args = args;

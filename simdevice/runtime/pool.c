@@ -246,6 +246,11 @@ HIDDEN void rt_pool_start(struct rt_worker *w, void (*fn)(void *), void (*finish
     rt_pool_wake(w);
 }
 
+HIDDEN int rt_pool_workers_spinning(void)
+{
+  return atomic_load_explicit(&spinning_workers, memory_order_relaxed) > 0;
+}
+
 HIDDEN int rt_pool_revoke(struct rt_worker *w)
 {
   uint32_t posted = JOB_POSTED;

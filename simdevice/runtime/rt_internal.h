@@ -67,6 +67,17 @@ HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit);
 /* Threads of a parallel region without num_threads, for a thread_limit
  * request (<= 0: not given) when `runners` teams run at once. */
 HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners);
+/* 1 when that number is the runtime's own choice (no honoured thread_limit,
+ * no SIMDEVICE_DEFAULT_THREADS): dyn-var may narrow it (adaptive_width.c). */
+HIDDEN int32_t rt_default_threads_adaptive(int32_t requested);
+
+/* ------------------------------------------------------------ dyn-var */
+/* adaptive_width.c: omp_get_dynamic(); whether a region at `site` (its
+ * outlined function) did too little work last time to share it out; and
+ * what its serial work was (in ns) when it ran on `threads`. */
+HIDDEN int rt_dynamic_threads(void);
+HIDDEN int rt_width_too_small(const void *site);
+HIDDEN void rt_width_record(const void *site, int64_t work_ns, int threads);
 
 /* ------------------------------------------------------------ locks */
 /* A futex mutex in one 32-bit word (0 free, 1 held, 2 held with waiters);
@@ -103,6 +114,7 @@ struct rt_league {
   int32_t nteams;
   int32_t thread_limit;
   int32_t default_threads;
+  int32_t default_adaptive;
 };
 
 /* Dispatch (dynamic/guided/ordered) loop state shared by a team. Slots are
@@ -129,6 +141,8 @@ struct rt_team {
   int32_t team_num;       /* number in the league */
   int32_t thread_limit;   /* most threads a parallel region may use */
   int32_t default_threads; /* threads of a parallel without num_threads */
+  int32_t default_adaptive; /* default_threads is the runtime's choice
+                               (rt_default_threads_adaptive) */
   int32_t parent_tid;     /* thread number of the forking thread in `parent` */
   struct rt_team *parent;
   const struct rt_league *league; /* NULL outside a teams construct: 1 team */
@@ -138,6 +152,10 @@ struct rt_team {
   /* barrier */
   int32_t bar_arrived;
   uint32_t bar_gen;
+  /* with measure_forker_waits, thread 0 adds its time waiting in barriers
+   * (adaptive_width.c leaves it out of the region's work) */
+  int32_t measure_forker_waits;
+  int64_t forker_wait_ns;
   /* explicit tasks queued for this team's threads */
   struct rt_task *queue_head, *queue_tail;
   int64_t tasks_pending;  /* queued + running */
@@ -266,6 +284,8 @@ HIDDEN int rt_pool_acquire(int want, struct rt_worker **out);
 /* Returns reserved workers to the pool: ones never started, or ones whose
  * jobs have all finished or been revoked. */
 HIDDEN void rt_pool_release(struct rt_worker **w, int n);
+/* 1 when some idle worker spins now (a job posted to it needs no wake). */
+HIDDEN int rt_pool_workers_spinning(void);
 /* Starts fn(arg) on a reserved worker; when fn returns the worker calls
  * finish(arg) (which must be its last use of arg) and waits for its next
  * job; the forker returns it to the pool with rt_pool_release after that. */

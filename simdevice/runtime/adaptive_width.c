@@ -1,0 +1,95 @@
+/*
+ * adaptive_width.c - dyn-var: a parallel region whose width is the
+ * runtime's own choice (no num_threads, no honoured thread_limit, no
+ * SIMDEVICE_DEFAULT_THREADS, no omp_set_num_threads) runs on one thread
+ * when the work it did last time was too small to share.
+ *
+ * Why: a worker that sleeps must be woken, and on the device's few CPUs
+ * (the host thread that waits for the kernel holds one) that costs more
+ * than a small loop: `target parallel for` over 4096 elements took 61 us
+ * on two threads and 1.7 us on one, on the 2-CPU test VM, against 4.1 us
+ * on LLVM's runtime. So, per call site (the outlined region), the runtime
+ * keeps the region's last serial work: measured directly when it ran on
+ * one thread, estimated as the first thread's busy time times the width
+ * when it ran wider (its waits at barriers left out, rt_team_barrier). A
+ * site never seen, or whose work reached WIDE_MIN_WORK_NS, runs wide (a
+ * site's first run also pays its cold start, so a small region narrows
+ * from its second or third run); hot
+ * (spinning) workers cost no wake, so a region that finds only those runs
+ * wide too. OpenMP lets dyn-var adjust the number of threads of a parallel
+ * region; omp_set_dynamic(0) or OMP_DYNAMIC=false turns this off.
+ *
+ * Locks: none. The table is a cache of hints in relaxed atomics: a site
+ * that reads another's entry (a collision, a torn pair) gets a valid
+ * width either way.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rt_internal.h"
+
+/* Serial work below which a region is not shared out: about what waking
+ * one sleeping worker and waiting for it costs on an ordinary machine. */
+#define WIDE_MIN_WORK_NS 20000
+#define SITES 256 /* a power of two */
+
+struct site_work {
+  _Atomic(uintptr_t) site;
+  _Atomic int64_t work_ns;
+};
+static struct site_work sites[SITES];
+static pthread_once_t dynamic_once = PTHREAD_ONCE_INIT;
+static _Atomic int dynamic_on;
+
+static void dynamic_init(void)
+{
+  const char *v = getenv("OMP_DYNAMIC");
+  int off = v && (strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0);
+  atomic_store(&dynamic_on, !off);
+}
+
+HIDDEN int rt_dynamic_threads(void)
+{
+  pthread_once(&dynamic_once, dynamic_init);
+  return atomic_load_explicit(&dynamic_on, memory_order_relaxed);
+}
+
+EXPORT int omp_get_dynamic(void) { return rt_dynamic_threads(); }
+
+EXPORT void omp_set_dynamic(int on)
+{
+  pthread_once(&dynamic_once, dynamic_init);
+  atomic_store(&dynamic_on, on != 0);
+}
+
+static struct site_work *site_slot(const void *site)
+{
+  uintptr_t h = (uintptr_t)site;
+  h ^= h >> 17;
+  h *= 0x9e3779b97f4a7c15ull;
+  return &sites[(h >> 32) & (SITES - 1)];
+}
+
+HIDDEN int rt_width_too_small(const void *site)
+{
+  struct site_work *s = site_slot(site);
+  if (atomic_load_explicit(&s->site, memory_order_relaxed) != (uintptr_t)site)
+    return 0; /* never seen: wide */
+  return atomic_load_explicit(&s->work_ns, memory_order_relaxed) < WIDE_MIN_WORK_NS;
+}
+
+HIDDEN void rt_width_record(const void *site, int64_t work_ns, int threads)
+{
+  struct site_work *s = site_slot(site);
+  /* A wide run's estimate only errs upwards (thread 0 waited for a CPU
+   * its partner held): the least of them is kept. A narrow run's is exact. */
+  if (threads > 1 && atomic_load_explicit(&s->site, memory_order_relaxed) == (uintptr_t)site) {
+    int64_t before = atomic_load_explicit(&s->work_ns, memory_order_relaxed);
+    if (before < work_ns)
+      work_ns = before;
+  }
+  atomic_store_explicit(&s->work_ns, work_ns, memory_order_relaxed);
+  atomic_store_explicit(&s->site, (uintptr_t)site, memory_order_relaxed);
+}

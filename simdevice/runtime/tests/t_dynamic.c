@@ -1,0 +1,126 @@
+/* dyn-var (adaptive_width.c): a parallel region of the runtime's default
+ * width runs on one thread once it has shown too little work to share,
+ * stays wide when its work is large (its waits at a barrier not counted as
+ * work), and keeps its width with num_threads or omp_set_dynamic(0). */
+#include <unistd.h>
+
+#include "check.h"
+
+int omp_get_dynamic(void);
+void omp_set_dynamic(int);
+
+/* Idle workers spin for the spin time after a region (200 us): a pause
+ * lets them sleep, so the next region's choice is not "a worker is hot". */
+static void let_workers_sleep(void) { usleep(20000); }
+#define RUNS 12
+
+static int tiny(void)
+{
+  int n = 0;
+#pragma omp parallel
+  {
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+/* Each thread works 3 ms, so the region's work is well over the bound. */
+static int busy(void)
+{
+  int n = 0;
+#pragma omp parallel
+  {
+    double until = omp_get_wtime() + 0.003;
+    while (omp_get_wtime() < until)
+      ;
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+/* Thread 0 reaches the barrier at once and waits there for the others:
+ * its wait is not the region's work. */
+static int tiny_with_barrier(void)
+{
+  int n = 0;
+#pragma omp parallel
+  {
+#pragma omp barrier
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+static int tiny_num_threads(void)
+{
+  int n = 0;
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+/* A tiny region narrows to one thread, for good, within RUNS runs; one
+ * with a barrier too. */
+static void check_narrowing(int wide)
+{
+  /* first seen: as wide as the default; then, too small: one thread (a
+   * wide run's estimate errs upwards: its first run pays the cold start,
+   * and thread 0 may wait for the CPU its partner holds), for good */
+  int first = tiny(), narrow_at = 0;
+  let_workers_sleep();
+  for (int i = 2; i <= RUNS; i++) {
+    int n = tiny();
+    let_workers_sleep();
+    if (n == 1 && !narrow_at)
+      narrow_at = i;
+    CHECK(!narrow_at || n == 1, "a tiny region, run %d: %d threads after 1 at run %d", i, n,
+          narrow_at);
+  }
+  CHECK(first == wide && narrow_at > 0, "a tiny region: %d threads first, 1 from run %d of %d",
+        first, narrow_at, RUNS);
+  int after = 0;
+  for (int i = 0; i < RUNS; i++) {
+    after = tiny_with_barrier();
+    let_workers_sleep();
+  }
+  CHECK(after == 1, "a tiny region with a barrier, run %d: %d threads", RUNS, after);
+}
+
+int main(void)
+{
+  int wide = omp_get_max_threads();
+  CHECK(omp_get_dynamic() == 1, "omp_get_dynamic() is %d by default", omp_get_dynamic());
+  if (wide < 2) {
+    printf("SKIP t_dynamic: %d CPU, every default region has one thread\n", wide);
+    CHECK_DONE();
+  }
+  /* Under an emulator (tests/ppc64le/check.sh) a region's time is mostly
+   * the emulator's, so the choice of width follows no rule to check. */
+  const char *emulator = getenv("SIMTARGET_TEST_EMULATOR");
+  if (emulator && *emulator)
+    printf("t_dynamic: under %s, the narrowing of small regions is not checked\n", emulator);
+  else
+    check_narrowing(wide);
+  for (int i = 0; i < 3; i++) {
+    int n = busy();
+    let_workers_sleep();
+    CHECK(n == wide, "a 3 ms region, run %d: %d threads (default %d)", i + 1, n, wide);
+  }
+  for (int i = 0; i < 2; i++) {
+    int n = tiny_num_threads();
+    let_workers_sleep();
+    CHECK(n == 2, "num_threads(2), run %d: %d threads", i + 1, n);
+  }
+  omp_set_dynamic(0);
+  int fixed = tiny();
+  CHECK(omp_get_dynamic() == 0 && fixed == wide,
+        "after omp_set_dynamic(0): dynamic %d, a tiny region %d threads (default %d)",
+        omp_get_dynamic(), fixed, wide);
+  CHECK_DONE();
+}
