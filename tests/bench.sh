@@ -62,6 +62,7 @@ GOALS="
 empty_launch_us max 2
 teams_dpf_0trips_us max 1.5
 teams_dpf_1024trips_us max 1.5
+parallel_for_4096_us max 1.5
 back_to_back_us max 1.5
 gpu_sized_ms max 1.5
 new_object_64B_us plus_page page_shared_new_us

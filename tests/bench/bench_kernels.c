@@ -9,6 +9,9 @@
  *   back_to_back_ms         KERNELS small `target teams distribute` kernels
  *                           one after another (each updates 256 doubles)
  *   back_to_back_us         the same, per kernel
+ *   parallel_for_4096_us    `target parallel for` over 4096 doubles: one
+ *                           team, its threads the runtime's default
+ *                           (median of 7 rounds of 2000)
  *   gpu_sized_ms            the shape GPU test suites use: `target teams
  *                           distribute parallel for num_teams(T)
  *                           thread_limit(L) reduction(+)` over 4096 doubles
@@ -55,6 +58,28 @@ static double teams_dpf(int trips) {
 }
 
 /* One sweep of the GPU-shaped launches; the sum of all their reductions. */
+static double parallel_for(void) {
+  enum { ROUNDS = 7, ITERS = 2000, N = 4096 };
+  static double a[N];
+  double t[ROUNDS];
+#pragma omp target enter data map(to : a[0:N])
+  for (int r = 0; r < ROUNDS; r++) {
+    double t0 = omp_get_wtime();
+    for (int k = 0; k < ITERS; k++) {
+#pragma omp target parallel for
+      for (int i = 0; i < N; i++)
+        a[i] += 1.0;
+    }
+    t[r] = (omp_get_wtime() - t0) / ITERS * 1e6;
+  }
+#pragma omp target exit data map(from : a[0:N])
+  qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
+  if (a[N - 1] != (double)ROUNDS * ITERS)
+    fprintf(stderr, "bench_kernels: target parallel for: %g, expected %d\n", a[N - 1],
+            ROUNDS * ITERS);
+  return a[N - 1] == (double)ROUNDS * ITERS ? t[ROUNDS / 2] : -1;
+}
+
 static double gpu_sized_sweep(const double *v, int n) {
   double total = 0;
   for (int L = 32; L <= 1024; L *= 2)
@@ -109,6 +134,8 @@ int main(void) {
 
   report("teams_dpf_0trips_us", teams_dpf(0), "us");
   report("teams_dpf_1024trips_us", teams_dpf(LEN), "us");
+  double pf = parallel_for();
+  report("parallel_for_4096_us", pf, "us");
 
   double t0 = omp_get_wtime();
   for (int k = 0; k < KERNELS; k++) {
@@ -122,7 +149,7 @@ int main(void) {
   report("back_to_back_us", seconds / KERNELS * 1e6, "us");
 
 #pragma omp target exit data map(from : d[0:LEN])
-  int wrong = gpu_sized();
+  int wrong = gpu_sized() + (pf < 0);
   for (int i = 0; i < LEN; i++)
     wrong += data[i] != (i < SMALL ? (double)KERNELS : 0.0);
   if (wrong)
