@@ -17,7 +17,8 @@
  * from its second or third run); hot
  * (spinning) workers cost no wake, so a region that finds only those runs
  * wide too. OpenMP lets dyn-var adjust the number of threads of a parallel
- * region; omp_set_dynamic(0) or OMP_DYNAMIC=false turns this off.
+ * region; omp_set_dynamic(0) or OMP_DYNAMIC=false turns this off, and it
+ * is off under Valgrind.
  *
  * Locks: none. The table is a cache of hints in relaxed atomics: a site
  * that reads another's entry (a collision, a torn pair) gets a valid
@@ -29,6 +30,7 @@
 #include <strings.h>
 
 #include "rt_internal.h"
+#include "valgrind_hints.h"
 
 /* Serial work below which a region is not shared out: about what waking
  * one sleeping worker and waiting for it costs on an ordinary machine. */
@@ -55,6 +57,11 @@ HIDDEN int rt_dynamic_threads(void)
   pthread_once(&dynamic_once, dynamic_init);
   return atomic_load_explicit(&dynamic_on, memory_order_relaxed);
 }
+
+/* Under Valgrind a region keeps its width: Helgrind and DRD would take the
+ * table's unordered hints for races, and their runs are for finding the
+ * program's own races, among as many threads as a plain run used to have. */
+HIDDEN int rt_width_adapts(void) { return rt_dynamic_threads() && !valgrind_hints_on; }
 
 EXPORT int omp_get_dynamic(void) { return rt_dynamic_threads(); }
 

@@ -166,7 +166,7 @@ static int32_t parallel_size(struct rt_member *m, int *adaptive)
     return 1; /* nested parallelism is serialised */
   if (want <= 0 && m->nthreads_var <= 0) {
     want = p->default_threads;
-    *adaptive = p->default_adaptive && want > 1 && rt_dynamic_threads();
+    *adaptive = p->default_adaptive && want > 1 && rt_width_adapts();
   } else if (want <= 0) {
     want = m->nthreads_var;
   }

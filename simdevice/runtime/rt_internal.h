@@ -76,6 +76,7 @@ HIDDEN int32_t rt_default_threads_adaptive(int32_t requested);
  * outlined function) did too little work last time to share it out; and
  * what its serial work was (in ns) when it ran on `threads`. */
 HIDDEN int rt_dynamic_threads(void);
+HIDDEN int rt_width_adapts(void); /* dyn-var on, and not under Valgrind */
 HIDDEN int rt_width_too_small(const void *site);
 HIDDEN void rt_width_record(const void *site, int64_t work_ns, int threads);
 
