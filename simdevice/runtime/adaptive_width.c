@@ -14,11 +14,10 @@
  * when it ran wider (its waits at barriers left out, rt_team_barrier). A
  * site never seen, or whose work reached WIDE_MIN_WORK_NS, runs wide (a
  * site's first run also pays its cold start, so a small region narrows
- * from its second or third run); hot
- * (spinning) workers cost no wake, so a region that finds only those runs
- * wide too. OpenMP lets dyn-var adjust the number of threads of a parallel
- * region; omp_set_dynamic(0) or OMP_DYNAMIC=false turns this off, and it
- * is off under Valgrind.
+ * from its second or third run). Hot (spinning) workers cost no wake, so a
+ * region that finds one runs wide too. OpenMP lets dyn-var adjust the
+ * number of threads of a parallel region; omp_set_dynamic(0) or
+ * OMP_DYNAMIC=false turns this off, and it is off under Valgrind.
  *
  * Locks: none. The table is a cache of hints in relaxed atomics: a site
  * that reads another's entry (a collision, a torn pair) gets a valid
