@@ -189,11 +189,21 @@ pool() {
 }
 pool_wait() { wait; running=0; }
 
-# judged NAME POLICY NOLOC FUNCTION LOGBASE SPEC: the verdict on a pooled run.
+# judged NAME POLICY NOLOC FUNCTION LOGBASE SPEC [valgrind]: the verdict on
+# a pooled run; a run under Valgrind fails first on any report of its own.
 judged() {
   rc=$(cat "$5.rc" 2>/dev/null || echo 255)
+  local name=$1
+  if [ "${7:-}" = valgrind ]; then
+    name="$1 (valgrind)"
+    if [ "$rc" = 99 ] || grep -q '^==[0-9]*== ' "$5.err"; then
+      verdict=FAIL why="valgrind: $(grep -m1 '^==[0-9]*== [A-Z]' "$5.err" | cut -c1-160)"
+      record "$name" "$6"
+      return
+    fi
+  fi
   judge "$1" "$2" "$3" "$4" "$5"
-  record "$1" "$6"
+  record "$name" "$6"
 }
 
 # The counting run of each program: how often each site is reached.
@@ -266,25 +276,19 @@ done
 
 # A sample of fault runs under Valgrind: no host-side errors, no leaks.
 vg_runs=0
+vg_log() { echo "$LOGS/${1//\//_}.valgrind.${2//[=@.]/_}"; } # NAME SPEC: its log base
 if command -v valgrind >/dev/null && [ "${#vg_candidates[@]}" -gt 0 ]; then
   step=$(( ${#vg_candidates[@]} / VALGRIND_SAMPLE + 1 ))
   for ((i = 0; i < ${#vg_candidates[@]}; i += step)); do
     IFS='|' read -r name cmd policy env noloc spec key <<<"${vg_candidates[$i]}"
-    pool "$name" "$cmd" "$policy" "$env" "$spec" "$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}" \
+    pool "$name" "$cmd" "$policy" "$env" "$spec" "$(vg_log "$name" "$spec")" \
       "valgrind -q --vgdb=no --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=99"
   done
   pool_wait
   for ((i = 0; i < ${#vg_candidates[@]}; i += step)); do
     IFS='|' read -r name cmd policy env noloc spec key <<<"${vg_candidates[$i]}"
-    log="$LOGS/${name//\//_}.valgrind.${spec//[=@.]/_}"
-    rc=$(cat "$log.rc" 2>/dev/null || echo 255)
+    judged "$name" "$policy" "$noloc" "$key" "$(vg_log "$name" "$spec")" "$spec" valgrind
     vg_runs=$((vg_runs + 1))
-    if [ $rc = 99 ] || grep -q '^==[0-9]*== ' "$log.err"; then
-      verdict=FAIL why="valgrind: $(grep -m1 '^==[0-9]*== [A-Z]' "$log.err" | cut -c1-160)"
-    else
-      judge "$name" "$policy" "$noloc" "$key" "$log"
-    fi
-    record "$name (valgrind)" "$spec"
   done
 fi
 
