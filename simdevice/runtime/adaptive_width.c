@@ -12,9 +12,9 @@
  * keeps the region's last serial work: measured directly when it ran on
  * one thread, estimated as the first thread's busy time times the width
  * when it ran wider (its waits at barriers left out, rt_team_barrier). A
- * site never seen, or whose work reached WIDE_MIN_WORK_NS, runs wide (a
- * site's first run also pays its cold start, so a small region narrows
- * from its second or third run). Hot (spinning) workers cost no wake, so a
+ * site never seen, or whose work reached WIDE_MIN_WORK_NS (twice in a row
+ * when it ran narrow), runs wide (a site's first run also pays its cold
+ * start, so a small region narrows from its second or third run). Hot (spinning) workers cost no wake, so a
  * region that finds one runs wide too. OpenMP lets dyn-var adjust the
  * number of threads of a parallel region; omp_set_dynamic(0) or
  * OMP_DYNAMIC=false turns this off, and it is off under Valgrind.
@@ -39,6 +39,7 @@
 struct site_work {
   _Atomic(uintptr_t) site;
   _Atomic int64_t work_ns;
+  _Atomic int narrow_over; /* the last narrow run was over the bound */
 };
 static struct site_work sites[SITES];
 static pthread_once_t dynamic_once = PTHREAD_ONCE_INIT;
@@ -89,13 +90,21 @@ HIDDEN int rt_width_too_small(const void *site)
 HIDDEN void rt_width_record(const void *site, int64_t work_ns, int threads)
 {
   struct site_work *s = site_slot(site);
+  int seen = atomic_load_explicit(&s->site, memory_order_relaxed) == (uintptr_t)site;
   /* A wide run's estimate only errs upwards (thread 0 waited for a CPU
-   * its partner held): the least of them is kept. A narrow run's is exact. */
-  if (threads > 1 && atomic_load_explicit(&s->site, memory_order_relaxed) == (uintptr_t)site) {
+   * its partner held): the least of them is kept. */
+  if (threads > 1 && seen) {
     int64_t before = atomic_load_explicit(&s->work_ns, memory_order_relaxed);
     if (before < work_ns)
       work_ns = before;
   }
+  /* A narrow run's is exact unless its thread lost the CPU meanwhile (a
+   * busy machine): one narrow run over the bound is only noted, a second
+   * in a row widens the region. */
+  int over = threads == 1 && work_ns >= WIDE_MIN_WORK_NS;
+  if (over && seen && !atomic_exchange_explicit(&s->narrow_over, 1, memory_order_relaxed))
+    return;
+  atomic_store_explicit(&s->narrow_over, 0, memory_order_relaxed);
   atomic_store_explicit(&s->work_ns, work_ns, memory_order_relaxed);
   atomic_store_explicit(&s->site, (uintptr_t)site, memory_order_relaxed);
 }
