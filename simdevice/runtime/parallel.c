@@ -183,6 +183,9 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
   int32_t want = parallel_size(m, &adaptive);
   if (want > rt_caps()->max_workers + 1)
     want = rt_caps()->max_workers + 1; /* the pool has no more */
+  /* Too little work to share, and no worker hot: the wake would cost more. */
+  if (adaptive && rt_width_too_small(microtask) && !rt_pool_workers_spinning())
+    want = 1;
   struct rt_worker *workers_small[16];
   struct rt_worker **workers = workers_small;
   struct rt_team t;
@@ -197,9 +200,6 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
       want = 1;
     }
   }
-  /* Too little work to share, and no worker hot: the wake would cost more. */
-  if (adaptive && rt_width_too_small(microtask) && !rt_pool_workers_spinning())
-    want = 1;
   int got = want > 1 ? rt_pool_acquire(want - 1, workers) : 0;
   if (rt_team_init(&t, 1 + got, m) != 0) {
     char where[256];

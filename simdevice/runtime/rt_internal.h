@@ -153,7 +153,7 @@ struct rt_team {
   /* barrier */
   int32_t bar_arrived;
   uint32_t bar_gen;
-  /* with measure_forker_waits, thread 0 adds its time waiting in barriers
+  /* with measure_forker_waits, thread 0 adds its time asleep in barriers
    * (adaptive_width.c leaves it out of the region's work) */
   int32_t measure_forker_waits;
   int64_t forker_wait_ns;

@@ -22,7 +22,9 @@ HIDDEN void rt_team_barrier(struct rt_team *t)
    * running there is nothing to do and no lock to take. */
   if (t->nthreads == 1 && !t->queue_head && t->tasks_pending == 0)
     return;
-  int64_t since = t->measure_forker_waits && rt_current()->tid == 0 ? rt_now_ns() : 0;
+  /* adaptive_width.c: thread 0's sleeps here are not the region's work
+   * (the tasks it runs here are) */
+  int measure = t->measure_forker_waits && rt_current()->tid == 0;
   pthread_mutex_lock(&t->lock);
   uint32_t gen = t->bar_gen;
   t->bar_arrived++;
@@ -39,10 +41,11 @@ HIDDEN void rt_team_barrier(struct rt_team *t)
       pthread_cond_broadcast(&t->cond);
       break;
     }
+    int64_t since = measure ? rt_now_ns() : 0;
     pthread_cond_wait(&t->cond, &t->lock);
+    if (measure)
+      t->forker_wait_ns += rt_now_ns() - since;
   }
-  if (since)
-    t->forker_wait_ns += rt_now_ns() - since;
   pthread_mutex_unlock(&t->lock);
 }
 

@@ -1,7 +1,8 @@
 /* dyn-var (adaptive_width.c): a parallel region of the runtime's default
  * width runs on one thread once it has shown too little work to share,
- * stays wide when its work is large (its waits at a barrier not counted as
- * work), and keeps its width with num_threads or omp_set_dynamic(0). */
+ * stays wide when its work is large (its sleeps at a barrier not counted as
+ * work, the tasks it runs there counted), and keeps its width with
+ * num_threads or omp_set_dynamic(0). */
 #include <string.h>
 #include <unistd.h>
 
@@ -49,6 +50,28 @@ static int tiny_with_barrier(void)
 #pragma omp parallel
   {
 #pragma omp barrier
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+/* One thread makes 4 tasks of 2 ms; the threads run them at the single's
+ * barrier: thread 0's share of them is work, not waiting. */
+static int tasks_region(void)
+{
+  int n = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    for (int i = 0; i < 4; i++) {
+#pragma omp task
+      {
+        double until = omp_get_wtime() + 0.002;
+        while (omp_get_wtime() < until)
+          ;
+      }
+    }
 #pragma omp master
     n = omp_get_num_threads();
   }
@@ -116,6 +139,11 @@ int main(void)
     int n = busy();
     let_workers_sleep();
     CHECK(n == wide, "a 3 ms region, run %d: %d threads (default %d)", i + 1, n, wide);
+  }
+  for (int i = 0; i < 3; i++) {
+    int n = tasks_region();
+    let_workers_sleep();
+    CHECK(n == wide, "4 tasks of 2 ms, run %d: %d threads (default %d)", i + 1, n, wide);
   }
   for (int i = 0; i < 2; i++) {
     int n = tiny_num_threads();
