@@ -12,11 +12,11 @@
  * keeps the region's last serial work: measured directly when it ran on
  * one thread, estimated as the first thread's busy time times the width
  * when it ran wider (its sleeps at barriers left out, not the tasks it
- * runs there: rt_team_barrier). A
- * site never seen, or whose work reached WIDE_MIN_WORK_NS (twice in a row
- * when it ran narrow), runs wide (a site's first run also pays its cold
- * start, so a small region narrows from its second or third run). Hot (spinning) workers cost no wake, so a
- * region that finds one runs wide too. OpenMP lets dyn-var adjust the
+ * runs there: rt_team_barrier). A site never seen, or whose work reached
+ * WIDE_MIN_WORK_NS (twice in a row when it ran narrow), runs wide (a
+ * site's first run also pays its cold start, so a small region narrows
+ * from its second or third run). Hot (spinning) workers cost no wake, so
+ * a region that finds one runs wide too. OpenMP lets dyn-var adjust the
  * number of threads of a parallel region; omp_set_dynamic(0) or
  * OMP_DYNAMIC=false turns this off, and it is off under Valgrind.
  *
