@@ -34,8 +34,10 @@ for t in $COV/tests/unit/test_* $COV/tests/abi/test_* $COV/tests/simdevice/test_
   timeout 300 "$t" >"$t.cov.log" 2>&1
   count "${t#$COV/tests/}" $? "$t.cov.log"
 done
-FAULTS_LIBDIR=$ROOT/$COV/lib tests/faults.sh >"$COV.faults.log" 2>&1
-count "faults.sh (log: $COV.faults.log)" $? "$COV.faults.log"
+# The fault sweep beside the corpus runs below: it is mostly one program at
+# a time, and each process adds its counts to the .gcda files under a lock.
+FAULTS_LIBDIR=$ROOT/$COV/lib tests/faults.sh >"$COV.faults.log" 2>&1 &
+faults_pid=$!
 # The clang-19 programs with their expectations checked, then the nowait
 # ones again with each construct waiting in its task.
 PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 >"$COV.programs.log" 2>&1
@@ -53,6 +55,8 @@ count "ompt.sh (log: $COV.ompt.log)" $? "$COV.ompt.log"
 SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
 count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $? "$COV.programs-wait.log"
+wait $faults_pid
+count "faults.sh (log: $COV.faults.log)" $? "$COV.faults.log"
 # obj-test/: the unit tests' objects and the server with test hooks
 # (-DSIMTARGET_TEST_HOOKS), counted with the shipped objects' runs.
 lcov -q --rc lcov_branch_coverage=1 --capture --directory $COV/obj --directory $COV/obj-test --base-directory "$ROOT" \

@@ -115,19 +115,24 @@ run_suite() { # name, script, arguments...: in the foreground
 }
 
 # The clangs of make check (CI's budget is 20 minutes on 2 cores): each ABI
-# era (13-15, 16-18, 19-21, 22) once at least, the program corpus with the
-# three newest (the oldest is the differential corpus's, against LLVM's own
-# runtime, with the newest), the golden traces with three, the checks' bug
-# programs with two. A compile is about 8 processes that each load libLLVM,
-# and the corpora are most of make check's time. CHECK_FULL=1 (make
-# check-full): every usable clang, and the fault sweep on the optimised
-# build too (make check runs it on the coverage build).
+# era (13-15, 16-18, 19-21, 22) once at least. A compile is about 8
+# processes that each load libLLVM, and the corpora are most of make
+# check's time, so no (program, clang) runs twice: clang 19's programs,
+# golden traces, profiles and OMPT runs are the coverage suite's (on the
+# instrumented build, every expectation judged as here), the others run
+# here; the differential corpus with clang 14, against LLVM 14's own
+# runtime (clang 22 has no LLVM runtime to differ from; make check-full
+# runs it). The checks' bug programs with two. CHECK_FULL=1 (make
+# check-full): every usable clang in every suite, and the fault sweep on the
+# optimised build too (make check runs it on the coverage build).
 if [ "${CHECK_FULL:-0}" = 1 ]; then
-  corpus_clangs=() traces_clangs=() diff_clangs=()
+  corpus_clangs=() traces_clangs=() diff_clangs=() timeline_clangs=() ompt_clangs=()
 else
-  corpus_clangs=(--versions "${CORPUS_CLANGS:-16 19 22}")
-  traces_clangs=(--versions "${TRACES_CLANGS:-14 19 22}")
-  diff_clangs=(--versions "${DIFF_CLANGS:-14 22}")
+  corpus_clangs=(--versions "${CORPUS_CLANGS:-16 22}")
+  traces_clangs=(--versions "${TRACES_CLANGS:-14 22}")
+  diff_clangs=(--versions "${DIFF_CLANGS:-14}")
+  timeline_clangs=(--versions "14 22")
+  ompt_clangs=(--versions "14 14@19")
   export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
 fi
 
@@ -149,12 +154,15 @@ SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
 run_suite private_install tests/private_install.sh
 run_suite traces tests/traces.sh "${traces_clangs[@]}"
 # simtarget-maps (sanitized) on mutated traces: no crash, every error a
-# line (one thread: beside the next two, whose files are their own)
-suite_start traces_fuzz tests/traces_fuzz.sh
+# line (one thread: beside the next two, whose files are their own). Each
+# seed's mutants are the same every run, so make check runs the first 5 of
+# its 15 (about a minute less); make check-full all 15.
+if [ "${CHECK_FULL:-0}" = 1 ]; then suite_start traces_fuzz tests/traces_fuzz.sh
+else suite_start traces_fuzz tests/traces_fuzz.sh --mutants 5; fi
 # OMPT for offload: the events a tool receives, checked, against expected
 # sequences and against LLVM 14's and 19's own runtimes, and clang 14's
-# programs on libomp 19 (tests/ompt.sh)
-run_suite ompt tests/ompt.sh
+# programs on libomp 19 (tests/ompt.sh; clang 19's in the coverage suite)
+run_suite ompt tests/ompt.sh "${ompt_clangs[@]}"
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
 suite_finish traces_fuzz
@@ -165,7 +173,7 @@ suite_start check_stale tests/check_stale.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
 suite_start replay tests/replay.sh
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
-run_suite timeline tests/timeline.sh
+run_suite timeline tests/timeline.sh "${timeline_clangs[@]}"
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
 suite_finish replay
@@ -175,6 +183,13 @@ suite_finish check_stale
 # 300 binaries (900 with every clang), hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
 [ "${CHECK_FULL:-0}" != 1 ] || run_suite faults tests/faults.sh
+# The instrumented build: the unit tests, the fault sweep (make check's
+# only one) beside clang 19's programs, traces, profiles and OMPT. Its
+# device processes are build/cov/lib's and its binaries no other suite of
+# this stretch runs, so it starts here, beside the mostly waiting suites
+# below (valgrind_check used 22 s of CPU in 94 s, check 63 s in 120 s,
+# mpi 84 s in 158 s).
+suite_start coverage coverage/coverage.sh
 # simtarget-check on programs with known bugs and correct ones
 # (tests/check/; mostly Valgrind, one thread: beside valgrind_check)
 suite_start check tests/check.sh
@@ -183,15 +198,13 @@ suite_start check tests/check.sh
 run_suite valgrind_check tests/valgrind_check.sh
 suite_finish check
 # remote simdevice devices over Open MPI, several ranks on this machine
-# (skipped, counted, where mpirun is absent). Mostly waiting (84 s of CPU
-# in 158 s), so it runs beside the coverage suite, the one suite whose
-# device processes are not build/lib's, which mpi.sh kills as leftovers,
-# and whose program binaries are not mpi.sh's (PROGRAMS_OUT)
+# (skipped, counted, where mpirun is absent). It kills the device processes
+# of build/lib it finds as leftovers, so it starts when no other suite's
+# can run: only the coverage suite's (build/cov/lib) run beside it, whose
+# program binaries are not mpi.sh's either (PROGRAMS_OUT).
 suite_start mpi tests/mpi.sh
-# the instrumented build: the unit tests, the fault sweep (make check's
-# only one), clang-19 programs, traces, profiles and OMPT again
-run_suite coverage coverage/coverage.sh
 suite_finish mpi
+suite_finish coverage
 
 # LLVM's runtime (the oracle's runs) writes each device image it loads to
 # /tmp/tmpfile_XXXXXX, whatever TMPDIR says, and never removes it: about
