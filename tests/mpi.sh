@@ -6,9 +6,10 @@
 #     simdevice-mpi-server rank per device), with clang 19 and 14; a few
 #     again with the device ranks spawned by the plugin (SIMDEVICE_MPI_SPAWN);
 #  1b. the differential corpus (tests/diff/, tests/programs.sh --diff) with
-#     its devices remote, MPMD, with clang 14 (MPI_DIFF_CLANGS; make check's
-#     diff suite has compiled those binaries, and judged them on LLVM 14's
-#     runtime, by then); LLVM's verdicts are LLVM's own runs (cached with the
+#     its devices remote, MPMD, each program with the first of clang 14
+#     and 19 it is for (MPI_DIFF_CLANGS, programs.sh --first-of: make
+#     check's diff suite has compiled those binaries, and judged them on
+#     LLVM's runtime, by then); LLVM's verdicts are LLVM's own runs (cached with the
 #     binary), only simtarget's go remote (PROGRAMS_SIMTARGET_RUNNER);
 #     what a remote device cannot do is skipped with its cause
 #     (mpi-skip: in the program's header);
@@ -29,18 +30,25 @@
 #     host's files, /dev/shm or pids (tests/mpi/where.c); about 40 s.
 # Skipped (counted, with the reason) where mpirun or the plugin is missing
 # (4's second machine: where not root or no unshare/ip).
-# Usage: tests/mpi.sh [--versions "19 14"]   (MPI_DIFF_CLANGS="14": the clangs of 1b)
+# Usage: tests/mpi.sh [--versions "19 14"]   (MPI_DIFF_CLANGS="14 19": the clangs of 1b)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 . tests/suite_lib.sh
 VERSIONS="19 14"
 [ "${1:-}" = --versions ] && VERSIONS=$2
-SERVER=$ROOT/build/lib/simdevice/simdevice-mpi-server
 OUT=$ROOT/build/mpi
+# Its own copy of build/lib, which every run here uses (PROGRAMS_LIBDIR,
+# tests/mpi/remote_run.sh, LD_LIBRARY_PATH): the leftover check below finds
+# this suite's device processes by their server's path, so the device
+# processes of the suites make check runs beside it are not taken for its
+# own. Outside OUT, which node2.sh hides from the second machine.
+LIB=$ROOT/build/mpi-lib
+SERVER=$LIB/simdevice/simdevice-mpi-server
+export PROGRAMS_LIBDIR=$LIB MPI_TEST_LIBDIR=$LIB
 # Its own copies of the corpus's binaries: programs.sh writes each run's
-# output beside the binary, and make check runs this suite beside the
-# coverage suite, whose programs.sh runs build/programs/19's.
+# output beside the binary, and make check runs this suite beside others
+# that run build/programs/'s.
 export PROGRAMS_OUT=$OUT/programs
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -49,10 +57,11 @@ if ! command -v mpirun >/dev/null || ! command -v mpicc >/dev/null; then
   skip "mpi: mpirun/mpicc not found (Debian: openmpi-bin libopenmpi-dev)"
   suite_end
 fi
-if [ ! -x "$SERVER" ] || [ ! -e build/lib/libomptarget.rtl.simdevice-mpi.so ]; then
-  skip "mpi: $SERVER not built (make all with Open MPI installed)"
+if [ ! -x build/lib/simdevice/simdevice-mpi-server ] || [ ! -e build/lib/libomptarget.rtl.simdevice-mpi.so ]; then
+  skip "mpi: build/lib/simdevice/simdevice-mpi-server not built (make all with Open MPI installed)"
   suite_end
 fi
+rm -rf "$LIB" && cp -a build/lib "$LIB" || { fail "mpi: cannot copy build/lib to $LIB"; suite_end; }
 if [ ! -f build/toolchains/env.sh ]; then
   skip "mpi: no build/toolchains/env.sh (tests/toolchains.sh)"
   suite_end
@@ -60,11 +69,11 @@ fi
 ENV_SH=$ROOT/build/toolchains/env.sh
 . "$ENV_SH"
 
-# Nothing of this tree's remote devices may outlive a test: the device
+# Nothing of this suite's remote devices may outlive a test: the device
 # ranks, and the device processes of their simdevice plugins (whose
-# servers are this tree's build/lib/simdevice/simdevice-server). Servers
-# running before this suite started are not its own: said once, ignored.
-SERVERS="^$ROOT/build/lib/simdevice/simdevice-(mpi-)?server"
+# servers are LIB/simdevice/simdevice-server). Servers running before this
+# suite started are not its own: said once, ignored.
+SERVERS="^$LIB/simdevice/simdevice-(mpi-)?server"
 servers_now() { pgrep -f "$SERVERS" | grep -vxF -e "${PREEXISTING:-none}"; }
 PREEXISTING=$(pgrep -f "$SERVERS")
 [ -z "$PREEXISTING" ] ||
@@ -128,7 +137,7 @@ check_left "corpus (spawned)"
 # ---- 1b. the differential corpus, devices remote (about a minute with its
 # binaries cached; all of clang 14, 19 and 22: simdevice/README.md)
 PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --diff \
-  --versions "${MPI_DIFF_CLANGS:-14}" >"$OUT/diff.log" 2>&1
+  --versions "${MPI_DIFF_CLANGS:-14 19}" --first-of >"$OUT/diff.log" 2>&1
 summary diff "$OUT/diff.log"
 check_left "differential corpus (MPMD)"
 
@@ -144,7 +153,7 @@ compile() { # N SRC: clang-N, with Open MPI's flags for an MPI program
 export -f compile
 export OUT
 compile_each 19 tests/mpi/*.c tests/programs/exit_during_kernel.c
-libpath() { eval "echo $ROOT/build/lib:\$TC_HOSTLIB_$1"; }
+libpath() { eval "echo $LIB:\$TC_HOSTLIB_$1"; }
 run() { # LOG CMD...: output in LOG.out / LOG.err, exit status returned
   local log=$1; shift
   timeout -k 5 60 "$@" >"$log.out" 2>"$log.err"

@@ -120,21 +120,33 @@ run_suite() { # name, script, arguments...: in the foreground
 # check's time, so no (program, clang) runs twice: clang 19's programs,
 # golden traces, profiles and OMPT runs are the coverage suite's (on the
 # instrumented build, every expectation judged as here), the others run
-# here; the differential corpus with clang 14, against LLVM 14's own
-# runtime (clang 22 has no LLVM runtime to differ from; make check-full
-# runs it). The checks' bug programs with two. CHECK_FULL=1 (make
-# check-full): every usable clang in every suite, and the fault sweep on the
-# optimised build too (make check runs it on the coverage build).
+# here. The coverage suite runs beside the suites after the differential
+# corpus, so none of those uses clang 19's binaries of those corpora
+# (build/programs/19, build/traces/19, ...): they are its alone. The
+# differential corpus with clang 14 against LLVM 14's own runtime, and
+# with 19 against LLVM 19's the programs of newer OpenMP that clang 14
+# cannot compile (clang 22 has no LLVM runtime to differ from; make
+# check-full runs it). The checks' bug programs with two. CHECK_FULL=1
+# (make check-full): every usable clang but 19 here (19 in the coverage
+# suite), every clang in the differential corpus, and the fault sweep on
+# the optimised build too (make check runs it on the coverage build).
 if [ "${CHECK_FULL:-0}" = 1 ]; then
-  corpus_clangs=() traces_clangs=() diff_clangs=() timeline_clangs=() ompt_clangs=()
+  tests/toolchains.sh -q >/dev/null 2>&1
+  # shellcheck disable=SC1091
+  [ -f build/toolchains/env.sh ] && . build/toolchains/env.sh
+  all_but_19=$(for n in ${TOOLCHAINS_USABLE:-}; do [ "$n" = 19 ] || printf '%s ' "$n"; done)
+  corpus_clangs=(--versions "$all_but_19") traces_clangs=(--versions "$all_but_19") diff_clangs=()
+  export STALE_VERSIONS=${STALE_VERSIONS:-14 16 22} PRIVATE_CLANGS=${PRIVATE_CLANGS:-14 16 22}
 else
   corpus_clangs=(--versions "${CORPUS_CLANGS:-16 22}")
   traces_clangs=(--versions "${TRACES_CLANGS:-14 22}")
-  diff_clangs=(--versions "${DIFF_CLANGS:-14}")
-  timeline_clangs=(--versions "14 22")
-  ompt_clangs=(--versions "14 14@19")
-  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
+  diff_clangs=(--versions "${DIFF_CLANGS:-14 19}" --first-of)
+  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-16 22} PRIVATE_CLANGS=${PRIVATE_CLANGS:-16 22}
 fi
+timeline_clangs=(--versions "14 22") ompt_clangs=(--versions "14 14@19")
+# simtarget-replay: an era each (make check-full: every usable clang)
+replay_clangs=(--versions "14 16 19 22")
+[ "${CHECK_FULL:-0}" != 1 ] || replay_clangs=()
 
 for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_* build/tests/cuda/test_*; do
   [ -x "$t" ] || continue
@@ -150,6 +162,22 @@ run_suite runtime simdevice/runtime/tests/run.sh
 run_suite entry_points tests/simdevice/entry_points.sh
 # a cold build compiles about 800 binaries (1,200 with every clang)
 SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
+# The differential corpus: every program LLVM's runtime runs correctly runs
+# correctly on simtarget (tests/diff/README.md). A cold build compiles about
+# 170 binaries (900 with every clang), hence the longer bound.
+SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
+[ "${CHECK_FULL:-0}" != 1 ] || run_suite faults tests/faults.sh
+# From here on, two long suites run beside all the others:
+# - remote simdevice devices over Open MPI, several ranks on this machine
+#   (skipped, counted, where mpirun is absent): mostly waiting (84 s of
+#   CPU in 158 s). It runs the differential corpus's binaries, so it starts
+#   after the diff suite, and on its own copy of build/lib, whose device
+#   processes are the only ones its leftover check looks at;
+# - the instrumented build: the unit tests, the fault sweep (make check's
+#   only one) beside clang 19's programs, traces, profiles and OMPT. Its
+#   binaries are its own (above); its device processes build/cov/lib's.
+suite_start mpi tests/mpi.sh
+suite_start coverage coverage/coverage.sh
 # simtarget where only root may enter, under programs that drop to nobody
 run_suite private_install tests/private_install.sh
 run_suite traces tests/traces.sh "${traces_clangs[@]}"
@@ -171,25 +199,13 @@ suite_finish traces_fuzz
 # (mostly one thread: beside the next three, whose files are their own)
 suite_start check_stale tests/check_stale.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
-suite_start replay tests/replay.sh
+suite_start replay tests/replay.sh "${replay_clangs[@]}"
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
 run_suite timeline tests/timeline.sh "${timeline_clangs[@]}"
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
 suite_finish replay
 suite_finish check_stale
-# The differential corpus: every program LLVM's runtime runs correctly runs
-# correctly on simtarget (tests/diff/README.md). A cold build compiles about
-# 300 binaries (900 with every clang), hence the longer bound.
-SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
-[ "${CHECK_FULL:-0}" != 1 ] || run_suite faults tests/faults.sh
-# The instrumented build: the unit tests, the fault sweep (make check's
-# only one) beside clang 19's programs, traces, profiles and OMPT. Its
-# device processes are build/cov/lib's and its binaries no other suite of
-# this stretch runs, so it starts here, beside the mostly waiting suites
-# below (valgrind_check used 22 s of CPU in 94 s, check 63 s in 120 s,
-# mpi 84 s in 158 s).
-suite_start coverage coverage/coverage.sh
 # simtarget-check on programs with known bugs and correct ones
 # (tests/check/; mostly Valgrind, one thread: beside valgrind_check)
 suite_start check tests/check.sh
@@ -197,12 +213,6 @@ suite_start check tests/check.sh
 # memcheck, helgrind and drd; correct programs clean (about 3 minutes)
 run_suite valgrind_check tests/valgrind_check.sh
 suite_finish check
-# remote simdevice devices over Open MPI, several ranks on this machine
-# (skipped, counted, where mpirun is absent). It kills the device processes
-# of build/lib it finds as leftovers, so it starts when no other suite's
-# can run: only the coverage suite's (build/cov/lib) run beside it, whose
-# program binaries are not mpi.sh's either (PROGRAMS_OUT).
-suite_start mpi tests/mpi.sh
 suite_finish mpi
 suite_finish coverage
 

@@ -48,8 +48,13 @@ for f in "$ROOT"/tests/timeline/bad/*.json; do
   fi
 done
 mkdir -p "$OUT"
-echo '{"not": "a profile"}' >"$OUT/not_a_profile.json"
-if msg=$("$TOOL" "$OUT/not_a_profile.json" -o "$OUT/not.svg" 2>&1); then
+# (files of this run's own: make check runs this suite beside the coverage
+# suite's run of it)
+not=$OUT/not_a_profile.$$
+echo '{"not": "a profile"}' >"$not.json"
+msg=$("$TOOL" "$not.json" -o "$not.svg" 2>&1); rc=$?
+rm -f "$not.json" "$not.svg"
+if [ $rc = 0 ]; then
   fail "simtarget-timeline renders a file that is not a profile"
 elif grep -q "simtarget-timeline: .*" <<<"$msg"; then
   ok "simtarget-timeline refuses a file that is not a profile: $msg"

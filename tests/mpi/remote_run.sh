@@ -11,7 +11,8 @@
 #   reaches NAME is Open MPI's settings' (OMPI_MCA_plm_rsh_agent, ...).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-server=$root/build/lib/simdevice/simdevice-mpi-server
+# MPI_TEST_LIBDIR: the simtarget under test (default build/lib)
+server=${MPI_TEST_LIBDIR:-$root/build/lib}/simdevice/simdevice-mpi-server
 devices=${SIMDEVICE_NUM_DEVICES:-1}
 export SIMDEVICE_NUM_DEVICES=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

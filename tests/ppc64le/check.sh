@@ -65,7 +65,10 @@ export SIMDEVICE_TEST_CC=powerpc64le-linux-gnu-gcc # test kernels (simdev_test.h
 export SIMTARGET_TEST_EMULATOR=qemu-ppc64le # tests that re-execute themselves
 
 passed=0 failed=0 skipped=0
-failures=()
+failures=() timings=()
+part_t0=$SECONDS
+# part_done NAME: the seconds since the last part ended, shown at the end
+part_done() { timings+=("$(printf '%5d s  %s' $((SECONDS - part_t0)) "$1")"); part_t0=$SECONDS; }
 count() { # passed failed skipped name
   passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3))
   [ "$2" -eq 0 ] || failures+=("$4")
@@ -139,6 +142,7 @@ for t in "$B"/tests/unit/test_* "$B"/tests/abi/test_* "$B"/tests/simdevice/test_
   fi
   run_one "$name" "$t"
 done
+part_done "test executables, 4 KiB pages"
 
 # A suite prints its own "N passed, N failed[, N skipped]" last.
 run_suite() { # name command...
@@ -157,6 +161,7 @@ run_suite() { # name command...
 RUNTIME_TESTS_BUILD=build/cross-ppc64le RUNTIME_TESTS_CFLAGS=--target=powerpc64le-linux-gnu \
   RUNTIME_TESTS_RUNNER=qemu-ppc64le \
   run_suite runtime "$ROOT/simdevice/runtime/tests/run.sh"
+part_done "device runtime tests"
 
 # Programs: host and device ppc64le, per clang's flags (toolchains.sh).
 programs() { # [64k]: the whole list, or the programs marked 64k
@@ -179,6 +184,7 @@ if [ $PROGRAMS = 1 ]; then
     count 0 1 0 "programs: tests/ppc64le/toolchains.sh failed"
   fi
 fi
+part_done "programs (toolchains, compile, run)"
 
 echo "== 64 KiB pages"
 export QEMU_PAGESIZE=65536
@@ -186,6 +192,7 @@ for name in abi/test_api abi/test_async abi/test_threads simdevice/test_queue_li
   run_one "$name@64k" "$B/tests/$name"
 done
 [ $toolchains_ok = 1 ] && run_programs programs-64k 64k
+part_done "64 KiB pages"
 
 # Part 1 of issue 18 (x86-64 host, ppc64le device), when present.
 # It runs x86-64 programs: none of the settings above. clang 19 only by
@@ -195,6 +202,9 @@ if [ -x "$ROOT/tests/ppc64le/device.sh" ]; then
     -u SIMDEVICE_TEST_CC -u SIMTARGET_TEST_EMULATOR LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" \
     PPC_VERSIONS="${PPC_DEVICE_VERSIONS:-19}" "$ROOT/tests/ppc64le/device.sh"
 fi
+part_done "ppc64le device (x86-64 host)"
+echo "time per part:"; printf '  %s\n' "${timings[@]}"
+echo "  $SECONDS s in all"
 
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failures[@]}"
