@@ -3,11 +3,15 @@
 # usable clang and run it against simtarget (or, with --llvm, against that
 # clang's own LLVM runtime, to check the programs themselves).
 #
-# Usage: tests/programs.sh [--llvm | --diff] [--versions "13 19"] [--first-of] [--device=ppc64le] [-j N] [PROGRAM.c | DIR ...]
+# Usage: tests/programs.sh [--llvm | --diff] [--versions "13 19"] [--first-of | --spread] [--device=ppc64le] [-j N] [PROGRAM.c | DIR ...]
 #
 # --first-of: each program with only the first of the --versions it is for
 # (make check's differential corpus: "14 19", clang 19 for the programs of
 # newer OpenMP that clang 14 cannot compile).
+# --spread: each program with one of the --versions, the first it is for
+# from a place in the list that its file name's checksum picks, so that
+# each clang gets about its share of the programs, the same ones every run
+# (make check's program corpus: "16 22").
 # --diff: the differential corpus (tests/diff/<family>/, or the programs and
 # folders named). Each (program, clang) runs on that clang's own LLVM runtime
 # (none exists for 22) and on simtarget, and the rule is: what LLVM's runtime
@@ -268,7 +272,7 @@ esac
 # ---------------------------------------------------------------- options
 MODE=simtarget
 VERSIONS=""
-FIRST_OF=0
+PICK=all
 JOBS=2
 PROGRAMS=()
 while [ $# -gt 0 ]; do
@@ -276,7 +280,8 @@ while [ $# -gt 0 ]; do
     --llvm) MODE=llvm ;;
     --diff) MODE=diff; export PROGRAMS_TIMEOUT=${PROGRAMS_TIMEOUT:-30} ;;
     --versions) VERSIONS=$2; shift ;;
-    --first-of) FIRST_OF=1 ;;
+    --first-of) PICK=first ;;
+    --spread) PICK=spread ;;
     --device=*) ;;
     -j) JOBS=$2; shift ;;
     -h|--help) sed -n '2,56p' "$0"; exit 0 ;;
@@ -343,16 +348,20 @@ wanted() {
   fi
 }
 
-# versions_of SRC: the clangs SRC runs with: every one of VERSIONS, or with
-# --first-of the first one it is for (the first one when it is for none, so
-# that its skip is said).
+# versions_of SRC: the clangs SRC runs with: every one of VERSIONS, or the
+# first one it is for (--first-of; from the place --spread picks), or the
+# first one when it is for none, so that its skip is said.
 versions_of() {
-  local n
-  if [ $FIRST_OF = 0 ]; then echo "$VERSIONS"; return; fi
-  for n in $VERSIONS; do
+  local -a list
+  read -r -a list <<<"$VERSIONS"
+  [ "$PICK" = all ] && { echo "$VERSIONS"; return; }
+  local start=0 i n
+  [ "$PICK" = spread ] && start=$(($(basename "$1" | cksum | cut -d' ' -f1) % ${#list[@]}))
+  for ((i = 0; i < ${#list[@]}; i++)); do
+    n=${list[$(((start + i) % ${#list[@]}))]}
     wanted "$1" "$n" >/dev/null && { echo "$n"; return; }
   done
-  echo "${VERSIONS%% *}"
+  echo "${list[$start]}"
 }
 
 # Compile everything wanted, JOBS at a time.

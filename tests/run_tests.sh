@@ -120,9 +120,10 @@ run_suite() { # name, script, arguments...: in the foreground
 # check's time, so no (program, clang) runs twice: clang 19's programs,
 # golden traces, profiles and OMPT runs are the coverage suite's (on the
 # instrumented build, every expectation judged as here), the others run
-# here. The coverage suite runs beside the suites after the differential
-# corpus, so none of those uses clang 19's binaries of those corpora
-# (build/programs/19, build/traces/19, ...): they are its alone. The
+# here, the program corpus each program with one of clang 16 and 22
+# (programs.sh --spread). The coverage suite runs beside the last suites,
+# none of which uses clang 19's binaries of those corpora
+# (build/programs/19, build/traces/19, ...), each run's output beside them. The
 # differential corpus with clang 14 against LLVM 14's own runtime, and
 # with 19 against LLVM 19's the programs of newer OpenMP that clang 14
 # cannot compile (clang 22 has no LLVM runtime to differ from; make
@@ -136,12 +137,11 @@ if [ "${CHECK_FULL:-0}" = 1 ]; then
   [ -f build/toolchains/env.sh ] && . build/toolchains/env.sh
   all_but_19=$(for n in ${TOOLCHAINS_USABLE:-}; do [ "$n" = 19 ] || printf '%s ' "$n"; done)
   corpus_clangs=(--versions "$all_but_19") traces_clangs=(--versions "$all_but_19") diff_clangs=()
-  export STALE_VERSIONS=${STALE_VERSIONS:-14 16 22} PRIVATE_CLANGS=${PRIVATE_CLANGS:-14 16 22}
 else
-  corpus_clangs=(--versions "${CORPUS_CLANGS:-16 22}")
+  corpus_clangs=(--versions "${CORPUS_CLANGS:-16 22}" --spread)
   traces_clangs=(--versions "${TRACES_CLANGS:-14 22}")
   diff_clangs=(--versions "${DIFF_CLANGS:-14 19}" --first-of)
-  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-16 22} PRIVATE_CLANGS=${PRIVATE_CLANGS:-16 22}
+  export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
 fi
 timeline_clangs=(--versions "14 22") ompt_clangs=(--versions "14 14@19")
 # simtarget-replay: an era each (make check-full: every usable clang)
@@ -167,17 +167,6 @@ SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
 # 170 binaries (900 with every clang), hence the longer bound.
 SUITE_TIMEOUT=1500 run_suite diff tests/programs.sh --diff "${diff_clangs[@]}"
 [ "${CHECK_FULL:-0}" != 1 ] || run_suite faults tests/faults.sh
-# From here on, two long suites run beside all the others:
-# - remote simdevice devices over Open MPI, several ranks on this machine
-#   (skipped, counted, where mpirun is absent): mostly waiting (84 s of
-#   CPU in 158 s). It runs the differential corpus's binaries, so it starts
-#   after the diff suite, and on its own copy of build/lib, whose device
-#   processes are the only ones its leftover check looks at;
-# - the instrumented build: the unit tests, the fault sweep (make check's
-#   only one) beside clang 19's programs, traces, profiles and OMPT. Its
-#   binaries are its own (above); its device processes build/cov/lib's.
-suite_start mpi tests/mpi.sh
-suite_start coverage coverage/coverage.sh
 # simtarget where only root may enter, under programs that drop to nobody
 run_suite private_install tests/private_install.sh
 run_suite traces tests/traces.sh "${traces_clangs[@]}"
@@ -187,6 +176,11 @@ run_suite traces tests/traces.sh "${traces_clangs[@]}"
 # its 15 (about a minute less); make check-full all 15.
 if [ "${CHECK_FULL:-0}" = 1 ]; then suite_start traces_fuzz tests/traces_fuzz.sh
 else suite_start traces_fuzz tests/traces_fuzz.sh --mutants 5; fi
+# SIMTARGET_CHECK=stale: its bug programs found with every finding they
+# expect, the correct programs (clang 19's: before the coverage suite) and
+# lessons clean, the memcheck marking (mostly one thread: beside
+# traces_fuzz and the next two, whose files are their own)
+suite_start check_stale tests/check_stale.sh
 # OMPT for offload: the events a tool receives, checked, against expected
 # sequences and against LLVM 14's and 19's own runtimes, and clang 14's
 # programs on libomp 19 (tests/ompt.sh; clang 19's in the coverage suite)
@@ -194,18 +188,28 @@ run_suite ompt tests/ompt.sh "${ompt_clangs[@]}"
 # The lessons in tutorials/: each program's output as the lesson text says.
 run_suite lessons tests/lessons.sh
 suite_finish traces_fuzz
-# SIMTARGET_CHECK=stale: its bug programs found with every finding they
-# expect, the correct programs and lessons clean, the memcheck marking
-# (mostly one thread: beside the next three, whose files are their own)
-suite_start check_stale tests/check_stale.sh
+suite_finish check_stale
+# The instrumented build: the unit tests, the fault sweep (make check's
+# only one) beside clang 19's programs, traces, profiles and OMPT. Its
+# binaries are its own (above); its device processes build/cov/lib's. It
+# runs beside the rest, mostly one-thread suites. (Beside every suite from
+# the differential corpus on, with the mpi suite too, the load on 2 CPUs
+# passed 9 and make check took longer.)
+suite_start coverage coverage/coverage.sh
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
+# (beside the coverage suite and the next two, whose files are their own)
 suite_start replay tests/replay.sh "${replay_clangs[@]}"
 # LIBOMPTARGET_PROFILE files, their SVG rendering in headless chromium
 run_suite timeline tests/timeline.sh "${timeline_clangs[@]}"
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
 suite_finish replay
-suite_finish check_stale
+# remote simdevice devices over Open MPI, several ranks on this machine
+# (skipped, counted, where mpirun is absent). It runs the differential
+# corpus's binaries (the diff suite ran before) on its own copy of
+# build/lib, whose device processes are the only ones its leftover check
+# looks at.
+suite_start mpi tests/mpi.sh
 # simtarget-check on programs with known bugs and correct ones
 # (tests/check/; mostly Valgrind, one thread: beside valgrind_check)
 suite_start check tests/check.sh
@@ -213,8 +217,8 @@ suite_start check tests/check.sh
 # memcheck, helgrind and drd; correct programs clean (about 3 minutes)
 run_suite valgrind_check tests/valgrind_check.sh
 suite_finish check
-suite_finish mpi
 suite_finish coverage
+suite_finish mpi
 
 # LLVM's runtime (the oracle's runs) writes each device image it loads to
 # /tmp/tmpfile_XXXXXX, whatever TMPDIR says, and never removes it: about
