@@ -194,13 +194,17 @@ done
 [ $toolchains_ok = 1 ] && run_programs programs-64k 64k
 part_done "64 KiB pages"
 
-# Part 1 of issue 18 (x86-64 host, ppc64le device), when present.
+# Part 1 of issue 18 (x86-64 host, ppc64le device), when present: the
+# programs of device.list (PPC_DEVICE_ALL=1: the whole corpus, 210 s
+# instead of about 110 s with clang 19).
+device_list=(--list "$ROOT/tests/ppc64le/device.list")
+[ "${PPC_DEVICE_ALL:-0}" = 1 ] && device_list=()
 # It runs x86-64 programs: none of the settings above. clang 19 only by
 # default (PPC_DEVICE_VERSIONS): 14 and 22 from scratch take 6-7 minutes more.
 if [ -x "$ROOT/tests/ppc64le/device.sh" ]; then
   run_suite device env -u QEMU_LD_PREFIX -u QEMU_PAGESIZE -u QEMU_UNSET_ENV -u SIMDEVICE_SERVER -u SIMDEVICE_TEST_HOOKS_SERVER \
     -u SIMDEVICE_TEST_CC -u SIMTARGET_TEST_EMULATOR LD_LIBRARY_PATH="$ORIG_LD_LIBRARY_PATH" \
-    PPC_VERSIONS="${PPC_DEVICE_VERSIONS:-19}" "$ROOT/tests/ppc64le/device.sh"
+    PPC_VERSIONS="${PPC_DEVICE_VERSIONS:-19}" "$ROOT/tests/ppc64le/device.sh" "${device_list[@]}"
 fi
 part_done "ppc64le device (x86-64 host)"
 echo "time per part:"; printf '  %s\n' "${timings[@]}"

@@ -11,18 +11,25 @@
 #      server run as the ppc64le one) is refused by the handshake, by name;
 #      without qemu there is no ppc64le device and the failure says why.
 #
-# Usage: tests/ppc64le/device.sh [--versions "14 19 22"] [PROGRAM.c ...]
+# Usage: tests/ppc64le/device.sh [--versions "14 19 22"] [--list FILE] [PROGRAM.c ...]
 #   PPC_VERSIONS    clang versions when --versions is not given (14 19 22)
+#   --list FILE     part 1 with the programs FILE names (one per line, '#'
+#                   starts a comment; make check-ppc64le: device.list), then
+#                   parts 2 and 3; programs named on the line: part 1 only
 # Exits 77 (skipped) when the ppc64le device cannot run here: no cross
 # compiler (so no ppc64le device process was built), no qemu-ppc64le, no
 # sysroot. Needs `make all` first. Ends with "N passed, N failed, N skipped".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 versions=${PPC_VERSIONS:-14 19 22}
-args=()
+args=() listed=()
 while [ $# -gt 0 ]; do
   case $1 in
     --versions) versions=$2; shift ;;
+    --list)
+      [ -r "$2" ] || { echo "device.sh: cannot read the list $2" >&2; exit 2; }
+      while read -r p; do listed+=("$ROOT/tests/programs/$p"); done < <(sed -e 's/#.*//' "$2" | awk 'NF {print $1}')
+      shift ;;
     *) args+=("$1") ;;
   esac
   shift
@@ -44,7 +51,8 @@ fi
 # futex timeout (in a check-ppc64le run, and in every run beside 2 busy
 # loops, stop 45's code too; x86-64 passed all 4 such runs). Costs a
 # minute: clang 19's corpus ran in 148 s two at a time, 210 s alone.
-"$ROOT/tests/programs.sh" -j 1 --device=ppc64le --versions "$versions" ${args[@]+"${args[@]}"} | tee "$ROOT/build/ppc64le-device.log"
+"$ROOT/tests/programs.sh" -j 1 --device=ppc64le --versions "$versions" ${args[@]+"${args[@]}"} \
+  ${listed[@]+"${listed[@]}"} | tee "$ROOT/build/ppc64le-device.log"
 corpus_rc=${PIPESTATUS[0]}
 [ $corpus_rc = 2 ] && exit 2
 read -r passed failed skipped < <(tail -1 "$ROOT/build/ppc64le-device.log" | sed -E 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/')
