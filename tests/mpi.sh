@@ -135,14 +135,15 @@ MPI_RUN_MODE=spawn PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests
 summary spawn "$OUT/spawn.log"
 check_left "corpus (spawned)"
 
-# ---- 1b. the differential corpus, devices remote (about a minute with its
-# binaries cached; all of clang 14, 19 and 22: simdevice/README.md). With
+# ---- 1b. the differential corpus, devices remote (simdevice/README.md). With
 # MPI_DIFF_SAMPLE=N only the programs whose file name's checksum N divides
 # (make check: a third, the same every run; make check-full: all): each
 # remote run starts mpirun and a rank, about 1.5 s of CPU.
+sample=${MPI_DIFF_SAMPLE:-1}
+[[ $sample =~ ^[1-9][0-9]*$ ]] || { fail "MPI_DIFF_SAMPLE=$sample: not a whole number from 1 up (all of 1b)"; sample=1; }
 diff_progs=()
 for f in tests/diff/*/*.c tests/diff/*/*.cpp; do
-  [ $(($(basename "$f" | cksum | cut -d' ' -f1) % ${MPI_DIFF_SAMPLE:-1})) = 0 ] && diff_progs+=("$f")
+  [ $(($(basename "$f" | cksum | cut -d' ' -f1) % sample)) = 0 ] && diff_progs+=("$f")
 done
 PROGRAMS_SIMTARGET_RUNNER=$ROOT/tests/mpi/remote_run.sh tests/programs.sh --diff \
   --versions "${MPI_DIFF_CLANGS:-14 19}" --first-of "${diff_progs[@]}" >"$OUT/diff.log" 2>&1
