@@ -38,9 +38,12 @@ done
 # a time, and each process adds its counts to the .gcda files under a lock.
 FAULTS_LIBDIR=$ROOT/$COV/lib tests/faults.sh >"$COV.faults.log" 2>&1 &
 faults_pid=$!
-# The clang-19 programs with their expectations checked, then the nowait
-# ones again with each construct waiting in its task.
-PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 >"$COV.programs.log" 2>&1
+# The program corpus with its expectations checked, each program with the
+# one clang of CORPUS_CLANGS make check's programs suite builds it with (its
+# binaries: none is compiled twice), then the nowait ones again with each
+# construct waiting in its task.
+corpus=(--versions "${CORPUS_CLANGS:-16 19 22}" --spread)
+PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh "${corpus[@]}" >"$COV.programs.log" 2>&1
 count "programs.sh (log: $COV.programs.log)" $? "$COV.programs.log"
 # The golden traces on clang 19: the trace writer runs only under
 # SIMTARGET_TRACE.
@@ -52,7 +55,7 @@ count "timeline.sh (log: $COV.timeline.log)" $? "$COV.timeline.log"
 # OMPT: its events are raised only with a tool attached.
 OMPT_LIBDIR=$ROOT/$COV/lib tests/ompt.sh --versions 19 >"$COV.ompt.log" 2>&1
 count "ompt.sh (log: $COV.ompt.log)" $? "$COV.ompt.log"
-SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh --versions 19 \
+SIMTARGET_NOWAIT=wait PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh "${corpus[@]}" \
   tests/programs/nowait_*.c >"$COV.programs-wait.log" 2>&1
 count "programs.sh, SIMTARGET_NOWAIT=wait (log: $COV.programs-wait.log)" $? "$COV.programs-wait.log"
 wait $faults_pid

@@ -8,8 +8,9 @@
 #            and its findings (the SIMTARGET_CHECK_REPORT lines, and the
 #            stderr messages) are exactly its "stale-expect:" lines;
 #   programs tests/programs/ (the correct programs, a subset: STALE_PROGRAMS
-#            or all but the few that map gigabytes) through programs.sh with
-#            the check on: each passes as without it, and its findings are
+#            or all but the few that map gigabytes) through programs.sh,
+#            each with one of CORPUS_CLANGS (default "16 19 22", --spread),
+#            with the check on: each passes as without it, and its findings are
 #            exactly its "stale-expect:" lines (none for all but a few that
 #            keep device writes on the device on purpose);
 #   lessons  every lesson's correct program.c runs clean with the check;
@@ -135,15 +136,21 @@ default_programs() {
   done
 }
 
+# The program corpus's binaries as make check's programs suite builds them
+# (CORPUS_CLANGS, --spread: each program with one clang), so that none is
+# compiled twice; programs.sh's lines say which clang each ran with.
 part_programs() {
-  local n=${STALE_CLEAN_CLANG:-19} src base why report=$OUT/programs.json
+  local src base why report=$OUT/programs.json kind file clang
   local -a progs
-  [[ " $TOOLCHAINS_USABLE " == *" $n "* ]] || { skip "programs (clang $n not usable)"; return; }
+  local -A clang_of=()
   if [ -n "${STALE_PROGRAMS:-}" ]; then read -r -a progs <<<"$STALE_PROGRAMS"
   else mapfile -t progs < <(default_programs); fi
   rm -f "$report"
   SIMTARGET_CHECK=stale SIMTARGET_CHECK_REPORT=$report \
-    "$ROOT/tests/programs.sh" --versions "$n" "${progs[@]}" >"$OUT/programs.log" 2>&1
+    "$ROOT/tests/programs.sh" --versions "${CORPUS_CLANGS:-16 19 22}" --spread "${progs[@]}" >"$OUT/programs.log" 2>&1
+  while read -r kind file clang _; do
+    clang=${clang#clang-}; clang_of[$file]=${clang%:}
+  done < <(grep -E '^(ok|FAIL) ' "$OUT/programs.log")
   if tail -1 "$OUT/programs.log" | grep -q ' 0 failed'; then
     ok "programs: $(tail -1 "$OUT/programs.log" | cut -d'(' -f1)with the check"
   else
@@ -153,7 +160,8 @@ part_programs() {
   local total=0 expected=0 bad=""
   for src in "${progs[@]}"; do
     base=$(basename "${src%.*}")
-    local err=$ROOT/build/programs/$n/$base.err
+    [ -n "${clang_of[$(basename "$src")]:-}" ] || continue
+    local err=$ROOT/build/programs/${clang_of[$(basename "$src")]}/$base.err
     [ -f "$err" ] || continue
     local want got
     want=$(expectations "$src" | awk '{ n += $3 } END { print n + 0 }')

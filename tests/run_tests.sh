@@ -57,16 +57,18 @@ run_one() { # name, command...
 # for it, shows its log's lines that are not passes and counts its summary:
 # two suites whose work is one thread each (Valgrind) share the two cores.
 declare -A suite_pid suite_t0
-# cpu_now: sets cpu_used to the CPU time (user + system) of every child
-# reaped so far, in whole seconds. `times` must run in this shell: in a
-# $(...) subshell it counts the subshell's children (none). A suite's line
-# shows what was reaped since the line before it, so suites that ran side
-# by side share their lines.
+# cpu_of FILE: the children's CPU time (user + system) in `times`'s output
+# FILE, in whole seconds.
+cpu_of() {
+  tail -n 1 "$1" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }'
+}
+# cpu_now: sets cpu_used to the CPU time of every child reaped so far.
+# `times` must run in this shell: in a $(...) subshell it counts the
+# subshell's children (none).
 cpu_now() {
   times >"$log_dir/.times"
-  cpu_used=$(tail -n 1 "$log_dir/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }')
+  cpu_used=$(cpu_of "$log_dir/.times")
 }
-cpu_mark=0
 suite_start() { # name, script, arguments...
   local name=$1 script=$2
   shift 2
@@ -77,7 +79,11 @@ suite_start() { # name, script, arguments...
     suite_pid[$name]=""
     return
   fi
-  timeout "${SUITE_TIMEOUT:-900}" "$script" "$@" >"$log_dir/$name.log" 2>&1 &
+  # The subshell's `times`: the suite's own CPU time (its processes that
+  # were waited for), whatever runs beside it.
+  rm -f "$log_dir/$name.times"
+  ( timeout "${SUITE_TIMEOUT:-900}" "$script" "$@" >"$log_dir/$name.log" 2>&1
+    rc=$?; times >"$log_dir/$name.times"; exit $rc ) &
   suite_pid[$name]=$!
 }
 suite_finish() { # name
@@ -88,9 +94,7 @@ suite_finish() { # name
     return
   fi
   wait "${suite_pid[$name]}"
-  cpu_now
-  timings+=("$(printf '%5d s  %-16s cpu %5d s' $((SECONDS - suite_t0[$name])) "$name" $((cpu_used - cpu_mark)))")
-  cpu_mark=$cpu_used
+  timings+=("$(printf '%5d s  %-16s cpu %5d s' $((SECONDS - suite_t0[$name])) "$name" "$(cpu_of "$log_dir/$name.times" 2>/dev/null)")")
   grep -Ev '^(ok|PASS|xfail|llvm-fail)' "$log" | tail -n 40
   local line
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
@@ -117,31 +121,36 @@ run_suite() { # name, script, arguments...: in the foreground
 # The clangs of make check (CI's budget is 20 minutes on 2 cores): each ABI
 # era (13-15, 16-18, 19-21, 22) once at least. A compile is about 8
 # processes that each load libLLVM, and the corpora are most of make
-# check's time, so no (program, clang) runs twice: clang 19's programs,
+# check's time, so no program is compiled twice with one clang: the program
+# corpus each program with one of CORPUS_CLANGS, 16 19 22
+# (programs.sh --spread), whose binaries check_stale and the coverage suite
+# run too (each run's output beside them, so one after another); clang 19's
 # golden traces, profiles and OMPT runs are the coverage suite's (on the
 # instrumented build, every expectation judged as here), the others run
-# here, the program corpus each program with one of clang 16 and 22
-# (programs.sh --spread). The coverage suite runs beside the last suites,
-# none of which uses clang 19's binaries of those corpora
-# (build/programs/19, build/traces/19, ...), each run's output beside them. The
+# here. The coverage suite runs beside the last suites, none of which runs
+# the binaries it runs (build/programs/, build/traces/19, ...). The
 # differential corpus with clang 14 against LLVM 14's own runtime, and
 # with 19 against LLVM 19's the programs of newer OpenMP that clang 14
 # cannot compile (clang 22 has no LLVM runtime to differ from; make
 # check-full runs it). The checks' bug programs with two. CHECK_FULL=1
-# (make check-full): every usable clang but 19 here (19 in the coverage
-# suite), every clang in the differential corpus, and the fault sweep on
-# the optimised build too (make check runs it on the coverage build).
+# (make check-full): the program corpus with every usable clang, every one
+# but 19 for the traces here (19 in the coverage suite), every clang in the
+# differential corpus, and the fault sweep on the optimised build too (make
+# check runs it on the coverage build).
+export CORPUS_CLANGS=${CORPUS_CLANGS:-16 19 22}
 if [ "${CHECK_FULL:-0}" = 1 ]; then
   tests/toolchains.sh -q >/dev/null 2>&1
   # shellcheck disable=SC1091
   [ -f build/toolchains/env.sh ] && . build/toolchains/env.sh
   all_but_19=$(for n in ${TOOLCHAINS_USABLE:-}; do [ "$n" = 19 ] || printf '%s ' "$n"; done)
-  corpus_clangs=(--versions "$all_but_19") traces_clangs=(--versions "$all_but_19") diff_clangs=()
+  corpus_clangs=(--versions "${TOOLCHAINS_USABLE:-}") traces_clangs=(--versions "$all_but_19") diff_clangs=()
 else
-  corpus_clangs=(--versions "${CORPUS_CLANGS:-16 22}" --spread)
+  corpus_clangs=(--versions "$CORPUS_CLANGS" --spread)
   traces_clangs=(--versions "${TRACES_CLANGS:-14 22}")
   diff_clangs=(--versions "${DIFF_CLANGS:-14 19}" --first-of)
   export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
+  # the lessons' programs on LLVM 19's runtime (check-full: 14's too)
+  export LESSONS_LLVM=${LESSONS_LLVM:-19}
 fi
 timeline_clangs=(--versions "14 22") ompt_clangs=(--versions "14 14@19")
 # simtarget-replay: an era each (make check-full: every usable clang)
@@ -177,7 +186,7 @@ run_suite traces tests/traces.sh "${traces_clangs[@]}"
 if [ "${CHECK_FULL:-0}" = 1 ]; then suite_start traces_fuzz tests/traces_fuzz.sh
 else suite_start traces_fuzz tests/traces_fuzz.sh --mutants 5; fi
 # SIMTARGET_CHECK=stale: its bug programs found with every finding they
-# expect, the correct programs (clang 19's: before the coverage suite) and
+# expect, the program corpus (its binaries: before the coverage suite) and
 # lessons clean, the memcheck marking (mostly one thread: beside
 # traces_fuzz and the next two, whose files are their own)
 suite_start check_stale tests/check_stale.sh
@@ -190,8 +199,9 @@ run_suite lessons tests/lessons.sh
 suite_finish traces_fuzz
 suite_finish check_stale
 # The instrumented build: the unit tests, the fault sweep (make check's
-# only one) beside clang 19's programs, traces, profiles and OMPT. Its
-# binaries are its own (above); its device processes build/cov/lib's. It
+# only one) beside the program corpus and clang 19's traces, profiles and
+# OMPT. No suite beside it runs its binaries (above); its device processes
+# are build/cov/lib's. It
 # runs beside the rest, mostly one-thread suites. (Beside every suite from
 # the differential corpus on, with the mpi suite too, the load on 2 CPUs
 # passed 9 and a warm make check took 1335 s instead of 1269 s.)
@@ -217,8 +227,10 @@ else MPI_DIFF_SAMPLE=3 suite_start mpi tests/mpi.sh --versions 19; fi
 # (tests/check/; mostly Valgrind, one thread: beside valgrind_check)
 suite_start check tests/check.sh
 # SIMDEVICE_VALGRIND: bug programs reported with variable and line under
-# memcheck, helgrind and drd; correct programs clean (about 3 minutes)
-run_suite valgrind_check tests/valgrind_check.sh
+# memcheck, helgrind and drd (make check: each with one of clang 14 and 19,
+# a Valgrind run is 5-18 s; make check-full: both); correct programs clean
+if [ "${CHECK_FULL:-0}" = 1 ]; then run_suite valgrind_check tests/valgrind_check.sh
+else run_suite valgrind_check tests/valgrind_check.sh --spread; fi
 suite_finish check
 suite_finish coverage
 suite_finish mpi

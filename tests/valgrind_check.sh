@@ -6,7 +6,10 @@
 # finding; a program whose device runs in the host process with the whole
 # program under memcheck); servers ended under a wrapper.
 #
-# Usage: tests/valgrind_check.sh [--versions "14 19"] [PROGRAM ...]
+# Usage: tests/valgrind_check.sh [--versions "14 19"] [--spread] [PROGRAM ...]
+#   --spread  each bug program with one of the clangs it is for, from a
+#             place its file name's checksum picks (make check; as
+#             programs.sh --spread), instead of each of them
 #
 # Each bug program says in header lines (see tests/valgrind/*.c):
 #   versions: 14 19     clangs to build it with (default: --versions)
@@ -30,11 +33,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 OUT=build/valgrind-check
 VERSIONS="14 19"
+SPREAD=0
 PROGS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --versions) VERSIONS=$2; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --spread) SPREAD=1 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) PROGS+=("$1") ;;
   esac
   shift
@@ -101,10 +106,23 @@ verdict() { # NAME WHY...: counts one result
   fi
 }
 
+# clangs_of SRC: the clangs of VERSIONS that SRC is built with (--spread:
+# one of them)
+clangs_of() {
+  local n list=()
+  for n in $(field "$1" versions | head -1 | grep . || echo "$VERSIONS"); do
+    case " $VERSIONS " in *" $n "*) list+=("$n") ;; esac
+  done
+  [ ${#list[@]} -gt 0 ] || return 0
+  if [ $SPREAD = 1 ]; then
+    echo "${list[$(($(basename "$1" | cksum | cut -d' ' -f1) % ${#list[@]}))]}"
+  else
+    echo "${list[*]}"
+  fi
+}
+
 for src in "${PROGS[@]}"; do
-  vers=$(field "$src" versions | head -1)
-  for n in ${vers:-$VERSIONS}; do
-    case " $VERSIONS " in *" $n "*) ;; *) continue ;; esac
+  for n in $(clangs_of "$src"); do
     name="$(basename "$src") clang-$n"
     bin=$(build "$src" "$n" "")
     if [ -z "$bin" ]; then
