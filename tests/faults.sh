@@ -5,9 +5,11 @@
 # to learn how often each plugin call site (src/fault_sites.h) and each
 # simdevice failure point (simdevice/plugin/plugin_faults.h) is reached,
 # then rerun it once per (site, call index) with exactly that one fault.
-# Sites called more than SWEEP_ALL_UP_TO times are sampled: calls 1, 2, 3,
-# the middle one and the last two. Then once per optional __tgt_rtl_
-# function made absent, and a sample of fault runs under Valgrind.
+# Sites called more than SWEEP_ALL_UP_TO times (6) are sampled: calls 1, 2,
+# 3, the middle one and the last two (with SWEEP_ALL_UP_TO under 6, as make
+# check sets 3: the first, the middle and the last). Then once per
+# optional __tgt_rtl_ function made absent, and a sample of fault runs
+# under Valgrind.
 #
 # A run passes when it ends in one of the accepted ways:
 #  * OMP_TARGET_OFFLOAD=mandatory: exit status 1 with "omptarget fatal
@@ -172,6 +174,7 @@ record() { # NAME SPEC
 samples() {
   local c=$1
   if [ "$c" -le "$SWEEP_ALL_UP_TO" ]; then seq 1 "$c"; return; fi
+  if [ "$SWEEP_ALL_UP_TO" -lt 6 ]; then printf '%s\n' 1 $((c / 2)) "$c" | sort -n -u; return; fi
   printf '%s\n' 1 2 3 $((c / 2)) $((c - 1)) "$c" | sort -n -u
 }
 

@@ -151,12 +151,21 @@ else
   export CHECK_VERSIONS=${CHECK_VERSIONS:-19 22} STALE_VERSIONS=${STALE_VERSIONS:-19 22}
   # the lessons' programs on LLVM 19's runtime (check-full: 14's too)
   export LESSONS_LLVM=${LESSONS_LLVM:-19}
+  # the fault sweep (in the coverage suite): a site reached more than 3
+  # times in a program is failed at its first, middle and last call
+  # (check-full: all of the first 6, else 6 of them; tests/faults.sh)
+  export SWEEP_ALL_UP_TO=${SWEEP_ALL_UP_TO:-3}
 fi
 timeline_clangs=(--versions "14 22") ompt_clangs=(--versions "14 14@19")
 # simtarget-replay: an era each (make check-full: every usable clang)
 replay_clangs=(--versions "14 16 19 22")
 [ "${CHECK_FULL:-0}" != 1 ] || replay_clangs=()
 
+# The coverage suite's instrumented build, now, beside the test executables
+# (mostly one thread each; niced, so that they keep the CPU they time
+# themselves on): the suite's own make, later, finds it built.
+nice -n 10 coverage/coverage.sh --build >/dev/null 2>&1 &
+cov_build=$!
 for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_* build/tests/cuda/test_*; do
   [ -x "$t" ] || continue
   run_one "${t#build/tests/}" "$t"
@@ -198,14 +207,26 @@ run_suite ompt tests/ompt.sh "${ompt_clangs[@]}"
 run_suite lessons tests/lessons.sh
 suite_finish traces_fuzz
 suite_finish check_stale
-# The instrumented build: the unit tests, the fault sweep (make check's
-# only one) beside the program corpus and clang 19's traces, profiles and
-# OMPT. No suite beside it runs its binaries (above); its device processes
-# are build/cov/lib's. It
-# runs beside the rest, mostly one-thread suites. (Beside every suite from
-# the differential corpus on, with the mpi suite too, the load on 2 CPUs
-# passed 9 and a warm make check took 1335 s instead of 1269 s.)
+# The instrumented build (built at the start): the unit tests, the fault
+# sweep (make check's only one) beside the program corpus and clang 19's
+# traces, profiles and OMPT. No suite beside it runs its binaries (above);
+# its device processes are build/cov/lib's. It runs beside the rest, mostly
+# one-thread suites. (Beside every suite from the differential corpus on,
+# with the mpi suite too, the load on 2 CPUs passed 9 and a warm make check
+# took 1335 s instead of 1269 s.)
+wait "$cov_build"
 suite_start coverage coverage/coverage.sh
+# remote simdevice devices over Open MPI, several ranks on this machine
+# (skipped, counted, where mpirun is absent). It runs the differential
+# corpus's binaries (the diff suite ran before) on its own copy of
+# build/lib, whose device processes are the only ones its leftover check
+# looks at. It starts with the coverage suite: started after grade, it
+# ended last, a minute after everything else. make check: its corpus with
+# clang 19 and a third of the differential corpus (its whole time was 12
+# minutes of a cold make check's 33, beside others); make check-full:
+# clang 19 and 14, and all.
+if [ "${CHECK_FULL:-0}" = 1 ]; then suite_start mpi tests/mpi.sh
+else MPI_DIFF_SAMPLE=3 suite_start mpi tests/mpi.sh --versions 19; fi
 # SIMTARGET_RECORD and simtarget-replay: programs recorded and replayed
 # (beside the coverage suite and the next two, whose files are their own)
 suite_start replay tests/replay.sh "${replay_clangs[@]}"
@@ -214,15 +235,6 @@ run_suite timeline tests/timeline.sh "${timeline_clangs[@]}"
 # the teachers' tool on folders of good and bad student programs
 run_suite grade tests/grade.sh
 suite_finish replay
-# remote simdevice devices over Open MPI, several ranks on this machine
-# (skipped, counted, where mpirun is absent). It runs the differential
-# corpus's binaries (the diff suite ran before) on its own copy of
-# build/lib, whose device processes are the only ones its leftover check
-# looks at. make check: its corpus with clang 19 and a third of the
-# differential corpus (its whole time was 12 minutes of a cold make
-# check's 33, beside others); make check-full: clang 19 and 14, and all.
-if [ "${CHECK_FULL:-0}" = 1 ]; then suite_start mpi tests/mpi.sh
-else MPI_DIFF_SAMPLE=3 suite_start mpi tests/mpi.sh --versions 19; fi
 # simtarget-check on programs with known bugs and correct ones
 # (tests/check/; mostly Valgrind, one thread: beside valgrind_check)
 suite_start check tests/check.sh
