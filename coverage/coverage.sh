@@ -45,7 +45,7 @@ faults_pid=$!
 # one clang of CORPUS_CLANGS make check's programs suite builds it with (its
 # binaries: none is compiled twice), then the nowait ones again with each
 # construct waiting in its task.
-corpus=(--versions "${CORPUS_CLANGS:-16 19 22}" --spread)
+corpus=(--versions "${CORPUS_CLANGS:-14 16 19 22}" --spread)
 PROGRAMS_LIBDIR=$ROOT/$COV/lib tests/programs.sh "${corpus[@]}" >"$COV.programs.log" 2>&1
 count "programs.sh (log: $COV.programs.log)" $? "$COV.programs.log"
 # The golden traces on clang 19: the trace writer runs only under

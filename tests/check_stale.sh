@@ -9,7 +9,7 @@
 #            stderr messages) are exactly its "stale-expect:" lines;
 #   programs tests/programs/ (the correct programs, a subset: STALE_PROGRAMS
 #            or all but the few that map gigabytes) through programs.sh,
-#            each with one of CORPUS_CLANGS (default "16 19 22", --spread),
+#            each with one of CORPUS_CLANGS (default "14 16 19 22", --spread),
 #            with the check on: each passes as without it, and its findings are
 #            exactly its "stale-expect:" lines (none for all but a few that
 #            keep device writes on the device on purpose);
@@ -147,7 +147,7 @@ part_programs() {
   else mapfile -t progs < <(default_programs); fi
   rm -f "$report"
   SIMTARGET_CHECK=stale SIMTARGET_CHECK_REPORT=$report \
-    "$ROOT/tests/programs.sh" --versions "${CORPUS_CLANGS:-16 19 22}" --spread "${progs[@]}" >"$OUT/programs.log" 2>&1
+    "$ROOT/tests/programs.sh" --versions "${CORPUS_CLANGS:-14 16 19 22}" --spread "${progs[@]}" >"$OUT/programs.log" 2>&1
   while read -r kind file clang _; do
     clang=${clang#clang-}; clang_of[$file]=${clang%:}
   done < <(grep -E '^(ok|FAIL) ' "$OUT/programs.log")

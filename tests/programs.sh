@@ -24,6 +24,9 @@
 #
 # Each program states what it expects in comment lines near its top:
 #   versions: 19 22        compile only with these clang versions
+#   spread-versions: 19 22 (--spread) pick among these of --versions: the
+#                          clangs that run all of the program (the others
+#                          leave out what their LLVM lacks)
 #   cflags: -fopenmp-version=51
 #   expect-exit: 1         exit status wanted (default 0)
 #   expect-stderr: REGEX   extended regex (case-insensitive) stderr must match
@@ -355,8 +358,18 @@ versions_of() {
   local -a list
   read -r -a list <<<"$VERSIONS"
   [ "$PICK" = all ] && { echo "$VERSIONS"; return; }
-  local start=0 i n
-  [ "$PICK" = spread ] && start=$(($(basename "$1" | cksum | cut -d' ' -f1) % ${#list[@]}))
+  local start=0 i n pool
+  if [ "$PICK" = spread ]; then
+    # spread-versions: the program's own choice, where one clang runs more
+    # of it than another (those of VERSIONS that it names, if any)
+    pool=$(header_field "$1" spread-versions)
+    if [ -n "$pool" ]; then
+      local -a own=()
+      for n in "${list[@]}"; do [[ " $pool " == *" $n "* ]] && own+=("$n"); done
+      [ ${#own[@]} -eq 0 ] || list=("${own[@]}")
+    fi
+    start=$(($(basename "$1" | cksum | cut -d' ' -f1) % ${#list[@]}))
+  fi
   for ((i = 0; i < ${#list[@]}; i++)); do
     n=${list[$(((start + i) % ${#list[@]}))]}
     wanted "$1" "$n" >/dev/null && { echo "$n"; return; }

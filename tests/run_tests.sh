@@ -122,7 +122,7 @@ run_suite() { # name, script, arguments...: in the foreground
 # era (13-15, 16-18, 19-21, 22) once at least. A compile is about 8
 # processes that each load libLLVM, and the corpora are most of make
 # check's time, so no program is compiled twice with one clang: the program
-# corpus each program with one of CORPUS_CLANGS, 16 19 22
+# corpus each program with one of CORPUS_CLANGS, 14 16 19 22
 # (programs.sh --spread), whose binaries check_stale and the coverage suite
 # run too (each run's output beside them, so one after another); clang 19's
 # golden traces, profiles and OMPT runs are the coverage suite's (on the
@@ -137,7 +137,7 @@ run_suite() { # name, script, arguments...: in the foreground
 # but 19 for the traces here (19 in the coverage suite), every clang in the
 # differential corpus, and the fault sweep on the optimised build too (make
 # check runs it on the coverage build).
-export CORPUS_CLANGS=${CORPUS_CLANGS:-16 19 22}
+export CORPUS_CLANGS=${CORPUS_CLANGS:-14 16 19 22}
 if [ "${CHECK_FULL:-0}" = 1 ]; then
   tests/toolchains.sh -q >/dev/null 2>&1
   # shellcheck disable=SC1091

@@ -15,6 +15,14 @@ suite_end() {
   exit $((failed > 0))
 }
 
+# list_programs FILE [MARK]: the paths of the programs of tests/programs/
+# that a list file names (the first word of a line; '#' starts a comment),
+# or only those whose second word is MARK (tests/ppc64le/*.list).
+list_programs() {
+  sed -e 's/#.*//' "$1" | awk -v only="${2:-}" 'NF && (only == "" || $2 == only) {print $1}' |
+    sed "s|^|$ROOT/tests/programs/|"
+}
+
 # build_cached SRC BIN CMD: makes BIN with the command line CMD (run in the
 # current folder, its output in BIN.log), unless BIN is newer than SRC and
 # was made by the same CMD (kept in BIN.cmd).

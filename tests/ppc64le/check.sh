@@ -27,6 +27,8 @@
 # cross sysroot (QEMU_LD_PREFIX) and tests/ppc64le/kit.sh's kit.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh" # list_programs
 B="$ROOT/build/cross-ppc64le"
 VERSIONS="14 19"
 PROGRAMS=1
@@ -170,16 +172,11 @@ RUNTIME_TESTS_BUILD=build/cross-ppc64le RUNTIME_TESTS_CFLAGS=--target=powerpc64l
 part_done "device runtime tests"
 
 # Programs: host and device ppc64le, per clang's flags (toolchains.sh).
-programs() { # [64k]: the whole list, or the programs marked 64k
-  sed -e 's/#.*//' "$ROOT/tests/ppc64le/programs.list" |
-    awk -v only="${1:-}" 'NF && (only == "" || $2 == only) {print $1}' |
-    sed "s|^|$ROOT/tests/programs/|"
-}
-run_programs() { # name [64k]
+run_programs() { # name [64k]: the whole list, or the programs marked 64k
   # shellcheck disable=SC2046
   PROGRAMS_ENV_SH="$B/toolchains/env.sh" PROGRAMS_OUT="$B/programs" PROGRAMS_LIBDIR="$B/lib" \
     PROGRAMS_RUNNER=qemu-ppc64le PROGRAMS_TIMEOUT=120 \
-    run_suite "$1" "$ROOT/tests/programs.sh" --versions "$VERSIONS" $(programs "${2:-}")
+    run_suite "$1" "$ROOT/tests/programs.sh" --versions "$VERSIONS" $(list_programs "$ROOT/tests/ppc64le/programs.list" "${2:-}")
 }
 toolchains_ok=0
 if [ $PROGRAMS = 1 ]; then

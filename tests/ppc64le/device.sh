@@ -27,21 +27,21 @@ versions=${PPC_VERSIONS:-14 19 22}
 # every start: data_struct.c ran in 0.68 s at the default (the machine's
 # 24 GiB), 0.22 s with 4G (2026-11-29). 4G holds big_arrays.c's 3.5 GiB.
 export SIMDEVICE_MEMORY=${SIMDEVICE_MEMORY:-4G}
+# shellcheck source=tests/suite_lib.sh
+. "$ROOT/tests/suite_lib.sh"
 args=() listed=()
 while [ $# -gt 0 ]; do
   case $1 in
     --versions) versions=$2; shift ;;
     --list)
       [ -r "$2" ] || { echo "device.sh: cannot read the list $2" >&2; exit 2; }
-      while read -r p; do listed+=("$ROOT/tests/programs/$p"); done < <(sed -e 's/#.*//' "$2" | awk 'NF {print $1}')
+      mapfile -t listed < <(list_programs "$2")
       shift ;;
     *) args+=("$1") ;;
   esac
   shift
 done
 
-# shellcheck source=tests/suite_lib.sh
-. "$ROOT/tests/suite_lib.sh"
 why=$(ppc64le_device_missing "$ROOT")
 if [ -z "$why" ] && [ ! -x "$ROOT/build/bin/simtarget-config" ]; then
   why="build/bin/simtarget-config is missing: run make all"

@@ -7,6 +7,7 @@
  * and by kernels (is_device_ptr).
  * cflags: -fopenmp-version=51
  * versions: 14 16 19 22
+ * spread-versions: 19 22
  * expect: every copy, fill and shared update lands where asked, in order. */
 #include <omp.h>
 #include <stdlib.h>
