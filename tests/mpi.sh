@@ -51,6 +51,13 @@ export PROGRAMS_LIBDIR=$LIB MPI_TEST_LIBDIR=$LIB
 # output beside the binary, and make check runs this suite beside others
 # that run build/programs/'s.
 export PROGRAMS_OUT=$OUT/programs
+# A run's bound: big_arrays.c touches one element per MiB of 3.5 GiB, and
+# a device rank's memory is on 2 MiB pages (huge_memory.c), each first
+# touch a whole page to clear: 8.1 s alone on the 2-core VM, where the
+# host backs each new guest page lazily (0.77 s with
+# SIMDEVICE_MPI_HUGE_PAGES=0; 2026-11-30), and past 60 s once beside the
+# coverage suite.
+export PROGRAMS_TIMEOUT=${PROGRAMS_TIMEOUT:-180}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 

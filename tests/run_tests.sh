@@ -161,11 +161,6 @@ timeline_clangs=(--versions "14 22") ompt_clangs=(--versions "14 14@19")
 replay_clangs=(--versions "14 16 19 22")
 [ "${CHECK_FULL:-0}" != 1 ] || replay_clangs=()
 
-# The coverage suite's instrumented build, now, beside the test executables
-# (mostly one thread each; niced, so that they keep the CPU they time
-# themselves on): the suite's own make, later, finds it built.
-nice -n 10 coverage/coverage.sh --build >/dev/null 2>&1 &
-cov_build=$!
 for t in build/tests/unit/test_* build/tests/abi/test_* build/tests/simdevice/test_* build/tests/cuda/test_*; do
   [ -x "$t" ] || continue
   run_one "${t#build/tests/}" "$t"
@@ -177,6 +172,13 @@ run_suite layers tests/layers.sh
 # the seed corpus (every rejection path) runs clean under AddressSanitizer.
 run_one "fuzz/fuzz_images (2000 inputs)" make --no-print-directory fuzz FUZZ_RUNS=2000
 run_suite runtime simdevice/runtime/tests/run.sh
+# The coverage suite's instrumented build, now, beside entry_points (one
+# thread) and the program corpus's compiles (niced): the suite's own make,
+# later, finds it built. Not beside the test executables and the device
+# runtime's tests, some of which time themselves (t_dynamic failed beside
+# it once).
+nice -n 10 coverage/coverage.sh --build >/dev/null 2>&1 &
+cov_build=$!
 run_suite entry_points tests/simdevice/entry_points.sh
 # about 130 binaries from scratch (500 with every clang but 19)
 SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
