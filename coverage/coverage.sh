@@ -8,7 +8,8 @@
 # does the floor: the line coverage of src/ against coverage/floor (raise it
 # as tests grow). Ends with "N passed, N failed"; exits 1 if any failed.
 # --build: only the instrumented build (make check starts it early, beside
-# the test executables; the run's own make then has nothing left to do).
+# entry_points and the program corpus; the run's own make then has nothing
+# left to do, and says why if that early build failed).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"

@@ -180,7 +180,7 @@ run_suite runtime simdevice/runtime/tests/run.sh
 nice -n 10 coverage/coverage.sh --build >/dev/null 2>&1 &
 cov_build=$!
 run_suite entry_points tests/simdevice/entry_points.sh
-# about 130 binaries from scratch (500 with every clang but 19)
+# about 130 binaries from scratch (about 600 with every usable clang)
 SUITE_TIMEOUT=1500 run_suite programs tests/programs.sh "${corpus_clangs[@]}"
 # The differential corpus: every program LLVM's runtime runs correctly runs
 # correctly on simtarget (tests/diff/README.md). A cold build compiles about
@@ -209,7 +209,7 @@ run_suite ompt tests/ompt.sh "${ompt_clangs[@]}"
 run_suite lessons tests/lessons.sh
 suite_finish traces_fuzz
 suite_finish check_stale
-# The instrumented build (built at the start): the unit tests, the fault
+# The instrumented build (built beside entry_points): the unit tests, the fault
 # sweep (make check's only one) beside the program corpus and clang 19's
 # traces, profiles and OMPT. No suite beside it runs its binaries (above);
 # its device processes are build/cov/lib's. It runs beside the rest, mostly
