@@ -113,7 +113,7 @@ EXPORT void __kmpc_set_thread_limit(UNUSED ident_t *loc, UNUSED int32_t gtid, in
   if (limit > 0) {
     m->team->thread_limit = rt_pick_thread_limit(limit);
     m->team->default_threads = rt_pick_default_threads(limit, 1);
-    m->team->default_adaptive = rt_default_threads_adaptive(limit);
+    m->team->default_adaptive = rt_default_threads_adaptive();
   }
 }
 
@@ -225,8 +225,15 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
     start = rt_now_ns();
   }
   run_implicit_task(&t, 0, m);
-  if (adaptive) /* thread 0's share of the work, times the width */
-    rt_width_record(microtask, (rt_now_ns() - start - t.forker_wait_ns) * (1 + got), 1 + got);
+  if (adaptive) {
+    /* Thread 0's share of the work times the width; past the CPUs, its
+     * time also holds the turns its siblings had on its CPU, so times the
+     * CPUs (16 threads on 2 CPUs otherwise looked 8 times the work, and a
+     * tiny region stayed wide). */
+    int32_t cpus = rt_caps()->ncpus;
+    int32_t share = 1 + got < cpus ? 1 + got : cpus;
+    rt_width_record(microtask, (rt_now_ns() - start - t.forker_wait_ns) * share, 1 + got);
+  }
 
   rt_count_await_zero(&t.workers_running);
   rt_pool_release(workers, got);
@@ -605,7 +612,7 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   lr.league.thread_limit = rt_pick_thread_limit(tl);
   int32_t runners = rt_pick_runners(lr.league.nteams, tl);
   lr.league.default_threads = rt_pick_default_threads(tl, runners);
-  lr.league.default_adaptive = rt_default_threads_adaptive(tl);
+  lr.league.default_adaptive = rt_default_threads_adaptive();
   lr.microtask = (void *)microtask;
   lr.argc = argc;
   lr.args = args;

@@ -198,9 +198,9 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
   return clamp(want, 1, limit);
 }
 
-HIDDEN int32_t rt_default_threads_adaptive(int32_t requested)
+HIDDEN int32_t rt_default_threads_adaptive(void)
 {
-  return !width_honoured(requested) && rt_caps()->default_threads <= 0;
+  return rt_caps()->default_threads <= 0;
 }
 
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads)
@@ -320,7 +320,7 @@ HIDDEN void rt_launch_context_set(struct rt_team *t, struct rt_member *m, int32_
 {
   t->thread_limit = rt_pick_thread_limit(thread_limit);
   t->default_threads = rt_pick_default_threads(thread_limit, 1);
-  t->default_adaptive = rt_default_threads_adaptive(thread_limit);
+  t->default_adaptive = rt_default_threads_adaptive();
   m->launch_num_teams = num_teams;
   m->launch_thread_limit = thread_limit;
 }

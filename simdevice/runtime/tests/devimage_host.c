@@ -10,6 +10,7 @@
 
 #include "../simdev_rt.h"
 
+void omp_set_dynamic(int on); /* the runtime's (omp.h is clang's) */
 
 int main(int argc, char **argv)
 {
@@ -30,6 +31,9 @@ int main(int argc, char **argv)
   }
   int failures = 0;
   for (int rep = 0; rep < 5; rep++) {
+    /* dyn-var off from rep 3: the width is then the thread_limit's */
+    if (rep == 3)
+      omp_set_dynamic(0);
     static int a[1000];
     int info[4] = {0};
     uint64_t args[3];
@@ -47,9 +51,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < 1000; i++)
       wrong += a[i] != 2 * i;
     /* num_teams(3) thread_limit(2): 3 teams, each parallel region 2 threads
-     * wide (a thread_limit within the launch's thread budget is the width). */
-    int width = 2;
-    if (wrong || info[0] != 3 || info[1] != width || info[2] != 2 || info[3] != 7) {
+     * wide (a thread_limit within the launch's thread budget is the width),
+     * or 1 where dyn-var narrowed a region too small to share. */
+    int width_ok = rep >= 3 ? info[1] == 2 : info[1] == 1 || info[1] == 2;
+    if (wrong || info[0] != 3 || !width_ok || info[2] != 2 || info[3] != 7) {
       fprintf(stderr, "rep %d: %d wrong elements, num_teams=%d num_threads=%d thread_limit=%d mark=%d\n",
               rep, wrong, info[0], info[1], info[2], info[3]);
       failures++;

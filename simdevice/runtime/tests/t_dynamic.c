@@ -1,5 +1,6 @@
 /* dyn-var (adaptive_width.c): a parallel region of the runtime's default
- * width runs on one thread once it has shown too little work to share,
+ * width (a team's thread_limit too) runs on one thread once it has shown
+ * too little work to share,
  * stays wide when its work is large (its sleeps at a barrier not counted as
  * work, the tasks it runs there counted), and keeps its width with
  * num_threads or omp_set_dynamic(0). */
@@ -78,6 +79,21 @@ static int tasks_region(void)
   return n;
 }
 
+/* A team of thread_limit(8), wider than 2 CPUs: the width is the limit's,
+ * and thread 0's time holds its siblings' turns on its CPU (256 such teams
+ * a launch took 80 ms while that read as work and kept them wide). */
+static int tiny_in_team(void)
+{
+  int n = 0;
+#pragma omp teams num_teams(1) thread_limit(8)
+#pragma omp parallel
+  {
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
 static int tiny_num_threads(void)
 {
   int n = 0;
@@ -89,25 +105,32 @@ static int tiny_num_threads(void)
   return n;
 }
 
-/* A tiny region narrows to one thread, for good, within RUNS runs; one
- * with a barrier too. */
-static void check_narrowing(int wide)
+/* region() narrows to one thread, for good, within RUNS runs. */
+static void check_narrows(int (*region)(void), const char *what, int wide)
 {
   /* first seen: as wide as the default; then, too small: one thread (a
    * wide run's estimate errs upwards: its first run pays the cold start,
    * and thread 0 may wait for the CPU its partner holds), for good */
-  int first = tiny(), narrow_at = 0;
+  int first = region(), narrow_at = 0;
   let_workers_sleep();
   for (int i = 2; i <= RUNS; i++) {
-    int n = tiny();
+    int n = region();
     let_workers_sleep();
     if (n == 1 && !narrow_at)
       narrow_at = i;
-    CHECK(!narrow_at || n == 1, "a tiny region, run %d: %d threads after 1 at run %d", i, n,
+    CHECK(!narrow_at || n == 1, "%s, run %d: %d threads after 1 at run %d", what, i, n,
           narrow_at);
   }
-  CHECK(first == wide && narrow_at > 0, "a tiny region: %d threads first, 1 from run %d of %d",
-        first, narrow_at, RUNS);
+  CHECK(first == wide && narrow_at > 0, "%s: %d threads first (want %d), 1 from run %d of %d",
+        what, first, wide, narrow_at, RUNS);
+}
+
+/* A tiny region narrows to one thread, for good, within RUNS runs; one in
+ * a team of thread_limit(8) and one with a barrier too. */
+static void check_narrowing(int wide)
+{
+  check_narrows(tiny, "a tiny region", wide);
+  check_narrows(tiny_in_team, "a tiny region in a team of thread_limit(8)", 8);
   int after = 0;
   for (int i = 0; i < RUNS; i++) {
     after = tiny_with_barrier();
@@ -152,8 +175,10 @@ int main(void)
   }
   omp_set_dynamic(0);
   int fixed = tiny();
-  CHECK(omp_get_dynamic() == 0 && fixed == wide,
-        "after omp_set_dynamic(0): dynamic %d, a tiny region %d threads (default %d)",
-        omp_get_dynamic(), fixed, wide);
+  int fixed_team = tiny_in_team();
+  CHECK(omp_get_dynamic() == 0 && fixed == wide && fixed_team == 8,
+        "after omp_set_dynamic(0): dynamic %d, a tiny region %d threads (default %d), in a team "
+        "of thread_limit(8) %d",
+        omp_get_dynamic(), fixed, wide, fixed_team);
   CHECK_DONE();
 }
