@@ -65,6 +65,7 @@ teams_dpf_1024trips_us max 1.5
 parallel_for_4096_us max 1.5
 back_to_back_us max 1.5
 gpu_sized_ms max 1.5
+gpu_sized_small_limit_ms max 1.5
 new_object_64B_us plus_page page_shared_new_us
 map_tofrom_4KiB_GBps min 0.5
 map_tofrom_16KiB_GBps min 0.5

@@ -17,6 +17,11 @@
  *                           thread_limit(L) reduction(+)` over 4096 doubles
  *                           for T = 1..256 and L = 32, 64, ..., 1024 (1536
  *                           launches; median of 3 sweeps)
+ *   gpu_sized_small_limit_ms  the same for L = 4, 8, 16 (768 launches):
+ *                           limits within the device's thread budget,
+ *                           which are a team's width until dyn-var narrows
+ *                           a region too small to share (80 ms a launch at
+ *                           L = 16 while it did not)
  * Figures, not a test: nothing here asserts a time; a wrong result exits 1.
  */
 #include <omp.h>
@@ -80,9 +85,9 @@ static double parallel_for(void) {
   return a[N - 1] == (double)ROUNDS * ITERS ? t[ROUNDS / 2] : -1;
 }
 
-static double gpu_sized_sweep(const double *v, int n) {
+static double gpu_sized_sweep(const double *v, int n, int low, int high) {
   double total = 0;
-  for (int L = 32; L <= 1024; L *= 2)
+  for (int L = low; L <= high; L *= 2)
     for (int T = 1; T <= 256; T++) {
       double sum = 0;
 #pragma omp target teams distribute parallel for num_teams(T) thread_limit(L) \
@@ -94,7 +99,8 @@ static double gpu_sized_sweep(const double *v, int n) {
   return total;
 }
 
-static int gpu_sized(void) {
+/* The median of 3 sweeps of thread limits low, 2 low, ..., high. */
+static int gpu_sized(const char *metric, int low, int high) {
   enum { N = 4096, SWEEPS = 3 };
   static double v[N];
   for (int i = 0; i < N; i++)
@@ -102,18 +108,21 @@ static int gpu_sized(void) {
   double want = 0;
   for (int i = 0; i < N; i++)
     want += v[i];
-  want *= 6 * 256;
+  int limits = 0;
+  for (int L = low; L <= high; L *= 2)
+    limits++;
+  want *= limits * 256;
   double t[SWEEPS];
   int wrong = 0;
 #pragma omp target enter data map(to : v[0:N])
   for (int r = 0; r < SWEEPS; r++) {
     double t0 = omp_get_wtime();
-    wrong += gpu_sized_sweep(v, N) != want;
+    wrong += gpu_sized_sweep(v, N, low, high) != want;
     t[r] = (omp_get_wtime() - t0) * 1e3;
   }
 #pragma omp target exit data map(delete : v[0:N])
   qsort(t, SWEEPS, sizeof(t[0]), cmp_double);
-  report("gpu_sized_ms", t[SWEEPS / 2], "ms");
+  report(metric, t[SWEEPS / 2], "ms");
   if (wrong)
     fprintf(stderr, "bench_kernels: %d GPU-sized sweeps summed wrong\n", wrong);
   return wrong;
@@ -149,7 +158,8 @@ int main(void) {
   report("back_to_back_us", seconds / KERNELS * 1e6, "us");
 
 #pragma omp target exit data map(from : d[0:LEN])
-  int wrong = gpu_sized() + (pf < 0);
+  int wrong = gpu_sized("gpu_sized_ms", 32, 1024) +
+              gpu_sized("gpu_sized_small_limit_ms", 4, 16) + (pf < 0);
   for (int i = 0; i < LEN; i++)
     wrong += data[i] != (i < SMALL ? (double)KERNELS : 0.0);
   if (wrong)
