@@ -82,6 +82,10 @@ HIDDEN int rt_dynamic_threads(void);
 HIDDEN int rt_width_adapts(void); /* dyn-var on, and not under Valgrind */
 HIDDEN int rt_width_too_small(const void *site);
 HIDDEN void rt_width_record(const void *site, int64_t work_ns, int threads);
+/* Whether this run of a region narrowed for being too small is timed (and
+ * recorded): about 1 in 16, at random, so that one that grew widens again
+ * (the calling thread's own state). */
+HIDDEN int rt_width_time_narrow_run(void);
 
 /* ------------------------------------------------------------ locks */
 /* A futex mutex in one 32-bit word (0 free, 1 held, 2 held with waiters);
