@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define SIMDEV_PROTO_MAGIC 0x53494d44u /* "SIMD" */
-#define SIMDEV_PROTO_VERSION 15
+#define SIMDEV_PROTO_VERSION 16
 
 /* File descriptors the server finds already open at start. */
 #define SIMDEV_FD_CONTROL 3
@@ -81,8 +81,10 @@ enum simdev_slot_state {
 enum simdev_command {
   SIMDEV_CMD_NOP = 0,     /* only applies the protection changes */
   SIMDEV_CMD_STAGE = 1,   /* append bounce[0, a[0]) to the staged image; a[1]=1 starts a new one */
-  SIMDEV_CMD_LOAD = 2,    /* dlopen the staged image; bounce holds a[0] names (NUL-separated);
-                             reply: a[0] = image id, bounce = u64 address per name */
+  SIMDEV_CMD_LOAD = 2,    /* dlopen the staged image; bounce holds a[0] names (NUL-separated,
+                             a[1] bytes), then, when a[2] > 0, the whole image (a[2] bytes;
+                             no STAGE before); reply: a[0] = image id, bounce = u64
+                             address per name */
   SIMDEV_CMD_UNLOAD = 3,  /* dlclose image a[0] */
   SIMDEV_CMD_RUN = 4,     /* call a[0] with args[0, a[1]); a[2]=num_teams, a[3]=thread_limit;
                              a[5] = how (enum simdev_call);

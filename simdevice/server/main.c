@@ -254,11 +254,21 @@ static void slot_reply(struct simdev_slot *s, int rc) {
 /* LOAD: the image staged last, with s->a[0] entry names (s->a[1] bytes)
  * in the bounce area, which gets their addresses back. */
 static int serve_load(struct simdev_slot *s) {
-  uint64_t count = s->a[0], names_len = s->a[1], id = 0;
+  uint64_t count = s->a[0], names_len = s->a[1], elf_size = s->a[2], id = 0;
   if (names_len > ctl->bounce_size || count > ctl->bounce_size / 8) {
     snprintf(s->message, sizeof s->message, "entry names do not fit");
     return -1;
   }
+  if (elf_size > ctl->bounce_size - names_len) {
+    snprintf(s->message, sizeof s->message,
+             "an image of %llu bytes does not fit beside %llu bytes of names",
+             (unsigned long long)elf_size, (unsigned long long)names_len);
+    return -1;
+  }
+  /* The image came with the LOAD (protocol.h), not staged before it. */
+  if (elf_size > 0 && images_stage(bounce + names_len, elf_size, 1, s->message,
+                                   sizeof s->message) != 0)
+    return -1;
   /* Names are read from a private copy because results overwrite bounce. */
   int rc;
   char *names = malloc(names_len ? names_len : 1);
