@@ -46,8 +46,7 @@ static int send_image(struct sim_device *dev, const struct plugin_image *img,
                       uint64_t *addrs, uint64_t *server_id) {
   struct simdev_slot *s = &dev->ctl->slot;
   int inline_elf = img->names_len + img->elf_size <= SIMDEV_BOUNCE_SIZE;
-  size_t done = 0;
-  while (!inline_elf) {
+  for (size_t done = 0; !inline_elf && done < img->elf_size;) {
     size_t n = img->elf_size - done;
     if (n > SIMDEV_BOUNCE_SIZE)
       n = SIMDEV_BOUNCE_SIZE;
@@ -63,8 +62,6 @@ static int send_image(struct sim_device *dev, const struct plugin_image *img,
     if (channel_send(dev, SIMDEV_CMD_STAGE, NULL) != 0)
       return -1;
     done += n;
-    if (done >= img->elf_size)
-      break;
   }
   memcpy(dev->bounce, img->names, img->names_len);
   s->a[0] = img->count;

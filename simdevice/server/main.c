@@ -251,8 +251,9 @@ static void slot_reply(struct simdev_slot *s, int rc) {
     server_futex_wake(&s->state);
 }
 
-/* LOAD: the image staged last, with s->a[0] entry names (s->a[1] bytes)
- * in the bounce area, which gets their addresses back. */
+/* LOAD: the image staged last, or the s->a[2] bytes after the names, with
+ * s->a[0] entry names (s->a[1] bytes) in the bounce area, which gets their
+ * addresses back. */
 static int serve_load(struct simdev_slot *s) {
   uint64_t count = s->a[0], names_len = s->a[1], elf_size = s->a[2], id = 0;
   if (names_len > ctl->bounce_size || count > ctl->bounce_size / 8) {
