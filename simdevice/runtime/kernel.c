@@ -78,6 +78,11 @@ int simdev_rt_kernel_begin(int32_t num_teams, int32_t thread_limit)
   return 0;
 }
 
+void simdev_rt_set_launch_waiter(const _Atomic uint32_t *sleeping)
+{
+  rt_set_launch_waiter(sleeping);
+}
+
 void simdev_rt_kernel_prepare(void)
 {
   struct launch_state *l = launch_state();

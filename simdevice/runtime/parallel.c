@@ -405,48 +405,77 @@ static int32_t claim_teams(struct league_run *lr, int32_t *first)
   }
 }
 
-/* Wakes the workers the forking thread did not wake at once, when the
- * league has run `worth_ns` without them (league_fork_and_run). The forking
- * thread's own: no other thread reads it. */
-struct deferred_wake {
+static void league_worker(void *arg);
+static void league_worker_done(void *arg);
+
+/* The workers the forking thread did not start at once, each in one of
+ * these states (league_fork_and_run), and what brings it to the next:
+ *   LATER_POST  not posted: a short league left this CPU to a spinning
+ *               waiter (rt_launch_waiter_spins); posted once it sleeps;
+ *   LATER_WAKE  posted to a sleeping worker: woken once the league has
+ *               run worth_ns without it;
+ *   LATER_NONE  started, or nothing left to do.
+ * The forking thread's own: no other thread reads it. */
+enum { LATER_NONE, LATER_WAKE, LATER_POST };
+struct deferred_start {
+  struct league_run *lr;
   struct rt_worker **workers;
-  unsigned char *wake_later;
+  unsigned char *later;
   int got;
-  int pending; /* workers still to wake */
+  int pending; /* workers not LATER_NONE */
   int64_t start;
   uint32_t teams_run; /* by the forking thread, while workers are pending */
   int64_t worth_ns;
-  int64_t woken; /* when the workers were woken, 0 while none is */
+  int64_t woken; /* when workers were first woken, 0 while none is */
 };
 
-/* The forking thread, between two teams: wakes the deferred workers once
- * the league has run dw->worth_ns without them. */
-static void wake_deferred_if_due(struct deferred_wake *dw)
+/* Worker w's next step, due now. */
+static void start_deferred(struct deferred_start *ds, int w, int64_t now)
 {
-  if (!dw || !dw->pending)
+  if (ds->later[w] == LATER_POST) {
+    if (!rt_pool_post(ds->workers[w], league_worker, league_worker_done, ds->lr)) {
+      ds->later[w] = LATER_NONE; /* it was spinning and took the job */
+      ds->pending--;
+      return;
+    }
+    ds->later[w] = LATER_WAKE;
+    if (now - ds->start < ds->worth_ns)
+      return;
+  }
+  if (!ds->woken)
+    ds->woken = now;
+  rt_pool_wake(ds->workers[w]);
+  ds->later[w] = LATER_NONE;
+  ds->pending--;
+}
+
+/* The forking thread, between two teams: posts the held workers once the
+ * waiter sleeps, wakes the posted ones once the league has run
+ * ds->worth_ns without them. */
+static void start_deferred_if_due(struct deferred_start *ds)
+{
+  if (!ds || !ds->pending)
     return;
   /* The clock after each of the first teams (a long team wakes the workers
    * after itself), then after every fourth: reading it after each of
    * hundreds of short teams was 4% of a GPU-shaped league. */
-  dw->teams_run++;
-  if (dw->teams_run > 4 && (dw->teams_run & 3) != 0)
+  ds->teams_run++;
+  if (ds->teams_run > 4 && (ds->teams_run & 3) != 0)
     return;
+  int waiter_spins = rt_launch_waiter_spins();
   int64_t now = rt_now_ns();
-  if (now - dw->start < dw->worth_ns)
-    return;
-  dw->woken = now;
-  for (int w = 0; w < dw->got; w++)
-    if (dw->wake_later[w])
-      rt_pool_wake(dw->workers[w]);
-  dw->pending = 0;
+  for (int w = 0; w < ds->got; w++)
+    if (ds->later[w] == LATER_WAKE ? now - ds->start >= ds->worth_ns
+                                   : ds->later[w] == LATER_POST && !waiter_spins)
+      start_deferred(ds, w, now);
 }
 
 /* Each runner (the forking thread and every worker that starts) claims
  * teams until none is left: teams run at once when the workers get CPUs,
  * and a small league finishes on the forking thread alone when they do not
- * (their jobs are then revoked). `dw`: the forking thread's deferred
- * wakes, NULL on workers. */
-static int32_t league_runner(struct league_run *lr, struct deferred_wake *dw)
+ * (their jobs are then revoked). `ds`: the forking thread's deferred
+ * starts, NULL on workers. */
+static int32_t league_runner(struct league_run *lr, struct deferred_start *ds)
 {
   struct rt_team t;
   if (rt_team_init(&t, 1, NULL) != 0) {
@@ -456,7 +485,7 @@ static int32_t league_runner(struct league_run *lr, struct deferred_wake *dw)
   int32_t first, n, ran = 0;
   while ((n = claim_teams(lr, &first)) > 0) {
     for (int32_t i = first; i < first + n; i++) {
-      wake_deferred_if_due(dw);
+      start_deferred_if_due(ds);
       run_team(lr, &t, i);
     }
     ran += n;
@@ -539,45 +568,71 @@ static int64_t wake_latency_sample(int64_t had_ns, int32_t their_teams, int work
   return missing > 0 ? missing : 0;
 }
 
-/* The forking thread's share of a league: posts a job to each worker, wakes
- * the sleeping ones at once unless this region took under wake_worth_ns()
- * on one thread last time (then only once the league has run that long),
- * runs teams until none is left, takes back the jobs no worker began, waits
- * for the rest, and keeps the region's history. */
+/* Teams shorter than this (the region's history) leave the CPU of a
+ * spinning launch waiter to it: the workers held back are posted within a
+ * few teams of the waiter going to sleep. Longer ones start every worker
+ * at once, as a held worker would wait a whole team. */
+#define HOLD_TEAM_MAX_NS WAKE_WORTH_MIN_NS
+
+/* How many of `got` workers start at once: all, or, while the launch's
+ * waiter spins on one of the CPUs (rt_launch_waiter_spins) and the
+ * region's teams are short, those left beside it and the forking thread.
+ * On 2 CPUs a second runner beside the spinning host thread made 256 teams
+ * of 16 elements slower than one runner (median of 8 runs each: 47 us a
+ * launch against 37 us), the three threads taking turns on two CPUs. */
+static int workers_started_at_once(const struct league_run *lr, int got, int64_t last)
+{
+  if (last < 0 || last / lr->league.nteams >= HOLD_TEAM_MAX_NS || !rt_launch_waiter_spins())
+    return got;
+  int32_t left = rt_caps()->ncpus - 2;
+  return left < 0 ? 0 : left < got ? left : got;
+}
+
+/* The forking thread's share of a league: posts a job to each worker it
+ * starts at once (workers_started_at_once; the others when the waiter
+ * sleeps), wakes the sleeping ones at once unless this region took under
+ * wake_worth_ns() on one thread last time (then only once the league has
+ * run that long), runs teams until none is left, takes back the jobs no
+ * worker began, waits for the rest, and keeps the region's history. */
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
-                                unsigned char *wake_later, int got)
+                                unsigned char *later, int got)
 {
   int64_t last, wake_ns;
   history_get(lr->microtask, &last, &wake_ns);
-  struct deferred_wake dw = {workers, wake_later, got, 0, rt_now_ns(), 0, wake_worth_ns(wake_ns), 0};
-  int defer = last >= 0 && last < dw.worth_ns;
+  struct deferred_start ds = {lr, workers, later, got, 0, rt_now_ns(), 0, wake_worth_ns(wake_ns), 0};
+  int defer = last >= 0 && last < ds.worth_ns;
+  int at_once = workers_started_at_once(lr, got, last);
   lr->runners = 1 + got;
   atomic_store(&lr->running, (uint32_t)got);
   for (int i = 0; i < got; i++) {
-    wake_later[i] = 0;
-    if (rt_pool_post(workers[i], league_worker, league_worker_done, lr)) {
+    later[i] = LATER_NONE;
+    if (i >= at_once) {
+      later[i] = LATER_POST;
+      ds.pending++;
+    } else if (rt_pool_post(workers[i], league_worker, league_worker_done, lr)) {
       if (defer) {
-        wake_later[i] = 1;
-        dw.pending++;
+        later[i] = LATER_WAKE;
+        ds.pending++;
       } else {
-        dw.woken = dw.start;
+        ds.woken = ds.start;
         rt_pool_wake(workers[i]);
       }
     }
   }
-  int32_t ran = league_runner(lr, &dw);
+  int32_t ran = league_runner(lr, &ds);
   int64_t end = rt_now_ns();
-  /* Every team is claimed: a worker that has not begun has nothing to do. */
+  /* Every team is claimed: a worker that has not begun has nothing to do,
+   * and one never posted nothing to count down. */
   for (int i = 0; i < got; i++)
-    if (rt_pool_revoke(workers[i]))
+    if (later[i] == LATER_POST || rt_pool_revoke(workers[i]))
       rt_count_down(&lr->running);
   rt_count_await_zero(&lr->running);
   rt_pool_release(workers, got);
   if (ran == 0) /* the workers ran every team: no rate of the forking thread's */
     return;
-  int64_t per_team = (end - dw.start) / ran;
-  if (dw.woken != 0) {
-    int64_t sample = wake_latency_sample(end - dw.woken, lr->league.nteams - ran, got, per_team);
+  int64_t per_team = (end - ds.start) / ran;
+  if (ds.woken != 0) {
+    int64_t sample = wake_latency_sample(end - ds.woken, lr->league.nteams - ran, got, per_team);
     wake_ns = wake_ns < 0 ? sample : wake_ns + (sample - wake_ns) / 4;
   }
   history_put(lr->microtask, per_team * lr->league.nteams, wake_ns);
@@ -622,19 +677,20 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   struct rt_worker *small[16];
   unsigned char small_flags[16];
   struct rt_worker **workers = small;
-  unsigned char *wake_later = small_flags;
+  unsigned char *later = small_flags;
   int want = runners - 1;
   if (want > 16) {
     workers = malloc((size_t)want * (sizeof(*workers) + 1));
     if (workers) {
-      wake_later = (unsigned char *)(workers + want);
+      later = (unsigned char *)(workers + want);
     } else {
       workers = small;
       want = 16;
     }
   }
   int got = want > 0 ? rt_pool_acquire(want, workers) : 0;
-  league_fork_and_run(&lr, workers, wake_later, got);
+  league_fork_and_run(&lr, workers, later, got);
   if (workers != small)
     free(workers);
 }
+

@@ -99,6 +99,12 @@ HIDDEN void rt_word_unlock(_Atomic int32_t *w);
 /* 1 when the machine has more runnable threads than CPUs now: waiters
  * sleep instead of spinning (common/cpu_load.h; wait.c). */
 HIDDEN int rt_oversubscribed(void);
+/* Whether the thread that waits for this thread's launch spins now on a
+ * CPU of this machine (the host thread of a synchronous launch, before it
+ * sleeps): that CPU is then not the device's. 0 where no waiter was set
+ * (rt_set_launch_waiter: `sleeping` reads 0 while it spins). wait.c. */
+HIDDEN void rt_set_launch_waiter(const _Atomic uint32_t *sleeping);
+HIDDEN int rt_launch_waiter_spins(void);
 /* CLOCK_MONOTONIC in nanoseconds (vDSO: no system call; wait.c). */
 HIDDEN int64_t rt_now_ns(void);
 /* Spin for the spin time (if `spin`), then sleep (wait.c). rt_await_change

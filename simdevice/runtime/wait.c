@@ -90,6 +90,21 @@ HIDDEN int64_t rt_now_ns(void)
 
 HIDDEN int rt_oversubscribed(void) { return cpu_load_oversubscribed(); }
 
+/* The launch waiter's flag (simdev_rt_set_launch_waiter), per server
+ * thread: NULL where no one is known to wait (queue slots, in-process). */
+static __thread const _Atomic uint32_t *launch_waiter_sleeping;
+
+HIDDEN void rt_set_launch_waiter(const _Atomic uint32_t *sleeping)
+{
+  launch_waiter_sleeping = sleeping;
+}
+
+HIDDEN int rt_launch_waiter_spins(void)
+{
+  const _Atomic uint32_t *w = launch_waiter_sleeping;
+  return w && atomic_load_explicit(w, memory_order_relaxed) == 0;
+}
+
 /* Spins until done(word, arg) or the spin time is over; 1 if done. No spin
  * on a machine with more runnable threads than CPUs: the thread we wait
  * for may be the one that does not get a CPU (cpu_load.h). */

@@ -107,6 +107,8 @@ static void load_runtime(void) {
   runtime.kernel_prepare = (void (*)(void))dlsym(rt, "simdev_rt_kernel_prepare");
   runtime.limits = (void (*)(int32_t *, int32_t *))dlsym(rt, "simdev_rt_limits");
   runtime.set_device_num = (void (*)(int32_t))dlsym(rt, "simdev_rt_set_device_num");
+  runtime.set_launch_waiter =
+      (void (*)(const _Atomic uint32_t *))dlsym(rt, "simdev_rt_set_launch_waiter");
   if (runtime.call == NULL || runtime.kernel_begin == NULL ||
       runtime.kernel_end == NULL || runtime.limits == NULL ||
       runtime.set_device_num == NULL) {
@@ -122,6 +124,11 @@ static void load_runtime(void) {
   /* omp_get_device_num() in device code: the plugin's number for us. */
   runtime.set_device_num(ctl->device_id);
   runtime.limits(&ctl->max_teams, &ctl->max_threads);
+  /* This thread runs the main slot's launches, for which the host thread
+   * spins, then sleeps (channel.c): the runtime leaves it its CPU while it
+   * spins. Queue slots' hosts may be doing anything: no waiter there. */
+  if (runtime.set_launch_waiter != NULL)
+    runtime.set_launch_waiter(&ctl->slot.host_sleeping);
 }
 
 /* Without the device runtime's simdev_call (SIMDEVICE_RUNTIME pointing at a

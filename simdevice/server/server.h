@@ -36,6 +36,9 @@ struct server_runtime {
   void (*kernel_prepare)(void); /* optional (NULL: kernel_begin does it) */
   void (*limits)(int32_t *max_teams, int32_t *max_threads);
   void (*set_device_num)(int32_t num);
+  /* optional: the flag of the host thread that waits for this thread's
+   * launches (simdev_rt.h) */
+  void (*set_launch_waiter)(const _Atomic uint32_t *sleeping);
 };
 
 /* environment.c: every variable the server reads, read once by main()

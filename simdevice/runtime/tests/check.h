@@ -31,6 +31,8 @@ int omp_is_initial_device(void);
 int omp_get_num_devices(void);
 int omp_get_device_num(void);
 void omp_set_num_threads(int);
+void omp_set_dynamic(int);
+int omp_get_dynamic(void);
 void omp_init_lock(omp_lock_t *);
 void omp_destroy_lock(omp_lock_t *);
 void omp_set_lock(omp_lock_t *);

@@ -4,7 +4,9 @@
  * schedules covering each iteration once, and league-wide reductions. */
 #include <dirent.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <string.h>
 
@@ -52,6 +54,37 @@ static int team_width(int nteams, int limit)
   int w = omp_get_num_procs() / at_once(nteams);
   w = w < 1 ? 1 : w;
   return w < limit ? w : limit;
+}
+
+/* The device server's call (simdev_rt.h): the flag of the thread that
+ * waits for this thread's launches, 0 while it spins. */
+void simdev_rt_set_launch_waiter(const _Atomic unsigned *sleeping);
+
+/* A league of `n` teams of about 5 us each (short teams); team `release`
+ * sets *sleeping to 1 (the waiter went to sleep). Returns the threads that
+ * ran its teams. */
+#define HOLD_TEAMS 1000
+static int hold_league(int n, int release, _Atomic unsigned *sleeping)
+{
+  static long tid_of[HOLD_TEAMS];
+#pragma omp teams num_teams(n)
+  {
+    int t = omp_get_team_num();
+    tid_of[t] = syscall(SYS_gettid);
+    if (t == release)
+      atomic_store(sleeping, 1);
+    double start = now();
+    while (now() - start < 5e-6)
+      ;
+  }
+  int threads = 0;
+  for (int t = 0; t < n; t++) {
+    int seen = 0;
+    for (int u = 0; u < t && !seen; u++)
+      seen = tid_of[u] == tid_of[t];
+    threads += !seen;
+  }
+  return threads;
 }
 
 /* One teams region (one outlined function) run short (wait_all 0) and then
@@ -255,6 +288,25 @@ int main(void)
   CHECK(most_threads > 0 && most_threads <= budget(),
         "GPU-sized leagues: the process had %d threads with %d CPUs", most_threads,
         omp_get_num_procs());
+
+  /* A league of short teams (its history says so) while the launch's
+   * waiter spins: its CPU is the waiter's, so the league runs on the CPUs
+   * left (one runner on 2 CPUs: two beside the spinning host made such
+   * leagues slower); once the waiter sleeps, the held workers join. */
+  if (omp_get_num_procs() >= 2) {
+    _Atomic unsigned sleeping = 0;
+    simdev_rt_set_launch_waiter(&sleeping);
+    hold_league(HOLD_TEAMS, -1, &sleeping); /* the region's history */
+    int spinning = hold_league(HOLD_TEAMS, -1, &sleeping);
+    CHECK(spinning == omp_get_num_procs() - 1,
+          "a league of 1000 5-us teams beside a spinning waiter ran on %d threads, want %d "
+          "(the CPUs but the waiter's)", spinning, omp_get_num_procs() - 1);
+    int released = hold_league(HOLD_TEAMS, 100, &sleeping);
+    CHECK(released > omp_get_num_procs() - 1,
+          "a league of 1000 5-us teams whose waiter went to sleep at team 100 ran on %d "
+          "threads: the held workers did not join", released);
+    simdev_rt_set_launch_waiter(NULL);
+  }
 
   /* Outside teams: one team. */
   CHECK(omp_get_num_teams() == 1 && omp_get_team_num() == 0, "outside teams: %d/%d",
