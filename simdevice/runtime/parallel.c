@@ -423,6 +423,7 @@ struct deferred_start {
   unsigned char *later;
   int got;
   int pending; /* workers not LATER_NONE */
+  int held;    /* of them LATER_POST */
   int64_t start;
   uint32_t teams_run; /* by the forking thread, while workers are pending */
   int64_t worth_ns;
@@ -433,6 +434,7 @@ struct deferred_start {
 static void start_deferred(struct deferred_start *ds, int w, int64_t now)
 {
   if (ds->later[w] == LATER_POST) {
+    ds->held--;
     if (!rt_pool_post(ds->workers[w], league_worker, league_worker_done, ds->lr)) {
       ds->later[w] = LATER_NONE; /* it was spinning and took the job */
       ds->pending--;
@@ -463,6 +465,8 @@ static void start_deferred_if_due(struct deferred_start *ds)
   if (ds->teams_run > 4 && (ds->teams_run & 3) != 0)
     return;
   int waiter_spins = rt_launch_waiter_spins();
+  if (waiter_spins && ds->held == ds->pending)
+    return; /* only held ones, for a waiter that still spins: no clock */
   int64_t now = rt_now_ns();
   for (int w = 0; w < ds->got; w++)
     if (ds->later[w] == LATER_WAKE ? now - ds->start >= ds->worth_ns
@@ -599,7 +603,7 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
 {
   int64_t last, wake_ns;
   history_get(lr->microtask, &last, &wake_ns);
-  struct deferred_start ds = {lr, workers, later, got, 0, rt_now_ns(), 0, wake_worth_ns(wake_ns), 0};
+  struct deferred_start ds = {lr, workers, later, got, 0, 0, rt_now_ns(), 0, wake_worth_ns(wake_ns), 0};
   int defer = last >= 0 && last < ds.worth_ns;
   int at_once = workers_started_at_once(lr, got, last);
   lr->runners = 1 + got;
@@ -609,6 +613,7 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
     if (i >= at_once) {
       later[i] = LATER_POST;
       ds.pending++;
+      ds.held++;
     } else if (rt_pool_post(workers[i], league_worker, league_worker_done, lr)) {
       if (defer) {
         later[i] = LATER_WAKE;
