@@ -291,7 +291,11 @@ static int queue_asan(struct device_allocator *a, const struct alloc_block *b,
 }
 
 /* The most bytes of quarantined blocks that keep their memory; beyond, the
- * oldest give theirs back (and stay quarantined: only address space). */
+ * oldest give theirs back (and stay quarantined: only address space).
+ * Counted without guard pages, which never hold memory: a 64 MiB
+ * temporary, counted with its guard page, gave its memory back at each
+ * free, and each map(tofrom) of it faulted its 16384 pages in again (60 ms
+ * a region against 10 ms kept). */
 #define QUARANTINE_MAX_BYTES (64ull << 20)
 /* The most quarantined blocks before the oldest is reused. */
 #define QUARANTINE_MAX_BLOCKS 8192
@@ -439,7 +443,7 @@ static void quarantine_remove(struct device_allocator *a,
     a->quarantine_tail = b->bin_prev;
   b->bin_prev = b->bin_next = NULL;
   if (!b->punched)
-    a->quarantine_bytes -= b->units * a->unit;
+    a->quarantine_bytes -= data_bytes(a, b);
   a->quarantine_blocks--;
   by_host_remove(a, b);
   b->quarantined = 0;
@@ -450,7 +454,7 @@ static void quarantine_remove(struct device_allocator *a,
 static void quarantine_punch(struct device_allocator *a,
                              struct alloc_block *b) {
   give_back_memory(a, b->start * a->unit, b->units * a->unit);
-  a->quarantine_bytes -= b->units * a->unit;
+  a->quarantine_bytes -= data_bytes(a, b);
   b->punched = 1;
 }
 
@@ -502,7 +506,7 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
   else
     a->quarantine_head = b;
   a->quarantine_tail = b;
-  a->quarantine_bytes += b->units * a->unit;
+  a->quarantine_bytes += data_bytes(a, b);
   a->quarantine_blocks++;
   by_host_insert(a, b);
   /* The oldest leaves first (its memory given back with the free blocks'),
@@ -510,7 +514,7 @@ static void quarantine_add(struct device_allocator *a, struct alloc_block *b) {
    * once, not every older block's. */
   while (a->quarantine_blocks > QUARANTINE_MAX_BLOCKS)
     quarantine_release_oldest(a);
-  if (b->units * a->unit > quarantine_max(a))
+  if (data_bytes(a, b) > quarantine_max(a))
     quarantine_punch(a, b);
   if (a->quarantine_unpunched == NULL)
     a->quarantine_unpunched = b;

@@ -236,6 +236,32 @@ static void test_huge_free_keeps_the_quarantine(void **state) {
   assert_non_null(strstr(last_error(0).message, want));
 }
 
+/* A freed block of 64 MiB of data (a power-of-two temporary, its guard page
+ * beyond) keeps its memory in the quarantine, which keeps 64 MiB: the next
+ * mapping of the same host object takes it back with its pages (the old
+ * copy still there), instead of faulting 16384 new pages in (a hole was
+ * punched, and the block read as zeros). */
+static void test_freed_64mib_block_keeps_its_memory(void **state) {
+  (void)state;
+  static char object;
+  const size_t size = 64 << 20, n = size / sizeof(double);
+  double *d = __tgt_rtl_data_alloc(0, size, &object, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  uint64_t fill[2] = {(uint64_t)d, n};
+  assert_int_equal(launch(0, entry(E_FILL), 2, fill), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), OFFLOAD_SUCCESS);
+  double *again = __tgt_rtl_data_alloc(0, size, &object, TARGET_ALLOC_DEFAULT);
+  assert_ptr_equal(again, d);
+  double last = 0;
+  assert_int_equal(
+      __tgt_rtl_data_retrieve(0, &last, again + n - 1, sizeof last),
+      OFFLOAD_SUCCESS);
+  if (last != (double)(n - 1))
+    fail_msg("the last double of the block taken back reads %g, not %g: "
+             "its memory was given back at the free", last, (double)(n - 1));
+  assert_int_equal(__tgt_rtl_data_delete(0, again), OFFLOAD_SUCCESS);
+}
+
 /* A kept pointer into a freed block faults whatever the block's size (issue
  * 30, item 13: from 64 MiB on, the next allocation of the same size got
  * the freed block and the kernel read another object's data): a large
@@ -671,6 +697,7 @@ int main(void) {
       cmocka_unit_test(test_freed_memory_faults),
       cmocka_unit_test(test_freed_block_goes_back_to_its_host_object),
       cmocka_unit_test(test_huge_free_keeps_the_quarantine),
+      cmocka_unit_test(test_freed_64mib_block_keeps_its_memory),
       cmocka_unit_test(test_large_freed_block_faults),
       cmocka_unit_test(test_freed_memory_is_given_back),
       cmocka_unit_test(test_host_address_in_device_memory_is_refused),
