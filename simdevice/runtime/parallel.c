@@ -405,55 +405,32 @@ static int32_t claim_teams(struct league_run *lr, int32_t *first)
   }
 }
 
-static void league_worker(void *arg);
-static void league_worker_done(void *arg);
-
-/* The workers the forking thread did not start at once, each in one of
- * these states (league_fork_and_run), and what brings it to the next:
- *   LATER_POST  not posted: a short league left this CPU to a spinning
- *               waiter (rt_launch_waiter_spins); posted once it sleeps;
- *   LATER_WAKE  posted to a sleeping worker: woken once the league has
- *               run worth_ns without it;
- *   LATER_NONE  started, or nothing left to do.
- * The forking thread's own: no other thread reads it. */
-enum { LATER_NONE, LATER_WAKE, LATER_POST };
+/* The sleeping workers the forking thread posted a job to but did not
+ * wake at once, each in one of these states (league_fork_and_run), woken
+ * once the league has run wake_after_ns and:
+ *   LATER_HELD  the launch's waiter no longer spins: a short league left
+ *               its CPU to it (workers_started_at_once);
+ *   LATER_WAKE  at once;
+ *   LATER_NONE  woken, or not sleeping.
+ * Posted, not held back unposted: a sleeping worker looks for posted jobs
+ * every few milliseconds (pool.c), so teams that wait for each other still
+ * progress while the forking thread runs one of them. The forking thread's
+ * own: no other thread reads it. */
+enum { LATER_NONE, LATER_WAKE, LATER_HELD };
 struct deferred_start {
-  struct league_run *lr;
   struct rt_worker **workers;
   unsigned char *later;
   int got;
   int pending; /* workers not LATER_NONE */
-  int held;    /* of them LATER_POST */
+  int held;    /* of them LATER_HELD */
   int64_t start;
   uint32_t teams_run; /* by the forking thread, while workers are pending */
-  int64_t worth_ns;
+  int64_t wake_after_ns;
   int64_t woken; /* when workers were first woken, 0 while none is */
 };
 
-/* Worker w's next step, due now. */
-static void start_deferred(struct deferred_start *ds, int w, int64_t now)
-{
-  if (ds->later[w] == LATER_POST) {
-    ds->held--;
-    if (!rt_pool_post(ds->workers[w], league_worker, league_worker_done, ds->lr)) {
-      ds->later[w] = LATER_NONE; /* it was spinning and took the job */
-      ds->pending--;
-      return;
-    }
-    ds->later[w] = LATER_WAKE;
-    if (now - ds->start < ds->worth_ns)
-      return;
-  }
-  if (!ds->woken)
-    ds->woken = now;
-  rt_pool_wake(ds->workers[w]);
-  ds->later[w] = LATER_NONE;
-  ds->pending--;
-}
-
-/* The forking thread, between two teams: posts the held workers once the
- * waiter sleeps, wakes the posted ones once the league has run
- * ds->worth_ns without them. */
+/* The forking thread, between two teams: wakes the posted workers that are
+ * due. */
 static void start_deferred_if_due(struct deferred_start *ds)
 {
   if (!ds || !ds->pending)
@@ -468,10 +445,18 @@ static void start_deferred_if_due(struct deferred_start *ds)
   if (waiter_spins && ds->held == ds->pending)
     return; /* only held ones, for a waiter that still spins: no clock */
   int64_t now = rt_now_ns();
-  for (int w = 0; w < ds->got; w++)
-    if (ds->later[w] == LATER_WAKE ? now - ds->start >= ds->worth_ns
-                                   : ds->later[w] == LATER_POST && !waiter_spins)
-      start_deferred(ds, w, now);
+  if (now - ds->start < ds->wake_after_ns)
+    return;
+  for (int w = 0; w < ds->got; w++) {
+    if (ds->later[w] == LATER_NONE || (ds->later[w] == LATER_HELD && waiter_spins))
+      continue;
+    if (!ds->woken)
+      ds->woken = now;
+    rt_pool_wake(ds->workers[w]);
+    ds->held -= ds->later[w] == LATER_HELD;
+    ds->pending--;
+    ds->later[w] = LATER_NONE;
+  }
 }
 
 /* Each runner (the forking thread and every worker that starts) claims
@@ -573,18 +558,18 @@ static int64_t wake_latency_sample(int64_t had_ns, int32_t their_teams, int work
 }
 
 /* Teams shorter than this (the region's history) leave the CPU of a
- * spinning launch waiter to it: the workers held back are posted within a
- * few teams of the waiter going to sleep. Longer ones start every worker
- * at once, as a held worker would wait a whole team. */
+ * spinning launch waiter to it: the workers held back are woken within a
+ * few teams of the waiter going to sleep. Longer ones wake every worker at
+ * once, as a held worker would wait a whole team. */
 #define HOLD_TEAM_MAX_NS WAKE_WORTH_MIN_NS
 
-/* How many of `got` workers start at once: all, or, while the launch's
+/* How many of `got` workers are woken at once: all, or, while the launch's
  * waiter spins on one of the CPUs (rt_launch_waiter_spins) and the
  * region's teams are short, those left beside it and the forking thread.
  * On 2 CPUs a second runner beside the spinning host thread made 256 teams
  * of 16 elements slower than one runner (median of 8 runs each: 47 us a
  * launch against 37 us), the three threads taking turns on two CPUs. */
-static int workers_started_at_once(const struct league_run *lr, int got, int64_t last)
+static int workers_woken_at_once(const struct league_run *lr, int got, int64_t last)
 {
   if (last < 0 || last / lr->league.nteams >= HOLD_TEAM_MAX_NS || !rt_launch_waiter_spins())
     return got;
@@ -592,44 +577,44 @@ static int workers_started_at_once(const struct league_run *lr, int got, int64_t
   return left < 0 ? 0 : left < got ? left : got;
 }
 
-/* The forking thread's share of a league: posts a job to each worker it
- * starts at once (workers_started_at_once; the others when the waiter
- * sleeps), wakes the sleeping ones at once unless this region took under
- * wake_worth_ns() on one thread last time (then only once the league has
- * run that long), runs teams until none is left, takes back the jobs no
- * worker began, waits for the rest, and keeps the region's history. */
+/* The forking thread's share of a league: posts a job to each worker, wakes
+ * the sleeping ones at once unless this region took under wake_worth_ns()
+ * on one thread last time (then only once the league has run that long)
+ * or they are held for a spinning waiter (workers_woken_at_once; then once
+ * it sleeps), runs teams until none is left, takes back the jobs no worker
+ * began, waits for the rest, and keeps the region's history. */
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
                                 unsigned char *later, int got)
 {
   int64_t last, wake_ns;
   history_get(lr->microtask, &last, &wake_ns);
-  struct deferred_start ds = {lr, workers, later, got, 0, 0, rt_now_ns(), 0, wake_worth_ns(wake_ns), 0};
-  int defer = last >= 0 && last < ds.worth_ns;
-  int at_once = workers_started_at_once(lr, got, last);
+  int64_t worth_ns = wake_worth_ns(wake_ns);
+  int defer = last >= 0 && last < worth_ns;
+  struct deferred_start ds = {workers, later, got, 0, 0, rt_now_ns(), 0, defer ? worth_ns : 0, 0};
+  int at_once = workers_woken_at_once(lr, got, last);
   lr->runners = 1 + got;
   atomic_store(&lr->running, (uint32_t)got);
   for (int i = 0; i < got; i++) {
     later[i] = LATER_NONE;
+    if (!rt_pool_post(workers[i], league_worker, league_worker_done, lr))
+      continue; /* a spinning worker takes it */
     if (i >= at_once) {
-      later[i] = LATER_POST;
-      ds.pending++;
+      later[i] = LATER_HELD;
       ds.held++;
-    } else if (rt_pool_post(workers[i], league_worker, league_worker_done, lr)) {
-      if (defer) {
-        later[i] = LATER_WAKE;
-        ds.pending++;
-      } else {
-        ds.woken = ds.start;
-        rt_pool_wake(workers[i]);
-      }
+      ds.pending++;
+    } else if (defer) {
+      later[i] = LATER_WAKE;
+      ds.pending++;
+    } else {
+      ds.woken = ds.start;
+      rt_pool_wake(workers[i]);
     }
   }
   int32_t ran = league_runner(lr, &ds);
   int64_t end = rt_now_ns();
-  /* Every team is claimed: a worker that has not begun has nothing to do,
-   * and one never posted nothing to count down. */
+  /* Every team is claimed: a worker that has not begun has nothing to do. */
   for (int i = 0; i < got; i++)
-    if (later[i] == LATER_POST || rt_pool_revoke(workers[i]))
+    if (rt_pool_revoke(workers[i]))
       rt_count_down(&lr->running);
   rt_count_await_zero(&lr->running);
   rt_pool_release(workers, got);
