@@ -183,10 +183,12 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
   int32_t want = parallel_size(m, &adaptive);
   if (want > rt_caps()->max_workers + 1)
     want = rt_caps()->max_workers + 1; /* the pool has no more */
-  /* Too little work to share, and no worker hot: the wake would cost more. */
-  if (adaptive && rt_width_too_small(microtask) && !rt_pool_workers_spinning()) {
-    want = 1;
-    adaptive = rt_width_time_narrow_run();
+  /* Too little work to share, and no worker hot: the wake would cost more
+   * (or take turns with a spinning waiter). */
+  if (adaptive && want > 1 && !rt_pool_workers_spinning()) {
+    want = rt_width_adapted(microtask, want);
+    if (want == 1)
+      adaptive = rt_width_time_narrow_run();
   }
   struct rt_worker *workers_small[16];
   struct rt_worker **workers = workers_small;

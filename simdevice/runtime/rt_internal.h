@@ -75,12 +75,14 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners);
 HIDDEN int32_t rt_default_threads_adaptive(void);
 
 /* ------------------------------------------------------------ dyn-var */
-/* adaptive_width.c: omp_get_dynamic(); whether a region at `site` (its
- * outlined function) did too little work last time to share it out; and
- * what its serial work was (in ns) when it ran on `threads`. */
+/* adaptive_width.c: omp_get_dynamic(); the width of a region at `site`
+ * (its outlined function) that `want` threads would run, after dyn-var
+ * (1 if it did too little work last time to share it out, fewer beside a
+ * spinning launch waiter); and what its serial work was (in ns) when it
+ * ran on `threads`. */
 HIDDEN int rt_dynamic_threads(void);
 HIDDEN int rt_width_adapts(void); /* dyn-var on, and not under Valgrind */
-HIDDEN int rt_width_too_small(const void *site);
+HIDDEN int32_t rt_width_adapted(const void *site, int32_t want);
 HIDDEN void rt_width_record(const void *site, int64_t work_ns, int threads);
 /* Whether this run of a region narrowed for being too small is timed (and
  * recorded): about 1 in 16, at random, so that one that grew widens again

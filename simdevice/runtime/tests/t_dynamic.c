@@ -4,6 +4,7 @@
  * stays wide when its work is large (its sleeps at a barrier not counted as
  * work, the tasks it runs there counted), and keeps its width with
  * num_threads or omp_set_dynamic(0). */
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -158,6 +159,55 @@ static void check_widening(int wide)
   CHECK(widened_at > 0, "a narrowed region whose work grew to 3 ms a thread: narrow for 300 runs");
 }
 
+/* The device server's call (simdev_rt.h): the flag of the thread that
+ * waits for this thread's launches, 0 while it spins. */
+void simdev_rt_set_launch_waiter(const _Atomic unsigned *sleeping);
+
+/* About 50 us of work in all (over the bound for one thread, under what is
+ * shared beside a spinning waiter), shared among the threads. */
+static int medium(void)
+{
+  int n = 0;
+#pragma omp parallel
+  {
+    double until = omp_get_wtime() + 50e-6 / omp_get_num_threads();
+    while (omp_get_wtime() < until)
+      ;
+#pragma omp master
+    n = omp_get_num_threads();
+  }
+  return n;
+}
+
+/* A region of about 50 us keeps its width while the launch's waiter
+ * sleeps, and leaves the waiter's CPU to it while it spins (one thread on
+ * 2 CPUs: 74 us against 21 us, adaptive_width.c), each within RUNS runs. */
+static void check_beside_spinner(int wide)
+{
+  _Atomic unsigned sleeping = 1;
+  simdev_rt_set_launch_waiter(&sleeping);
+  int cpus = omp_get_num_procs(), beside = wide < cpus - 1 ? wide : cpus - 1, n = 0;
+  for (int i = 0; i < RUNS && n != wide; i++) {
+    n = medium();
+    let_workers_sleep();
+  }
+  CHECK(n == wide, "a 50-us region, its waiter asleep: %d threads (default %d)", n, wide);
+  atomic_store(&sleeping, 0);
+  for (int i = 0; i < RUNS && n != beside; i++) {
+    n = medium();
+    let_workers_sleep();
+  }
+  CHECK(n == beside, "a 50-us region beside a spinning waiter: %d threads, want %d (the CPUs "
+        "but the waiter's)", n, beside);
+  atomic_store(&sleeping, 1);
+  for (int i = 0; i < RUNS && n != wide; i++) {
+    n = medium();
+    let_workers_sleep();
+  }
+  CHECK(n == wide, "a 50-us region, its waiter asleep again: %d threads (default %d)", n, wide);
+  simdev_rt_set_launch_waiter(NULL);
+}
+
 /* A tiny region narrows to one thread, for good, within RUNS runs; one
  * with a barrier within 2 x RUNS (a wide run's estimate holds thread 0's
  * wait for its woken partner, and the least of them counts: with RUNS it
@@ -196,6 +246,7 @@ int main(void)
   else {
     check_narrowing(wide);
     check_widening(wide);
+    check_beside_spinner(wide);
   }
   for (int i = 0; i < 3; i++) {
     int n = busy();
