@@ -411,7 +411,7 @@ static int32_t claim_teams(struct league_run *lr, int32_t *first)
  * wake at once, each in one of these states (league_fork_and_run), woken
  * once the league has run wake_after_ns and:
  *   LATER_HELD  the launch's waiter no longer spins: a short league left
- *               its CPU to it (workers_started_at_once);
+ *               its CPU to it (workers_woken_at_once);
  *   LATER_WAKE  at once;
  *   LATER_NONE  woken, or not sleeping.
  * Posted, not held back unposted: a sleeping worker looks for posted jobs
@@ -419,9 +419,9 @@ static int32_t claim_teams(struct league_run *lr, int32_t *first)
  * progress while the forking thread runs one of them. The forking thread's
  * own: no other thread reads it. */
 enum { LATER_NONE, LATER_WAKE, LATER_HELD };
-struct deferred_start {
+struct deferred_wake {
   struct rt_worker **workers;
-  unsigned char *later;
+  unsigned char *wake_later;
   int got;
   int pending; /* workers not LATER_NONE */
   int held;    /* of them LATER_HELD */
@@ -433,40 +433,40 @@ struct deferred_start {
 
 /* The forking thread, between two teams: wakes the posted workers that are
  * due. */
-static void start_deferred_if_due(struct deferred_start *ds)
+static void wake_deferred_if_due(struct deferred_wake *dw)
 {
-  if (!ds || !ds->pending)
+  if (!dw || !dw->pending)
     return;
   /* The clock after each of the first teams (a long team wakes the workers
    * after itself), then after every fourth: reading it after each of
    * hundreds of short teams was 4% of a GPU-shaped league. */
-  ds->teams_run++;
-  if (ds->teams_run > 4 && (ds->teams_run & 3) != 0)
+  dw->teams_run++;
+  if (dw->teams_run > 4 && (dw->teams_run & 3) != 0)
     return;
   int waiter_spins = rt_launch_waiter_spins();
-  if (waiter_spins && ds->held == ds->pending)
+  if (waiter_spins && dw->held == dw->pending)
     return; /* only held ones, for a waiter that still spins: no clock */
   int64_t now = rt_now_ns();
-  if (now - ds->start < ds->wake_after_ns)
+  if (now - dw->start < dw->wake_after_ns)
     return;
-  for (int w = 0; w < ds->got; w++) {
-    if (ds->later[w] == LATER_NONE || (ds->later[w] == LATER_HELD && waiter_spins))
+  for (int w = 0; w < dw->got; w++) {
+    if (dw->wake_later[w] == LATER_NONE || (dw->wake_later[w] == LATER_HELD && waiter_spins))
       continue;
-    if (!ds->woken)
-      ds->woken = now;
-    rt_pool_wake(ds->workers[w]);
-    ds->held -= ds->later[w] == LATER_HELD;
-    ds->pending--;
-    ds->later[w] = LATER_NONE;
+    if (!dw->woken)
+      dw->woken = now;
+    rt_pool_wake(dw->workers[w]);
+    dw->held -= dw->wake_later[w] == LATER_HELD;
+    dw->pending--;
+    dw->wake_later[w] = LATER_NONE;
   }
 }
 
 /* Each runner (the forking thread and every worker that starts) claims
  * teams until none is left: teams run at once when the workers get CPUs,
  * and a small league finishes on the forking thread alone when they do not
- * (their jobs are then revoked). `ds`: the forking thread's deferred
- * starts, NULL on workers. */
-static int32_t league_runner(struct league_run *lr, struct deferred_start *ds)
+ * (their jobs are then revoked). `dw`: the forking thread's deferred
+ * wakes, NULL on workers. */
+static int32_t league_runner(struct league_run *lr, struct deferred_wake *dw)
 {
   struct rt_team t;
   if (rt_team_init(&t, 1, NULL) != 0) {
@@ -476,7 +476,7 @@ static int32_t league_runner(struct league_run *lr, struct deferred_start *ds)
   int32_t first, n, ran = 0;
   while ((n = claim_teams(lr, &first)) > 0) {
     for (int32_t i = first; i < first + n; i++) {
-      start_deferred_if_due(ds);
+      wake_deferred_if_due(dw);
       run_team(lr, &t, i);
     }
     ran += n;
@@ -586,33 +586,33 @@ static int workers_woken_at_once(const struct league_run *lr, int got, int64_t l
  * it sleeps), runs teams until none is left, takes back the jobs no worker
  * began, waits for the rest, and keeps the region's history. */
 static void league_fork_and_run(struct league_run *lr, struct rt_worker **workers,
-                                unsigned char *later, int got)
+                                unsigned char *wake_later, int got)
 {
   int64_t last, wake_ns;
   history_get(lr->microtask, &last, &wake_ns);
   int64_t worth_ns = wake_worth_ns(wake_ns);
   int defer = last >= 0 && last < worth_ns;
-  struct deferred_start ds = {workers, later, got, 0, 0, rt_now_ns(), 0, defer ? worth_ns : 0, 0};
+  struct deferred_wake dw = {workers, wake_later, got, 0, 0, rt_now_ns(), 0, defer ? worth_ns : 0, 0};
   int at_once = workers_woken_at_once(lr, got, last);
   lr->runners = 1 + got;
   atomic_store(&lr->running, (uint32_t)got);
   for (int i = 0; i < got; i++) {
-    later[i] = LATER_NONE;
+    wake_later[i] = LATER_NONE;
     if (!rt_pool_post(workers[i], league_worker, league_worker_done, lr))
       continue; /* a spinning worker takes it */
     if (i >= at_once) {
-      later[i] = LATER_HELD;
-      ds.held++;
-      ds.pending++;
+      wake_later[i] = LATER_HELD;
+      dw.held++;
+      dw.pending++;
     } else if (defer) {
-      later[i] = LATER_WAKE;
-      ds.pending++;
+      wake_later[i] = LATER_WAKE;
+      dw.pending++;
     } else {
-      ds.woken = ds.start;
+      dw.woken = dw.start;
       rt_pool_wake(workers[i]);
     }
   }
-  int32_t ran = league_runner(lr, &ds);
+  int32_t ran = league_runner(lr, &dw);
   int64_t end = rt_now_ns();
   /* Every team is claimed: a worker that has not begun has nothing to do. */
   for (int i = 0; i < got; i++)
@@ -622,9 +622,9 @@ static void league_fork_and_run(struct league_run *lr, struct rt_worker **worker
   rt_pool_release(workers, got);
   if (ran == 0) /* the workers ran every team: no rate of the forking thread's */
     return;
-  int64_t per_team = (end - ds.start) / ran;
-  if (ds.woken != 0) {
-    int64_t sample = wake_latency_sample(end - ds.woken, lr->league.nteams - ran, got, per_team);
+  int64_t per_team = (end - dw.start) / ran;
+  if (dw.woken != 0) {
+    int64_t sample = wake_latency_sample(end - dw.woken, lr->league.nteams - ran, got, per_team);
     wake_ns = wake_ns < 0 ? sample : wake_ns + (sample - wake_ns) / 4;
   }
   history_put(lr->microtask, per_team * lr->league.nteams, wake_ns);
@@ -669,20 +669,19 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   struct rt_worker *small[16];
   unsigned char small_flags[16];
   struct rt_worker **workers = small;
-  unsigned char *later = small_flags;
+  unsigned char *wake_later = small_flags;
   int want = runners - 1;
   if (want > 16) {
     workers = malloc((size_t)want * (sizeof(*workers) + 1));
     if (workers) {
-      later = (unsigned char *)(workers + want);
+      wake_later = (unsigned char *)(workers + want);
     } else {
       workers = small;
       want = 16;
     }
   }
   int got = want > 0 ? rt_pool_acquire(want, workers) : 0;
-  league_fork_and_run(&lr, workers, later, got);
+  league_fork_and_run(&lr, workers, wake_later, got);
   if (workers != small)
     free(workers);
 }
-

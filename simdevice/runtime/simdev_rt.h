@@ -30,9 +30,10 @@ void simdev_rt_set_device_num(int32_t num);
 /* Optional: for the launches this thread runs from now on, `sleeping`
  * (shared memory, or NULL: none) reads 0 while the thread that waits for
  * them spins on a CPU of this machine and nonzero while it sleeps. A
- * league of short teams then leaves that CPU to the waiter until it
- * sleeps: on 2 CPUs a second runner beside a spinning waiter made a
- * league of 256 teams slower than one runner (parallel.c). */
+ * league of short teams, and a small parallel region, then leave that CPU
+ * to the waiter while it spins: on 2 CPUs a second runner beside a
+ * spinning waiter made a league of 256 teams slower than one runner
+ * (parallel.c, adaptive_width.c). */
 void simdev_rt_set_launch_waiter(const _Atomic uint32_t *sleeping);
 /* Caps in force (after env and clamping), for the plugin's device info. */
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads);
