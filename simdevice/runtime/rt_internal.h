@@ -248,12 +248,21 @@ struct rt_member {
   struct rt_member *prev;        /* rt_cur to restore */
 };
 
-/* The calling thread's member; a default initial context is made on first
- * use so that device code also runs outside simdev_rt_kernel_begin. */
-HIDDEN struct rt_member *rt_current(void);
-HIDDEN void rt_set_current(struct rt_member *m);
+/* The calling thread's member (runtime.c); a default initial context is
+ * made on first use (rt_current_made) so that device code also runs
+ * outside simdev_rt_kernel_begin. Inline: nearly every entry point reads
+ * it, a GPU-shaped league's teams a dozen times each, and a function that
+ * reads it twice then finds its thread-local address once. */
+extern HIDDEN __thread struct rt_member *rt_cur;
+HIDDEN struct rt_member *rt_current_made(void);
+static inline struct rt_member *rt_current(void)
+{
+  struct rt_member *m = rt_cur;
+  return m ? m : rt_current_made();
+}
+static inline void rt_set_current(struct rt_member *m) { rt_cur = m; }
 /* The calling thread's member as set, NULL when none is (no default made). */
-HIDDEN struct rt_member *rt_current_or_null(void);
+static inline struct rt_member *rt_current_or_null(void) { return rt_cur; }
 /* A launch's initial context (kernel.c): the part that does not depend on
  * the launch (`sync_ready`: the team's lock and condition variable exist
  * already), then the launch's own num_teams and thread_limit. */

@@ -249,7 +249,7 @@ HIDDEN const char *rt_loc(const ident_t *loc, char *buf, int len)
  * second one in its own link namespace, whose keys index the same
  * per-thread array as the program's libc, and a key of ours overwrote
  * libomp's thread id.) */
-static __thread struct rt_member *cur;
+HIDDEN __thread struct rt_member *rt_cur;
 static _Atomic int32_t next_gtid;
 static __thread int32_t my_gtid = -1;
 
@@ -269,8 +269,8 @@ extern void *__dso_handle;
 static void fallback_free(void *p)
 {
   struct fallback_context *f = p;
-  if (cur == &f->member)
-    cur = NULL;
+  if (rt_cur == &f->member)
+    rt_cur = NULL;
   rt_team_destroy(&f->team);
   free(f);
   fallback = NULL;
@@ -282,10 +282,6 @@ HIDDEN int32_t rt_gtid(void)
     my_gtid = atomic_fetch_add(&next_gtid, 1);
   return my_gtid;
 }
-
-HIDDEN void rt_set_current(struct rt_member *m) { cur = m; }
-
-HIDDEN struct rt_member *rt_current_or_null(void) { return cur; }
 
 /* rt_team_init of a team of one whose lock and condition variable are
  * already initialised and free: everything else is set as there. */
@@ -353,22 +349,22 @@ static struct rt_member *out_of_memory_context(void)
   return &shared_context.member;
 }
 
-HIDDEN struct rt_member *rt_current(void)
+/* rt_current's slow path: this thread has no member set, so it gets its
+ * fallback context (made now if it has none). */
+HIDDEN struct rt_member *rt_current_made(void)
 {
-  if (cur)
-    return cur;
   if (!fallback) {
     struct fallback_context *f = calloc(1, sizeof(*f));
     if (!f)
-      return cur = out_of_memory_context();
+      return rt_cur = out_of_memory_context();
     launch_context_init(&f->team, &f->member, 0, 0, 0);
     /* Without the destructor (no memory for its record) the context lives
      * until the process ends: a leak of one context, not an error. */
     (void)__cxa_thread_atexit_impl(fallback_free, f, &__dso_handle);
     fallback = f;
   }
-  cur = &fallback->member;
-  return cur;
+  rt_cur = &fallback->member;
+  return rt_cur;
 }
 
 /* ------------------------------------------------------------ teams */
