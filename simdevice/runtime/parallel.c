@@ -239,7 +239,8 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
     rt_width_record(microtask, (rt_now_ns() - start - t.forker_wait_ns) * share, 1 + got);
   }
 
-  rt_count_await_zero(&t.workers_running);
+  if (got > 0) /* a one-thread region (most of a GPU-shaped league's) has none */
+    rt_count_await_zero(&t.workers_running);
   rt_pool_release(workers, got);
   rt_team_destroy(&t);
 out_free_workers:
