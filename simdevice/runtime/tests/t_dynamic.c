@@ -181,7 +181,8 @@ static int medium(void)
 
 /* A region of about 50 us keeps its width while the launch's waiter
  * sleeps, and leaves the waiter's CPU to it while it spins (one thread on
- * 2 CPUs: 74 us against 21 us, adaptive_width.c), each within RUNS runs. */
+ * 2 CPUs: 21 us, where two took 82, adaptive_width.c), each within RUNS
+ * runs. */
 static void check_beside_spinner(int wide)
 {
   _Atomic unsigned sleeping = 1;
