@@ -33,6 +33,9 @@ int omp_get_device_num(void);
 void omp_set_num_threads(int);
 void omp_set_dynamic(int);
 int omp_get_dynamic(void);
+/* The device server's call (simdev_rt.h): the flag of the thread that
+ * waits for this thread's launches, 0 while it spins. */
+void simdev_rt_set_launch_waiter(const _Atomic unsigned *sleeping);
 void omp_init_lock(omp_lock_t *);
 void omp_destroy_lock(omp_lock_t *);
 void omp_set_lock(omp_lock_t *);

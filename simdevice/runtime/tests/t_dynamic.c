@@ -10,9 +10,6 @@
 
 #include "check.h"
 
-int omp_get_dynamic(void);
-void omp_set_dynamic(int);
-
 /* Idle workers spin for the spin time after a region (200 us): a pause
  * lets them sleep, so the next region's choice is not "a worker is hot". */
 static void let_workers_sleep(void) { usleep(20000); }
@@ -158,10 +155,6 @@ static void check_widening(int wide)
       widened_at = i;
   CHECK(widened_at > 0, "a narrowed region whose work grew to 3 ms a thread: narrow for 300 runs");
 }
-
-/* The device server's call (simdev_rt.h): the flag of the thread that
- * waits for this thread's launches, 0 while it spins. */
-void simdev_rt_set_launch_waiter(const _Atomic unsigned *sleeping);
 
 /* About 50 us of work in all (over the bound for one thread, under what is
  * shared beside a spinning waiter), shared among the threads. */

@@ -56,10 +56,6 @@ static int team_width(int nteams, int limit)
   return w < limit ? w : limit;
 }
 
-/* The device server's call (simdev_rt.h): the flag of the thread that
- * waits for this thread's launches, 0 while it spins. */
-void simdev_rt_set_launch_waiter(const _Atomic unsigned *sleeping);
-
 /* A league of `n` teams of about `us` microseconds each (short teams);
  * team `release` sets *sleeping to 1 (the waiter went to sleep). Returns
  * the threads that ran its teams. */
