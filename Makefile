@@ -264,7 +264,8 @@ ABI_BIN   := $(ABI_SRC:tests/abi/%.c=$(B)/tests/abi/%)
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/libcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(TEST_HOOKS) -Isrc $(WARN) $(CFLAGS) -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
+	$(CC) $(CPPFLAGS) $(TEST_HOOKS) -Isrc $(WARN) $(CFLAGS) -MMD -MP -o $@ $< $(B)/libcore.a -lcmocka -lelf -ldl -lpthread
+-include $(UNIT_BIN:=.d)
 
 $(B)/tests/abi/kernels.so: tests/abi/kernels.c tests/abi/image_entry.h
 	@mkdir -p $(dir $@)
