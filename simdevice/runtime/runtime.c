@@ -152,37 +152,42 @@ HIDDEN int32_t rt_pick_num_teams(int32_t requested)
   return clamp(requested, 1, c->max_teams);
 }
 
+/* The pickers below read the caps once each: rt_caps() is a pthread_once
+ * call, and a launch picks three values (simdev_rt_kernel_begin). */
+static int32_t thread_limit_of(const struct rt_caps *c, int32_t requested)
+{
+  return requested <= 0 ? c->max_threads : clamp(requested, 1, c->max_threads);
+}
+
 HIDDEN int32_t rt_pick_thread_limit(int32_t requested)
 {
-  const struct rt_caps *c = rt_caps();
-  return requested <= 0 ? c->max_threads : clamp(requested, 1, c->max_threads);
+  return thread_limit_of(rt_caps(), requested);
 }
 
 /* Whether a team width `requested` by a thread_limit clause is honoured:
  * given, and within the launch's thread budget. */
-static int width_honoured(int32_t requested)
+static int width_honoured(const struct rt_caps *c, int32_t requested)
 {
-  const struct rt_caps *c = rt_caps();
-  return requested > 0 && rt_pick_thread_limit(requested) <= c->max_workers + 1;
+  return requested > 0 && thread_limit_of(c, requested) <= c->max_workers + 1;
 }
 
 HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit)
 {
-  int32_t n = rt_caps()->ncpus;
-  if (width_honoured(requested_limit)) {
+  const struct rt_caps *c = rt_caps();
+  int32_t n = c->ncpus;
+  if (width_honoured(c, requested_limit)) {
     /* fewer teams at once, each as wide as asked, all within the budget */
-    int32_t fit = (rt_caps()->max_workers + 1) / rt_pick_thread_limit(requested_limit);
+    int32_t fit = (c->max_workers + 1) / thread_limit_of(c, requested_limit);
     if (fit < n)
       n = fit < 1 ? 1 : fit;
   }
   return nteams < n ? (nteams < 1 ? 1 : nteams) : n;
 }
 
-HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
+static int32_t default_threads_of(const struct rt_caps *c, int32_t requested, int32_t runners)
 {
-  const struct rt_caps *c = rt_caps();
-  int32_t limit = rt_pick_thread_limit(requested);
-  if (width_honoured(requested))
+  int32_t limit = thread_limit_of(c, requested);
+  if (width_honoured(c, requested))
     return limit;
   if (runners < 1)
     runners = 1;
@@ -196,6 +201,11 @@ HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
   if (limit > share)
     limit = share;
   return clamp(want, 1, limit);
+}
+
+HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
+{
+  return default_threads_of(rt_caps(), requested, runners);
 }
 
 HIDDEN int32_t rt_default_threads_adaptive(void)
@@ -314,9 +324,10 @@ HIDDEN void rt_launch_context_reset(struct rt_team *t, struct rt_member *m, int 
 HIDDEN void rt_launch_context_set(struct rt_team *t, struct rt_member *m, int32_t num_teams,
                                   int32_t thread_limit)
 {
-  t->thread_limit = rt_pick_thread_limit(thread_limit);
-  t->default_threads = rt_pick_default_threads(thread_limit, 1);
-  t->default_adaptive = rt_default_threads_adaptive();
+  const struct rt_caps *c = rt_caps();
+  t->thread_limit = thread_limit_of(c, thread_limit);
+  t->default_threads = default_threads_of(c, thread_limit, 1);
+  t->default_adaptive = c->default_threads <= 0;
   m->launch_num_teams = num_teams;
   m->launch_thread_limit = thread_limit;
 }
