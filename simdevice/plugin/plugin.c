@@ -944,8 +944,14 @@ int32_t plugin_run_sync(int32_t id, void *tgt_entry_ptr, void **tgt_args,
   s->a[1] = (uint64_t)arg_num;
   s->a[2] = (uint64_t)(int64_t)num_teams;
   s->a[3] = (uint64_t)(int64_t)thread_limit;
-  s->a[5] = (uint64_t)call;
-  s->a[6] = times != NULL; /* stamp the kernel's start and end */
+  /* Written only when they change: they share the slot's second line with
+   * the first arguments, which a kernel without arguments then leaves
+   * unwritten, and the server reads the line without a transfer between
+   * the cores (one fewer on each launch's path). */
+  if (s->a[5] != (uint64_t)call)
+    s->a[5] = (uint64_t)call;
+  if (s->a[6] != (times != NULL))
+    s->a[6] = times != NULL; /* stamp the kernel's start and end */
   if (atomic_load_explicit(&info_flags, memory_order_relaxed) &
       INFO_PLUGIN_KERNEL)
     fprintf(stderr,
