@@ -159,6 +159,33 @@ static void league_position(struct rt_team *t, uint64_t *n, uint64_t *who)
   *who = t->league ? (uint64_t)t->team_num : 0;
 }
 
+/* static_schedule of an unchunked static loop of step 1, the schedule of
+ * nearly every `for` and `distribute`: the same bounds, without the
+ * general case's kinds, steps and calls (a GPU-shaped league computes two
+ * per team: 172 -> 109 instructions each, callgrind). */
+static void unit_step_block(uint64_t n, uint64_t who, int32_t *plast, int64_t *plb,
+                            int64_t *pub, int64_t *pstride, int is_signed)
+{
+  int64_t lb = *plb, ub = *pub;
+  if (plast)
+    *plast = 0;
+  if (is_signed ? lb > ub : (uint64_t)lb > (uint64_t)ub) {
+    *pstride = 1;
+    return;
+  }
+  uint64_t trip = (uint64_t)ub - (uint64_t)lb + 1, begin, end;
+  *pstride = (int64_t)trip;
+  balanced_block(trip, n, who, &begin, &end);
+  if (begin == end) {
+    *plb = (int64_t)((uint64_t)ub + 1); /* one step past the end: empty */
+    return;
+  }
+  *plb = (int64_t)((uint64_t)lb + begin);
+  *pub = (int64_t)((uint64_t)lb + end - 1);
+  if (plast)
+    *plast = end == trip;
+}
+
 static void for_static_init(int32_t sched, int32_t *plast, int64_t *plb, int64_t *pub,
                             int64_t *pstride, int64_t incr, int64_t chunk, int is_signed)
 {
@@ -166,6 +193,11 @@ static void for_static_init(int32_t sched, int32_t *plast, int64_t *plb, int64_t
   uint64_t n = (uint64_t)m->team->nthreads, who = (uint64_t)m->tid;
   if (is_distribute(sched))
     league_position(m->team, &n, &who);
+  int32_t s = sched & ~MODIFIER_MASK;
+  if (incr == 1 && (s == SCH_STATIC || s == DIST_STATIC)) {
+    unit_step_block(n, who, plast, plb, pub, pstride, is_signed);
+    return;
+  }
   static_schedule(sched_kind(sched, chunk), n, who, plast, plb, pub, pstride, incr, chunk,
                   is_signed);
 }
