@@ -35,49 +35,7 @@ HOST_PROGRAMS="bench_offload bench_first_region bench_free"
 KERNEL_PROGRAMS="bench_kernels"
 PROGRAMS="$HOST_PROGRAMS $KERNEL_PROGRAMS"
 
-# ---- the goals: "metric kind bound" ----
-#   max N: simtarget/LLVM at most N (times)      min N: at least N (rates)
-#   abs_max N: simtarget's own value at most N, in its unit
-#   own METRIC N: simtarget's metric / simtarget's METRIC at least N
-#   flat METRIC N: simtarget's metric / simtarget's METRIC at most N
-#   plus_page METRIC: simtarget's value at most LLVM's plus METRIC (a page's
-#     cost, page_cost.c, measured in the same rounds)
-# A metric without a line is printed with its ratio and no goal.
-# new_object_64B_us: each guarded allocation has a data page of its own, and
-# on the 2-core test VM (Firecracker, Linux 6.18) every new page costs the
-# kernel more than twice LLVM's whole mapping (0.52-0.80 us): a first write
-# to a new page of shared memory 2.5-3.5 us, of anonymous memory 1.6-3.4 us;
-# a page that exists already still costs 1.2-1.4 us to map (0.7 us with
-# MADV_POPULATE_WRITE), fallocate of new pages 0.9 us each (measured
-# 2026-11-24, 20000 pages each way). Preparing pages ahead on the other core
-# does not fit either: fallocate plus populate is 1.6 us a page there,
-# MADV_POPULATE_WRITE of new pages 2.5 us, against a budget of 2x LLVM's
-# 0.52 us per object (page_shared_populate_new_us). With the host's view of
-# device memory populated beforehand (an experiment) the loop took 0.9-1.4
-# us. new_object_64B_unguarded_us (below) is the same loop with
-# SIMDEVICE_GUARD=0: the rest of the mapping. So the goal is issue 29's: the
-# design's floor, LLVM's time plus one new shared page (page_shared_new_us,
-# measured in each round beside it).
-GOALS="
-empty_launch_us max 2
-teams_dpf_0trips_us max 1.5
-teams_dpf_1024trips_us max 1.5
-parallel_for_4096_us max 1.5
-back_to_back_us max 1.5
-gpu_sized_ms max 1.5
-gpu_sized_small_limit_ms max 1.5
-new_object_64B_us plus_page page_shared_new_us
-map_tofrom_4KiB_GBps min 0.5
-map_tofrom_16KiB_GBps min 0.5
-map_tofrom_64MiB_GBps min 2
-first_region_ms abs_max 1.5
-lookup_100000_us flat lookup_10_us 2
-target_free_50000_us flat target_free_5000_us 4
-to_device_GBps own host_memcpy_GBps 0.9
-from_device_GBps own host_memcpy_GBps 0.9
-triad_device_GBps own triad_host_GBps 0.9
-matmul_device_GFlops own matmul_host_GFlops 0.9
-"
+# ---- the goals: tests/bench/goals.txt ("metric kind bound") ----
 
 echo "simdevice at the plugin interface (build/tests/simdevice/bench_plugin):"
 build/tests/simdevice/bench_plugin | grep -v '^\['
@@ -114,7 +72,7 @@ for r in $(seq 1 "$rounds"); do
   echo "  round $r done"
 done
 
-echo "$GOALS" > "$out/goals.txt"
+grep -v '^#' tests/bench/goals.txt > "$out/goals.txt"
 # shellcheck disable=SC2086
 for p in $PROGRAMS page_cost; do
   for f in "$out"/runs/"$p".*; do
@@ -168,7 +126,7 @@ cat "$out"/runs/page_cost.sim.* | awk "$AWK_MEDIAN"'
   { vals[$1] = vals[$1] " " $2; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
   END { for (i = 1; i <= n; i++) printf "  %-26s %7.3f us\n", order[i], median(vals[order[i]]) }'
 
-# ---- the small figures again with N busy processes on the same CPUs ----
+# ---- issue 29's figures again with N busy processes on the same CPUs ----
 echo
 tests/bench/loaded.sh
 
