@@ -93,6 +93,7 @@ struct async_record {
   uint64_t profile_t0;
   struct async_record *live_prev, *live_next; /* every record: live_lock */
   _Atomic bool abandoned; /* still running when the program exited */
+  _Atomic bool in_task;   /* in a libomp task's handle (async_record_set_in_task) */
 };
 
 /* Every record alive, for the report of the regions still running at exit
@@ -650,6 +651,28 @@ static bool record_ends_by(struct async_record *r,
   }
 }
 
+void async_record_set_in_task(struct async_record *r, bool in_task) {
+  atomic_store(&r->in_task, in_task);
+}
+
+/* Waits until no libomp task holds r any more (__tgt_target_nowait_query
+ * took it back, completing its task) or the deadline passes. Why: a task
+ * still queued when libomp's own shutdown begins hung that shutdown (its
+ * main thread spinning, its hidden helper threads asleep; about 1 exit in
+ * 120 under load, nowait_running_exit_stack.c, libomp 19 and 22), where
+ * helpers that poll the task now complete it first. */
+static void task_ends_by(struct async_record *r,
+                         const struct timespec *deadline) {
+  while (atomic_load(&r->in_task)) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > deadline->tv_sec ||
+        (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+      return;
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+}
+
 /* A reference to r unless its last one was put already: that put waits for
  * r and then, behind live_lock, unlinks and frees it, so a reference taken
  * now would outlive the record. */
@@ -725,9 +748,10 @@ int async_report_running_at_exit(void) {
   clock_gettime(CLOCK_MONOTONIC, &deadline);
   deadline.tv_sec += EXIT_WAIT_S;
   for (size_t i = 0; i < n; i++) {
-    if (record_ends_by(held[i], &deadline))
+    if (record_ends_by(held[i], &deadline)) {
       async_record_wait(held[i]); /* ended: only runs its completion */
-    else
+      task_ends_by(held[i], &deadline);
+    } else
       fprintf(stderr, "omptarget warning: the `%s` construct did not end "
                       "within %d s of the program's exit: the program exits "
                       "without it\n",

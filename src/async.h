@@ -117,6 +117,10 @@ HIDDEN int async_report_running_at_exit(void);
 /* Whether `r` was still running at exit: its later failure (the device
  * released under it) is no failure of the program's. */
 HIDDEN bool async_record_abandoned(struct async_record *r);
+/* `r` is in a libomp task's asynchronous handle (set: finish_nowait handed
+ * it over; cleared: __tgt_target_nowait_query took it back, completing the
+ * task). The exit waits for the take-back of each record it waited for. */
+HIDDEN void async_record_set_in_task(struct async_record *r, bool in_task);
 /* Whether the program began to exit (async_report_running_at_exit ran):
  * a nowait construct whose task starts now finds its code unloaded. */
 HIDDEN bool async_exit_started(void);

@@ -177,6 +177,7 @@ static int finish_nowait(struct async_record *rec) {
     if (st == ASYNC_PENDING) {
       report_debug("nowait construct dispatched; its task completes it "
                    "(__tgt_target_nowait_query)");
+      async_record_set_in_task(rec, true);
       *slot = rec;
       return 0;
     }
@@ -211,6 +212,7 @@ EXPORT void __tgt_target_nowait_query(void **async_handle) {
   if (st == ASYNC_PENDING)
     return;
   *async_handle = NULL;
+  async_record_set_in_task(rec, false);
   if (st == ASYNC_FAILED && async_record_abandoned(rec)) {
     /* reported at exit already: the device went away under it */
     report_debug("an abandoned %s ended: %s", async_record_what(rec),
