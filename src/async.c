@@ -628,12 +628,24 @@ const ident_t *async_record_location(struct async_record *r) {
 /* How long program exit waits for the nowait regions still running. */
 #define EXIT_WAIT_S 2
 
+/* false once the deadline has passed; else sleeps a millisecond (the
+ * exit's polls) and returns true. */
+static bool nap_before(const struct timespec *deadline) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (now.tv_sec > deadline->tv_sec ||
+      (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+    return false;
+  nanosleep(&(struct timespec){0, 1000000}, NULL);
+  return true;
+}
+
 /* Polls r until it is no longer pending (true) or the deadline passes
  * (false). Never blocks on r->lock: another thread may hold it while it
  * waits on the same kernel. */
 static bool record_ends_by(struct async_record *r,
                            const struct timespec *deadline) {
-  for (;;) {
+  do {
     if (pthread_mutex_trylock(&r->lock) == 0) {
       if (r->status == ASYNC_PENDING)
         queue_progress(r, false);
@@ -642,13 +654,8 @@ static bool record_ends_by(struct async_record *r,
       if (ended)
         return true;
     }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > deadline->tv_sec ||
-        (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
-      return false;
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
+  } while (nap_before(deadline));
+  return false;
 }
 
 void async_record_set_in_task(struct async_record *r, bool in_task) {
@@ -658,19 +665,13 @@ void async_record_set_in_task(struct async_record *r, bool in_task) {
 /* Waits until no libomp task holds r any more (__tgt_target_nowait_query
  * took it back, completing its task) or the deadline passes. Why: a task
  * still queued when libomp's own shutdown begins hung that shutdown (its
- * main thread spinning, its hidden helper threads asleep; about 1 exit in
- * 120 under load, nowait_running_exit_stack.c, libomp 19 and 22), where
- * helpers that poll the task now complete it first. */
+ * main thread spinning, its hidden helper threads asleep; 3 exits in 420
+ * under load, nowait_running_exit_stack.c, libomp 22), where helpers that
+ * poll the task now complete it first. */
 static void task_ends_by(struct async_record *r,
                          const struct timespec *deadline) {
-  while (atomic_load(&r->in_task)) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > deadline->tv_sec ||
-        (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
-      return;
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
+  while (atomic_load(&r->in_task) && nap_before(deadline))
+    ;
 }
 
 /* A reference to r unless its last one was put already: that put waits for
