@@ -59,7 +59,7 @@ one_round() {
       lib=$llvm_lib
       [ $side = sim ] && lib=$sim_lib
       # shellcheck disable=SC2086
-      LD_LIBRARY_PATH=$lib OMP_TARGET_OFFLOAD=mandatory "$out"/$what 2>/dev/null |
+      LD_LIBRARY_PATH=$lib OMP_TARGET_OFFLOAD=mandatory "$out"/$what |
         sed "s/^/$side $n /"
     done
   done
