@@ -670,8 +670,14 @@ void async_record_set_in_task(struct async_record *r, bool in_task) {
  * poll the task now complete it first. */
 static void task_ends_by(struct async_record *r,
                          const struct timespec *deadline) {
-  while (atomic_load(&r->in_task) && nap_before(deadline))
-    ;
+  while (atomic_load(&r->in_task))
+    if (!nap_before(deadline)) {
+      fprintf(stderr, "omptarget warning: libomp did not poll the task of "
+                      "the `%s` construct to its end within %d s of the "
+                      "program's exit: the program exits without it\n",
+              r->what, EXIT_WAIT_S);
+      return;
+    }
 }
 
 /* A reference to r unless its last one was put already: that put waits for

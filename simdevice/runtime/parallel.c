@@ -110,11 +110,9 @@ EXPORT void __kmpc_push_num_teams_51(ident_t *loc, int32_t gtid, UNUSED int32_t 
 EXPORT void __kmpc_set_thread_limit(UNUSED ident_t *loc, UNUSED int32_t gtid, int32_t limit)
 {
   struct rt_member *m = rt_current();
-  if (limit > 0) {
-    m->team->thread_limit = rt_pick_thread_limit(limit);
-    m->team->default_threads = rt_pick_default_threads(limit, 1);
-    m->team->default_adaptive = rt_default_threads_adaptive();
-  }
+  if (limit > 0)
+    rt_pick_widths(limit, 1, &m->team->thread_limit, &m->team->default_threads,
+                   &m->team->default_adaptive);
 }
 
 /* ------------------------------------------------------------ parallel */
@@ -659,10 +657,9 @@ EXPORT void __kmpc_fork_teams(ident_t *loc, int32_t argc, kmpc_micro microtask, 
   int32_t tl = m->push_thread_limit > 0 ? m->push_thread_limit : m->launch_thread_limit;
   m->push_num_teams = m->push_thread_limit = 0;
   lr.league.nteams = rt_pick_num_teams(nt);
-  lr.league.thread_limit = rt_pick_thread_limit(tl);
   int32_t runners = rt_pick_runners(lr.league.nteams, tl);
-  lr.league.default_threads = rt_pick_default_threads(tl, runners);
-  lr.league.default_adaptive = rt_default_threads_adaptive();
+  rt_pick_widths(tl, runners, &lr.league.thread_limit, &lr.league.default_threads,
+                 &lr.league.default_adaptive);
   lr.microtask = (void *)microtask;
   lr.argc = argc;
   lr.args = args;

@@ -50,7 +50,7 @@ struct rt_caps {
   int32_t max_teams;     /* SIMDEVICE_MAX_TEAMS */
   int32_t max_threads;   /* SIMDEVICE_MAX_THREADS (per team), within OMP_THREAD_LIMIT */
   int32_t default_teams; /* SIMDEVICE_DEFAULT_TEAMS, else max(ncpus, 4): teams without num_teams */
-  int32_t default_threads; /* SIMDEVICE_DEFAULT_THREADS; 0: not set (rt_pick_default_threads) */
+  int32_t default_threads; /* SIMDEVICE_DEFAULT_THREADS; 0: not set (rt_pick_widths) */
   int32_t ncpus;         /* CPUs the process may use (sched_getaffinity), >= 1 */
   int32_t max_workers;   /* most pool threads: max(2 * ncpus, 16) - 1 (pool.c) */
   int64_t spin_ns;       /* SIMDEVICE_SPIN_US: how long a waiter spins (wait.c) */
@@ -58,21 +58,19 @@ struct rt_caps {
 HIDDEN const struct rt_caps *rt_caps(void);
 /* This device's number (simdev_rt_set_device_num; 0 until set). */
 HIDDEN int32_t rt_device_num(void);
-/* The number of teams / the thread limit actually used for a request
- * (<= 0 means "not given"). */
+/* The number of teams actually used for a request (<= 0: not given). */
 HIDDEN int32_t rt_pick_num_teams(int32_t requested);
-HIDDEN int32_t rt_pick_thread_limit(int32_t requested);
 /* Threads that run a league of nteams teams at once (the rest run in turn). */
 HIDDEN int32_t rt_pick_runners(int32_t nteams, int32_t requested_limit);
-/* Threads of a parallel region without num_threads, for a thread_limit
- * request (<= 0: not given) when `runners` teams run at once. */
-HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners);
-/* 1 when that number is the runtime's own choice (no
- * SIMDEVICE_DEFAULT_THREADS): dyn-var may narrow it (adaptive_width.c). A
- * thread_limit is an upper bound, so a width taken from it is the runtime's
- * choice too: 256 teams of thread_limit(16) each woke 15 workers on 2 CPUs
- * (80 ms a launch; LLVM 14: 5 us). */
-HIDDEN int32_t rt_default_threads_adaptive(void);
+/* A team's widths for a thread_limit request (<= 0: not given) when
+ * `runners` teams run at once: the most threads a parallel region may use,
+ * the threads of one without num_threads, and whether that number is the
+ * runtime's own choice (no SIMDEVICE_DEFAULT_THREADS), which dyn-var may
+ * narrow (adaptive_width.c). A thread_limit is an upper bound, so a width
+ * taken from it is the runtime's choice too: 256 teams of thread_limit(16)
+ * each woke 15 workers on 2 CPUs (80 ms a launch; LLVM 14: 5 us). */
+HIDDEN void rt_pick_widths(int32_t requested, int32_t runners, int32_t *thread_limit,
+                           int32_t *default_threads, int32_t *default_adaptive);
 
 /* ------------------------------------------------------------ dyn-var */
 /* adaptive_width.c: omp_get_dynamic(); the width of a region at `site`
@@ -158,7 +156,7 @@ struct rt_team {
   int32_t thread_limit;   /* most threads a parallel region may use */
   int32_t default_threads; /* threads of a parallel without num_threads */
   int32_t default_adaptive; /* default_threads is the runtime's choice
-                               (rt_default_threads_adaptive) */
+                               (rt_pick_widths) */
   int32_t parent_tid;     /* thread number of the forking thread in `parent` */
   struct rt_team *parent;
   const struct rt_league *league; /* NULL outside a teams construct: 1 team */

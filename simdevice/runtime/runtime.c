@@ -153,15 +153,10 @@ HIDDEN int32_t rt_pick_num_teams(int32_t requested)
 }
 
 /* The pickers below read the caps once each: rt_caps() is a pthread_once
- * call, and a launch picks three values (simdev_rt_kernel_begin). */
+ * call, and a launch picks three widths (rt_pick_widths). */
 static int32_t thread_limit_of(const struct rt_caps *c, int32_t requested)
 {
   return requested <= 0 ? c->max_threads : clamp(requested, 1, c->max_threads);
-}
-
-HIDDEN int32_t rt_pick_thread_limit(int32_t requested)
-{
-  return thread_limit_of(rt_caps(), requested);
 }
 
 /* Whether a team width `requested` by a thread_limit clause is honoured:
@@ -203,14 +198,13 @@ static int32_t default_threads_of(const struct rt_caps *c, int32_t requested, in
   return clamp(want, 1, limit);
 }
 
-HIDDEN int32_t rt_pick_default_threads(int32_t requested, int32_t runners)
+HIDDEN void rt_pick_widths(int32_t requested, int32_t runners, int32_t *thread_limit,
+                           int32_t *default_threads, int32_t *default_adaptive)
 {
-  return default_threads_of(rt_caps(), requested, runners);
-}
-
-HIDDEN int32_t rt_default_threads_adaptive(void)
-{
-  return rt_caps()->default_threads <= 0;
+  const struct rt_caps *c = rt_caps();
+  *thread_limit = thread_limit_of(c, requested);
+  *default_threads = default_threads_of(c, requested, runners);
+  *default_adaptive = c->default_threads <= 0;
 }
 
 void simdev_rt_limits(int32_t *max_teams, int32_t *max_threads)
@@ -324,10 +318,7 @@ HIDDEN void rt_launch_context_reset(struct rt_team *t, struct rt_member *m, int 
 HIDDEN void rt_launch_context_set(struct rt_team *t, struct rt_member *m, int32_t num_teams,
                                   int32_t thread_limit)
 {
-  const struct rt_caps *c = rt_caps();
-  t->thread_limit = thread_limit_of(c, thread_limit);
-  t->default_threads = default_threads_of(c, thread_limit, 1);
-  t->default_adaptive = c->default_threads <= 0;
+  rt_pick_widths(thread_limit, 1, &t->thread_limit, &t->default_threads, &t->default_adaptive);
   m->launch_num_teams = num_teams;
   m->launch_thread_limit = thread_limit;
 }

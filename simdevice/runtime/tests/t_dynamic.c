@@ -172,6 +172,17 @@ static int medium(void)
   return n;
 }
 
+/* medium()'s width once it is `want`, or after RUNS runs. */
+static int medium_width_within_runs(int want)
+{
+  int n = 0;
+  for (int i = 0; i < RUNS && n != want; i++) {
+    n = medium();
+    let_workers_sleep();
+  }
+  return n;
+}
+
 /* A region of about 50 us keeps its width while the launch's waiter
  * sleeps, and leaves the waiter's CPU to it while it spins (one thread on
  * 2 CPUs: 21 us, where two took 82, adaptive_width.c), each within RUNS
@@ -180,24 +191,15 @@ static void check_beside_spinner(int wide)
 {
   _Atomic unsigned sleeping = 1;
   simdev_rt_set_launch_waiter(&sleeping);
-  int cpus = omp_get_num_procs(), beside = wide < cpus - 1 ? wide : cpus - 1, n = 0;
-  for (int i = 0; i < RUNS && n != wide; i++) {
-    n = medium();
-    let_workers_sleep();
-  }
+  int cpus = omp_get_num_procs(), beside = wide < cpus - 1 ? wide : cpus - 1;
+  int n = medium_width_within_runs(wide);
   CHECK(n == wide, "a 50-us region, its waiter asleep: %d threads (default %d)", n, wide);
   atomic_store(&sleeping, 0);
-  for (int i = 0; i < RUNS && n != beside; i++) {
-    n = medium();
-    let_workers_sleep();
-  }
+  n = medium_width_within_runs(beside);
   CHECK(n == beside, "a 50-us region beside a spinning waiter: %d threads, want %d (the CPUs "
         "but the waiter's)", n, beside);
   atomic_store(&sleeping, 1);
-  for (int i = 0; i < RUNS && n != wide; i++) {
-    n = medium();
-    let_workers_sleep();
-  }
+  n = medium_width_within_runs(wide);
   CHECK(n == wide, "a 50-us region, its waiter asleep again: %d threads (default %d)", n, wide);
   simdev_rt_set_launch_waiter(NULL);
 }
