@@ -85,17 +85,21 @@ static int wait_status_of(const siginfo_t *info) {
   }
 }
 
+/* Reaps child *pid (its pidfd *pidfd, -1 if none) once it has ended,
+ * waiting up to wait_ms milliseconds for that, or as long as it takes when
+ * wait_ms < 0 (a child that is exiting already). 1 when it is reaped or
+ * was already (*pid 0, *pidfd closed and -1; *status its wait status, -1
+ * when unknown: the program reaped it), 0 while it still runs. */
 int pidfd_reap_child(int *pidfd, pid_t *pid, int wait_ms, int *status) {
   if (*pid <= 0)
     return 1;
   *status = -1;
+  /* __WALL: the supervisor's exit signal is 0 (process.c). */
+  const int options = WEXITED | __WALL | (wait_ms < 0 ? 0 : WNOHANG);
   for (int waited = 0;; waited++) {
     siginfo_t info = {0};
-    /* __WALL: the supervisor's exit signal is 0 (process.c). */
-    int rc = *pidfd >= 0 ? waitid(P_PIDFD, (id_t)*pidfd, &info,
-                                  WEXITED | WNOHANG | __WALL)
-                         : waitid(P_PID, (id_t)*pid, &info,
-                                  WEXITED | WNOHANG | __WALL);
+    int rc = *pidfd >= 0 ? waitid(P_PIDFD, (id_t)*pidfd, &info, options)
+                         : waitid(P_PID, (id_t)*pid, &info, options);
     if (rc == 0 && info.si_pid == 0 && waited < wait_ms) {
       struct timespec t = {.tv_sec = 0, .tv_nsec = 1000000L};
       nanosleep(&t, NULL);
