@@ -172,26 +172,27 @@ static void bench_bandwidth(void) {
  * matmul_device_GFlops, the device's compute speed, is taken once the host
  * threads sleep (run right after bench_stream's host triad it was 0.6-0.8
  * of the host's speed in some `make bench` runs, 1.0 in others). */
+#pragma omp declare target
+static inline void matmul_row(const double *a, const double *b, double *c, int n, int i) {
+  for (int j = 0; j < n; j++) {
+    double sum = 0;
+    for (int k = 0; k < n; k++)
+      sum += a[i * n + k] * b[k * n + j];
+    c[i * n + j] = sum;
+  }
+}
+#pragma omp end declare target
+
 static void matmul_device(const double *a, const double *b, double *c, int n) {
 #pragma omp target teams distribute parallel for
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double sum = 0;
-      for (int k = 0; k < n; k++)
-        sum += a[i * n + k] * b[k * n + j];
-      c[i * n + j] = sum;
-    }
+    matmul_row(a, b, c, n, i);
 }
 
 static void matmul_host(const double *a, const double *b, double *c, int n) {
 #pragma omp parallel for
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double sum = 0;
-      for (int k = 0; k < n; k++)
-        sum += a[i * n + k] * b[k * n + j];
-      c[i * n + j] = sum;
-    }
+    matmul_row(a, b, c, n, i);
 }
 
 /* Sleeps until the host runtime's threads have stopped spinning. */
