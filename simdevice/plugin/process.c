@@ -599,7 +599,7 @@ static const char *exec_failure_cause(void) {
  * how the start goes). wait_ms: as for pidfd_reap_child. */
 static int starter_failed(struct sim_device *dev, int wait_ms) {
   int status;
-  if (dev->supervisor_pid <= 0 || atomic_load(&dev->ctl->server_exited) ||
+  if (dev->supervisor_pid <= 0 ||
       !pidfd_reap_child(supervisor_pidfd(dev), &dev->supervisor_pid, wait_ms,
                         &status) ||
       atomic_load(&dev->ctl->server_exited) || status == -1 ||
