@@ -275,8 +275,18 @@ HIDDEN void rt_team_destroy(struct rt_team *t);
 HIDDEN void rt_team_reinit_keeping_sync(struct rt_team *t);
 HIDDEN void rt_member_init(struct rt_member *m, struct rt_team *t, int32_t tid);
 /* Barrier of all team threads; runs queued tasks while waiting and only
- * completes when no task of the team is queued or running. */
-HIDDEN void rt_team_barrier(struct rt_team *t);
+ * completes when no task of the team is queued or running. A team of one
+ * (every team of a league with default threads, and their one-thread
+ * parallel regions) with no task has nothing to wait for: inline, that
+ * costs no call (sync.c has the rest; its queue and task count are only
+ * touched by its one thread then, so no lock). */
+HIDDEN void rt_team_barrier_wait(struct rt_team *t);
+static inline void rt_team_barrier(struct rt_team *t)
+{
+  if (t->nthreads == 1 && !t->queue_head && t->tasks_pending == 0)
+    return;
+  rt_team_barrier_wait(t);
+}
 
 /* Tasks (task.c) */
 HIDDEN void rt_task_run_one_locked(struct rt_team *t);  /* lock held on entry and exit */

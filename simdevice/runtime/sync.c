@@ -14,14 +14,8 @@
 
 #include "rt_internal.h"
 
-HIDDEN void rt_team_barrier(struct rt_team *t)
+HIDDEN void rt_team_barrier_wait(struct rt_team *t)
 {
-  /* A team of one (every team of a league with default threads, the
-   * initial team of a launch) has nobody to wait for; its queue and task
-   * count are only touched by its one thread, so with nothing queued or
-   * running there is nothing to do and no lock to take. */
-  if (t->nthreads == 1 && !t->queue_head && t->tasks_pending == 0)
-    return;
   /* adaptive_width.c: thread 0's sleeps here are not the region's work
    * (the tasks it runs here are) */
   int measure = t->measure_forker_waits && rt_current()->tid == 0;
