@@ -117,7 +117,10 @@ EXPORT void __kmpc_set_thread_limit(UNUSED ident_t *loc, UNUSED int32_t gtid, in
 
 /* ------------------------------------------------------------ parallel */
 
-static void run_implicit_task(struct rt_team *t, int32_t tid, struct rt_member *prev)
+/* argv: the outlined region's arguments, t->argc of them from argv[2] on;
+ * argv[0] and argv[1] are set here (&gtid, &btid). */
+static void run_implicit_task(struct rt_team *t, int32_t tid, struct rt_member *prev,
+                              uint64_t *argv)
 {
   struct rt_member m;
   rt_member_init(&m, t, tid);
@@ -126,11 +129,8 @@ static void run_implicit_task(struct rt_team *t, int32_t tid, struct rt_member *
 
   int32_t gtid = rt_gtid();
   int32_t btid = tid;
-  uint64_t argv[SIMDEV_MAX_ARGS];
   argv[0] = (uint64_t)(uintptr_t)&gtid;
   argv[1] = (uint64_t)(uintptr_t)&btid;
-  if (t->argc > 0)
-    memcpy(argv + 2, t->args, (size_t)t->argc * sizeof(uint64_t));
   simdev_call(t->microtask, t->argc + 2, argv);
 
   /* The implicit barrier at the end of the region; it also completes every
@@ -143,7 +143,10 @@ static void parallel_worker(void *arg)
 {
   struct rt_team *t = arg;
   int32_t tid = atomic_fetch_add(&t->next_tid, 1);
-  run_implicit_task(t, tid, NULL);
+  uint64_t argv[SIMDEV_MAX_ARGS];
+  if (t->argc > 0)
+    memcpy(argv + 2, t->args, (size_t)t->argc * sizeof(uint64_t));
+  run_implicit_task(t, tid, NULL, argv);
 }
 
 static void parallel_worker_done(void *arg)
@@ -173,8 +176,10 @@ static int32_t parallel_size(struct rt_member *m, int *adaptive)
   return want < 1 ? 1 : want;
 }
 
-/* Runs `microtask` on a new team; `args` holds argc pointer-sized values. */
-static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uint64_t *args)
+/* Runs `microtask` on a new team; argv[2..argc + 2) hold its argc
+ * pointer-sized arguments, argv[0] and argv[1] are free (the forking
+ * thread's call uses this very array: no copy). */
+static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, uint64_t *argv)
 {
   struct rt_member *m = rt_current();
   int adaptive;
@@ -212,7 +217,7 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
   }
   t.microtask = microtask;
   t.argc = argc;
-  t.args = args;
+  t.args = argv + 2;
   /* Relaxed: rt_pool_start publishes the team to each worker (release), and
    * a seq_cst store here drained the store buffer of the memset above, in
    * every one-thread parallel region of a GPU-shaped league. */
@@ -226,7 +231,7 @@ static void fork_parallel(ident_t *loc, int32_t argc, void *microtask, const uin
     t.measure_forker_waits = 1;
     start = rt_now_ns();
   }
-  run_implicit_task(&t, 0, m);
+  run_implicit_task(&t, 0, m, argv);
   if (adaptive) {
     /* Thread 0's share of the work times the width; past the CPUs, its
      * time also holds the turns its siblings had on its CPU, so times the
@@ -255,13 +260,13 @@ EXPORT void __kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro microtask, .
              rt_loc(loc, where, sizeof(where)), argc, MAX_USER_ARGS);
     return;
   }
-  uint64_t args[MAX_USER_ARGS];
+  uint64_t argv[SIMDEV_MAX_ARGS];
   va_list ap;
   va_start(ap, microtask);
   for (int i = 0; i < argc; i++)
-    args[i] = (uint64_t)(uintptr_t)va_arg(ap, void *);
+    argv[2 + i] = (uint64_t)(uintptr_t)va_arg(ap, void *);
   va_end(ap);
-  fork_parallel(loc, argc, (void *)microtask, args);
+  fork_parallel(loc, argc, (void *)microtask, argv);
 }
 
 /* parallel if(cond) as emitted by OpenMPIRBuilder: args is an array. */
@@ -274,12 +279,12 @@ EXPORT void __kmpc_fork_call_if(ident_t *loc, int32_t argc, kmpc_micro microtask
              rt_loc(loc, where, sizeof(where)), argc, MAX_USER_ARGS);
     return;
   }
-  uint64_t vals[MAX_USER_ARGS];
+  uint64_t argv[SIMDEV_MAX_ARGS];
   for (int i = 0; i < argc; i++)
-    vals[i] = (uint64_t)(uintptr_t)((void **)args)[i];
+    argv[2 + i] = (uint64_t)(uintptr_t)((void **)args)[i];
   if (!cond)
     rt_current()->push_num_threads = 1;
-  fork_parallel(loc, argc, (void *)microtask, vals);
+  fork_parallel(loc, argc, (void *)microtask, argv);
 }
 
 /* parallel if(false): the compiler calls the outlined function itself
@@ -357,8 +362,11 @@ struct league_run {
 
 /* Runs team `team_num` on `t`, a team of one whose lock and condition
  * variable are initialised and free (a runner keeps one for all its teams:
- * a GPU-shaped league runs hundreds of teams of a few microseconds). */
-static void run_team(struct league_run *lr, struct rt_team *t, int32_t team_num)
+ * a GPU-shaped league runs hundreds of teams of a few microseconds), with
+ * the runner's `argv`: &gtid, &btid and the league's arguments, the same
+ * for each of its teams. */
+static void run_team(struct league_run *lr, struct rt_team *t, int32_t team_num,
+                     const uint64_t *argv)
 {
   struct rt_member *prev = rt_current();
   rt_team_reinit_keeping_sync(t);
@@ -371,14 +379,6 @@ static void run_team(struct league_run *lr, struct rt_team *t, int32_t team_num)
   rt_member_init(&m, t, 0);
   m.prev = prev;
   rt_set_current(&m);
-
-  int32_t gtid = rt_gtid();
-  int32_t btid = 0;
-  uint64_t argv[SIMDEV_MAX_ARGS];
-  argv[0] = (uint64_t)(uintptr_t)&gtid;
-  argv[1] = (uint64_t)(uintptr_t)&btid;
-  if (lr->argc > 0)
-    memcpy(argv + 2, lr->args, (size_t)lr->argc * sizeof(uint64_t));
   simdev_call(lr->microtask, lr->argc + 2, argv);
   rt_team_barrier(t); /* completes the team's tasks; the lock is free again */
 
@@ -472,11 +472,18 @@ static int32_t league_runner(struct league_run *lr, struct deferred_wake *dw)
     rt_error("teams: cannot initialise a team's lock; this thread runs no teams");
     return 0;
   }
+  /* Each team's initial thread is thread 0 of its team. */
+  int32_t gtid = rt_gtid(), btid = 0;
+  uint64_t argv[SIMDEV_MAX_ARGS];
+  argv[0] = (uint64_t)(uintptr_t)&gtid;
+  argv[1] = (uint64_t)(uintptr_t)&btid;
+  if (lr->argc > 0)
+    memcpy(argv + 2, lr->args, (size_t)lr->argc * sizeof(uint64_t));
   int32_t first, n, ran = 0;
   while ((n = claim_teams(lr, &first)) > 0) {
     for (int32_t i = first; i < first + n; i++) {
       wake_deferred_if_due(dw);
-      run_team(lr, &t, i);
+      run_team(lr, &t, i, argv);
     }
     ran += n;
   }
