@@ -41,11 +41,13 @@ enum {
   MODIFIER_MASK = (1 << 29) | (1 << 30),
 };
 
-/* The static schedule's path, inlined into each typed entry point
- * (__kmpc_for_static_init_4, ...): the bounds then stay in registers
- * instead of going through the caller's locals, and the unit-step case is
- * one function (a team of a GPU-shaped league computes two: 2 x 104 -> 2 x
- * 80 instructions, callgrind). */
+/* The unit-step static schedule's functions (balanced_block,
+ * unit_step_block, for_static_init), inlined where they are used: in each
+ * typed entry point (__kmpc_for_static_init_4, ...) the bounds then stay in
+ * registers instead of going through the caller's locals, and the unit-step
+ * case is one function. A team of a GPU-shaped league computes two such
+ * schedules: 172 -> 109 instructions each with unit_step_block, -> 80
+ * inlined (callgrind). */
 #define HOT_INLINE static inline __attribute__((always_inline))
 
 /* Reduces a sched_type to one of our four kinds. */
@@ -169,8 +171,7 @@ static void league_position(struct rt_team *t, uint64_t *n, uint64_t *who)
 
 /* static_schedule of an unchunked static loop of step 1, the schedule of
  * nearly every `for` and `distribute`: the same bounds, without the
- * general case's kinds, steps and calls (a GPU-shaped league computes two
- * per team: 172 -> 109 instructions each, callgrind). */
+ * general case's kinds, steps and calls. */
 HOT_INLINE void unit_step_block(uint64_t n, uint64_t who, int32_t *plast, int64_t *plb,
                                 int64_t *pub, int64_t *pstride, int is_signed)
 {
